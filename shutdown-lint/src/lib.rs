@@ -1,0 +1,2 @@
+//! A compile-free linter for graceful-shutdown hazards (work in progress).
+pub mod finding;

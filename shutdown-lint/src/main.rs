@@ -1,0 +1,2 @@
+//! `shutdown-lint` command line (work in progress).
+fn main() {}

@@ -1,0 +1,1 @@
+//! Procedural macros of the shutdown discipline toolkit (work in progress).

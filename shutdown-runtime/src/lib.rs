@@ -1,0 +1,1 @@
+//! Graceful shutdown for tokio services (work in progress; see `docs/ARCHITECTURE.md`).
