@@ -1,2 +1,3 @@
 //! A compile-free linter for graceful-shutdown hazards (work in progress).
+pub mod audit;
 pub mod finding;

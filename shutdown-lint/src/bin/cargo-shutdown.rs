@@ -1,0 +1,2 @@
+//! `cargo shutdown lint|audit` (work in progress).
+fn main() {}
