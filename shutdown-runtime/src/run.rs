@@ -1,0 +1,404 @@
+//! The life cycle: [`run`] / [`RunConfig`] → [`Outcome`] → exit code.
+
+use std::fmt;
+use std::future::Future;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::pin::{Pin, pin};
+use std::sync::atomic::Ordering;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use tokio::time::{Instant, timeout_at};
+
+use crate::budgets::Budgets;
+use crate::exit::{EXIT_ABORTED, EXIT_CLEAN, EXIT_FAILURE, EXIT_SECOND_SIGNAL};
+use crate::reason::ShutdownReason;
+use crate::report::DrainReport;
+use crate::scope::Shutdown;
+use crate::signals::{self, SecondSignal};
+use crate::tracked::panic_message;
+
+/// What a main future may return: `()` or `Result<(), E: Debug>`.
+///
+/// ```
+/// use shutdown_runtime::MainResult;
+/// assert_eq!(().into_exit_code(), 0);
+/// assert_eq!(Ok::<(), String>(()).into_exit_code(), 0);
+/// assert_eq!(Err::<(), _>("bad config").into_exit_code(), 1); // prints `Error: "bad config"`
+/// ```
+pub trait MainResult {
+    /// The exit code this value stands for ([`EXIT_CLEAN`] or [`EXIT_FAILURE`]); errors are
+    /// printed to stderr as `Error: {err:?}`, like `fn main() -> Result<..>`.
+    fn into_exit_code(self) -> i32;
+}
+
+impl MainResult for () {
+    fn into_exit_code(self) -> i32 {
+        EXIT_CLEAN
+    }
+}
+
+impl<E: fmt::Debug> MainResult for Result<(), E> {
+    fn into_exit_code(self) -> i32 {
+        match self {
+            Ok(()) => EXIT_CLEAN,
+            Err(e) => {
+                eprintln!("Error: {e:?}");
+                EXIT_FAILURE
+            }
+        }
+    }
+}
+
+/// How the main future (the coordinator) ended.
+///
+/// ```
+/// use shutdown_runtime::MainStatus;
+/// assert_ne!(MainStatus::Ok, MainStatus::Cancelled);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MainStatus {
+    /// Returned `()` / `Ok(())`.
+    Ok,
+    /// Returned an error (printed to stderr); the exit code it maps to.
+    Failed(i32),
+    /// Panicked, with this message.
+    Panicked(String),
+    /// Dropped: it overran the coordinator budget, or a second signal forced the exit.
+    Cancelled,
+}
+
+/// The result of the life cycle: the drain report plus how main ended, with the exit code.
+///
+/// ```
+/// # async fn demo() {
+/// use std::time::Duration;
+/// use shutdown_runtime::{Budgets, RunConfig};
+///
+/// let outcome = RunConfig::new(Budgets::from_grace(Duration::from_secs(3)))
+///     .install_signals(false)
+///     .run(async {})
+///     .await;
+/// assert_eq!(outcome.exit_code(), shutdown_runtime::exit::EXIT_CLEAN);
+/// # }
+/// # tokio::runtime::Runtime::new().unwrap().block_on(demo());
+/// ```
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    /// What the children's drain did.
+    pub report: DrainReport,
+    /// How the main future ended.
+    pub main: MainStatus,
+    /// Why shutdown happened (`Manual` when main simply returned).
+    pub reason: Option<ShutdownReason>,
+    /// The coordinator did not return within its budget and was dropped.
+    pub coordinator_overran: bool,
+    /// A second signal under [`SecondSignal::AbortAll`] cut the drain short.
+    pub second_signal: bool,
+    /// From the shutdown request to the end of the life cycle.
+    pub request_to_exit: Duration,
+}
+
+impl Outcome {
+    /// The process exit code (see [`exit`](crate::exit)): 4 after a forced second signal, 1 if
+    /// main failed or panicked, 3 if the drain aborted tasks, left blocking work running, or
+    /// the coordinator overran, else 0. Panics of tracked children are reported in
+    /// `report.panicked` and do not change the code.
+    ///
+    /// ```
+    /// # async fn demo() {
+    /// use std::time::Duration;
+    /// let outcome = shutdown_runtime::RunConfig::new(shutdown_runtime::Budgets::from_grace(Duration::from_secs(1)))
+    ///     .install_signals(false)
+    ///     .run(async { Err::<(), _>("boom") })
+    ///     .await;
+    /// assert_eq!(outcome.exit_code(), 1);
+    /// # }
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(demo());
+    /// ```
+    pub fn exit_code(&self) -> i32 {
+        if self.second_signal {
+            EXIT_SECOND_SIGNAL
+        } else if let MainStatus::Failed(code) = self.main {
+            code
+        } else if matches!(self.main, MainStatus::Panicked(_)) {
+            EXIT_FAILURE
+        } else if self.coordinator_overran
+            || !self.report.aborted.is_empty()
+            || !self.report.still_running_blocking.is_empty()
+        {
+            EXIT_ABORTED
+        } else {
+            EXIT_CLEAN
+        }
+    }
+}
+
+/// Options of the life cycle; [`run`] is `RunConfig::new(budgets).run(main)`.
+///
+/// ```
+/// use std::time::Duration;
+/// use shutdown_runtime::{Budgets, RunConfig, signals::SecondSignal};
+/// let cfg = RunConfig::new(Budgets::from_grace(Duration::from_secs(30)))
+///     .second_signal(SecondSignal::AbortAll);
+/// assert_eq!(cfg.budgets().grace(), Duration::from_secs(30));
+/// ```
+#[derive(Debug, Clone)]
+pub struct RunConfig {
+    budgets: Budgets,
+    second_signal: SecondSignal,
+    install_signals: bool,
+}
+
+impl RunConfig {
+    /// Defaults: second signal [`SecondSignal::Reraise`], signals installed.
+    ///
+    /// ```
+    /// let cfg = shutdown_runtime::RunConfig::new(shutdown_runtime::Budgets::from_grace(std::time::Duration::from_secs(1)));
+    /// # let _ = cfg;
+    /// ```
+    pub fn new(budgets: Budgets) -> RunConfig {
+        RunConfig {
+            budgets,
+            second_signal: SecondSignal::default(),
+            install_signals: true,
+        }
+    }
+
+    /// The policy for a second signal.
+    ///
+    /// ```
+    /// # use shutdown_runtime::{RunConfig, Budgets, signals::SecondSignal};
+    /// let cfg = RunConfig::new(Budgets::from_grace(std::time::Duration::from_secs(1))).second_signal(SecondSignal::Ignore);
+    /// # let _ = cfg;
+    /// ```
+    pub fn second_signal(mut self, policy: SecondSignal) -> RunConfig {
+        self.second_signal = policy;
+        self
+    }
+
+    /// Whether [`run`](RunConfig::run) installs the signal handlers (default `true`; turn off
+    /// in tests that must not touch process-wide signal dispositions).
+    ///
+    /// ```
+    /// # use shutdown_runtime::{RunConfig, Budgets};
+    /// let cfg = RunConfig::new(Budgets::from_grace(std::time::Duration::from_secs(1))).install_signals(false);
+    /// # let _ = cfg;
+    /// ```
+    pub fn install_signals(mut self, yes: bool) -> RunConfig {
+        self.install_signals = yes;
+        self
+    }
+
+    /// The budgets.
+    ///
+    /// ```
+    /// # use shutdown_runtime::{RunConfig, Budgets};
+    /// # use std::time::Duration;
+    /// assert_eq!(RunConfig::new(Budgets::from_grace(Duration::from_secs(6))).budgets().children(), Duration::from_secs(4));
+    /// ```
+    pub fn budgets(&self) -> Budgets {
+        self.budgets
+    }
+
+    /// Runs the life cycle on the global scope (see [`run`]).
+    ///
+    /// ```
+    /// # async fn demo() {
+    /// use std::time::Duration;
+    /// use shutdown_runtime::{Budgets, RunConfig};
+    /// let outcome = RunConfig::new(Budgets::from_grace(Duration::from_secs(1)))
+    ///     .install_signals(false)
+    ///     .run(async { shutdown_runtime::spawn(async {}); })
+    ///     .await;
+    /// assert!(outcome.report.is_clean());
+    /// # }
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(demo());
+    /// ```
+    pub async fn run<Fut>(self, main: Fut) -> Outcome
+    where
+        Fut: Future,
+        Fut::Output: MainResult,
+    {
+        lifecycle(self, Shutdown::global(), main).await
+    }
+}
+
+/// Runs `main` as the coordinator of the global scope, through the whole life cycle:
+///
+/// 1. installs SIGTERM/SIGINT handlers ([`signals::install`]) **before** `main` is first
+///    polled;
+/// 2. runs `main` until it returns or shutdown is requested (signal or
+///    [`request_shutdown`](crate::request_shutdown));
+/// 3. on request: `main` keeps running until the `coordinator` budget while tracked children
+///    drain within the `children` budget (both measured from the request); at the children
+///    budget the rest are aborted and named; a coordinator that overruns is dropped;
+/// 4. if `main` returns first, shutdown is requested (reason `Manual`) and the children drain
+///    within `children`;
+/// 5. reports through `tracing` (and `metrics` with the feature) and returns the [`Outcome`];
+///    [`Outcome::exit_code`] is the code to exit with.
+///
+/// Must be called inside a tokio runtime with I/O and time enabled.
+///
+/// # Examples
+///
+/// ```
+/// # async fn demo() {
+/// use std::time::Duration;
+/// use shutdown_runtime::{Budgets, run};
+///
+/// let outcome = run(Budgets::from_grace(Duration::from_secs(3)), async {
+///     shutdown_runtime::spawn(async { /* a child */ });
+///     Ok::<(), std::io::Error>(())
+/// })
+/// .await;
+/// assert_eq!(outcome.exit_code(), 0);
+/// # }
+/// # tokio::runtime::Runtime::new().unwrap().block_on(demo());
+/// ```
+pub async fn run<Fut>(budgets: Budgets, main: Fut) -> Outcome
+where
+    Fut: Future,
+    Fut::Output: MainResult,
+{
+    RunConfig::new(budgets).run(main).await
+}
+
+/// Polls a future, turning a panic into `Err(message)`.
+struct CatchUnwind<F>(F);
+
+impl<F: Future> Future for CatchUnwind<F> {
+    type Output = Result<F::Output, String>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        // SAFETY: the inner future is structurally pinned and never moved.
+        let fut = unsafe { self.map_unchecked_mut(|s| &mut s.0) };
+        match catch_unwind(AssertUnwindSafe(|| fut.poll(cx))) {
+            Ok(Poll::Ready(v)) => Poll::Ready(Ok(v)),
+            Ok(Poll::Pending) => Poll::Pending,
+            Err(p) => Poll::Ready(Err(panic_message(&*p))),
+        }
+    }
+}
+
+fn status<T: MainResult>(r: Result<T, String>) -> MainStatus {
+    match r {
+        Ok(v) => match v.into_exit_code() {
+            EXIT_CLEAN => MainStatus::Ok,
+            code => MainStatus::Failed(code),
+        },
+        Err(msg) => {
+            tracing::error!(target: "shutdown_runtime", phase = "main", message = %msg, "main panicked");
+            MainStatus::Panicked(msg)
+        }
+    }
+}
+
+enum First<T> {
+    Main(Result<T, String>),
+    Requested,
+    Forced,
+}
+
+pub(crate) async fn lifecycle<Fut>(cfg: RunConfig, scope: &Shutdown, main: Fut) -> Outcome
+where
+    Fut: Future,
+    Fut::Output: MainResult,
+{
+    if cfg.install_signals
+        && let Err(e) = signals::install(cfg.second_signal)
+    {
+        tracing::error!(target: "shutdown_runtime", phase = "signals", error = %e, "could not install signal handlers");
+    }
+    signals::RUN_ACTIVE.store(true, Ordering::SeqCst);
+    let budgets = cfg.budgets;
+    tracing::info!(target: "shutdown_runtime", phase = "run", grace_ms = budgets.grace().as_millis() as u64, "running");
+
+    let mut main = pin!(CatchUnwind(main));
+    let first = tokio::select! {
+        biased;
+        _ = signals::forced() => First::Forced,
+        r = &mut main => First::Main(r),
+        _ = scope.wait() => First::Requested,
+    };
+
+    let mut status_ = None;
+    let mut forced = false;
+    let mut overran = false;
+    match first {
+        First::Main(r) => {
+            status_ = Some(status(r));
+            scope.request();
+        }
+        First::Forced => forced = true,
+        First::Requested => {}
+    }
+    // Budgets run from the request, which may predate this point (e.g. a signal at start-up).
+    let since = scope
+        .requested_at()
+        .map(|t| t.elapsed())
+        .unwrap_or_default();
+    let now = Instant::now();
+    let t0 = now.checked_sub(since).unwrap_or(now);
+    tracing::info!(target: "shutdown_runtime", phase = "shutdown", reason = ?scope.reason(), "shutdown: coordinator and children draining");
+
+    let children_budget = if forced {
+        Duration::ZERO
+    } else {
+        (t0 + budgets.children()).saturating_duration_since(now)
+    };
+    let mut report = {
+        let drain = scope.drain(children_budget);
+        let coordinator = async {
+            if status_.is_none() && !forced {
+                match timeout_at(t0 + budgets.coordinator(), &mut main).await {
+                    Ok(r) => status_ = Some(status(r)),
+                    Err(_) => {
+                        overran = true;
+                        tracing::warn!(target: "shutdown_runtime", phase = "coordinator", budget_ms = budgets.coordinator().as_millis() as u64, "coordinator overran its budget: dropping it");
+                    }
+                }
+            }
+        };
+        tokio::select! {
+            biased;
+            _ = signals::forced(), if !forced => {
+                forced = true;
+                scope.drain(Duration::ZERO).await
+            }
+            (report, ()) = async { tokio::join!(drain, coordinator) } => report,
+        }
+    };
+    // Children spawned by the coordinator after the first drain finished: drain them too,
+    // within what is left of the grace period.
+    if scope.tracked_len() > 0 {
+        let left = (t0 + budgets.grace())
+            .saturating_duration_since(Instant::now())
+            .saturating_sub(crate::drain::ABORT_LANDING * 2);
+        let budget = if forced {
+            Duration::ZERO
+        } else {
+            left.min(budgets.children())
+        };
+        let late = scope.drain(budget).await;
+        report.drained += late.drained;
+        report.aborted.extend(late.aborted);
+        report.panicked.extend(late.panicked);
+        report.still_running_blocking = late.still_running_blocking;
+        report.spawned_during_drain += late.spawned_during_drain;
+        report.elapsed += late.elapsed;
+    }
+    forced |= signals::FORCED.load(Ordering::SeqCst);
+    signals::RUN_ACTIVE.store(false, Ordering::SeqCst);
+
+    let outcome = Outcome {
+        report,
+        main: status_.unwrap_or(MainStatus::Cancelled),
+        reason: scope.reason(),
+        coordinator_overran: overran,
+        second_signal: forced,
+        request_to_exit: t0.elapsed(),
+    };
+    crate::observe::emit(&outcome);
+    outcome
+}

@@ -1,0 +1,204 @@
+//! SIGTERM + SIGINT handling: the first signal requests shutdown, the second follows a
+//! [`SecondSignal`] policy.
+//!
+//! tokio's signal handlers, once registered, stay for the life of the process and never
+//! restore the default disposition (tokio#7905), so a second Ctrl-C would otherwise be
+//! swallowed. Policy [`SecondSignal::Reraise`] restores `SIG_DFL` with `sigaction` and
+//! re-sends the signal, so the process dies *by the signal* and the parent sees the real status
+//! (shell 130 for SIGINT, 143 for SIGTERM).
+
+use std::io;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+
+use tokio::signal::unix::{Signal, SignalKind, signal};
+use tokio::sync::Notify;
+
+use crate::exit::EXIT_SECOND_SIGNAL;
+use crate::reason::ShutdownReason;
+use crate::scope::Shutdown;
+
+/// What a second SIGTERM/SIGINT does (the first one always requests shutdown).
+///
+/// ```
+/// use shutdown_runtime::signals::SecondSignal;
+/// assert_eq!(SecondSignal::default(), SecondSignal::Reraise);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SecondSignal {
+    /// Log it and keep draining.
+    Ignore,
+    /// Abort every tracked task now and exit with
+    /// [`EXIT_SECOND_SIGNAL`](crate::exit::EXIT_SECOND_SIGNAL) (via [`run`](crate::run) when
+    /// it is running, which still reports; otherwise at once).
+    AbortAll,
+    /// Restore the default disposition and re-raise: the process dies by the signal
+    /// (exit status 130 / 143 in a shell).
+    #[default]
+    Reraise,
+}
+
+impl SecondSignal {
+    fn from_u8(v: u8) -> SecondSignal {
+        match v {
+            0 => SecondSignal::Ignore,
+            1 => SecondSignal::AbortAll,
+            _ => SecondSignal::Reraise,
+        }
+    }
+}
+
+static POLICY: AtomicU8 = AtomicU8::new(SecondSignal::Reraise as u8);
+static INSTALLED: Mutex<bool> = Mutex::new(false);
+/// Set when a second signal under `AbortAll` arrived; `run` turns it into exit code 4.
+pub(crate) static FORCED: AtomicBool = AtomicBool::new(false);
+pub(crate) static FORCED_NOTIFY: Notify = Notify::const_new();
+/// Whether `run` is driving the life cycle (then `AbortAll` lets it finish and report).
+pub(crate) static RUN_ACTIVE: AtomicBool = AtomicBool::new(false);
+
+/// Installs SIGTERM and SIGINT handlers for the global scope. Idempotent: a later call only
+/// updates the policy.
+///
+/// Must be called inside a tokio runtime with I/O enabled (`enable_all`). The handlers are
+/// registered before this function returns, so call it first thing (`run` and
+/// `#[shutdown_runtime::main]` do). The first signal calls
+/// `Shutdown::global().request_with(ShutdownReason::Signal(signo))`; the second follows
+/// `policy`.
+///
+/// # Errors
+///
+/// If the OS refuses to register a handler.
+///
+/// # Examples
+///
+/// ```
+/// # async fn demo() -> std::io::Result<()> {
+/// use shutdown_runtime::signals::{self, SecondSignal};
+/// signals::install(SecondSignal::Reraise)?;
+/// signals::install(SecondSignal::AbortAll)?; // idempotent; updates the policy
+/// assert!(!shutdown_runtime::shutdown_requested());
+/// # Ok(()) }
+/// # tokio::runtime::Runtime::new().unwrap().block_on(demo()).unwrap();
+/// ```
+pub fn install(policy: SecondSignal) -> io::Result<()> {
+    POLICY.store(policy as u8, Ordering::Relaxed);
+    let mut installed = INSTALLED.lock().unwrap_or_else(|e| e.into_inner());
+    if *installed {
+        return Ok(());
+    }
+    let term = signal(SignalKind::terminate())?;
+    let int = signal(SignalKind::interrupt())?;
+    // Not a tracked task: the listener must outlive every drain (it handles the 2nd signal).
+    tokio::spawn(listen(term, int));
+    *installed = true;
+    tracing::debug!(target: "shutdown_runtime", phase = "signals", ?policy, "SIGTERM and SIGINT handlers installed");
+    Ok(())
+}
+
+/// The policy currently in force.
+///
+/// ```
+/// # use shutdown_runtime::signals;
+/// let _ = signals::policy();
+/// ```
+pub fn policy() -> SecondSignal {
+    SecondSignal::from_u8(POLICY.load(Ordering::Relaxed))
+}
+
+async fn listen(mut term: Signal, mut int: Signal) {
+    let mut seen = 0u32;
+    loop {
+        let signo = tokio::select! {
+            Some(()) = term.recv() => libc::SIGTERM,
+            Some(()) = int.recv() => libc::SIGINT,
+            else => return,
+        };
+        seen += 1;
+        if seen == 1 {
+            tracing::info!(target: "shutdown_runtime", phase = "signal", signo, "first signal: requesting shutdown");
+            Shutdown::global().request_with(ShutdownReason::Signal(signo));
+            continue;
+        }
+        match policy() {
+            SecondSignal::Ignore => {
+                tracing::warn!(target: "shutdown_runtime", phase = "signal", signo, "second signal ignored (policy Ignore); still draining");
+            }
+            SecondSignal::AbortAll => {
+                let n = Shutdown::global().abort_all();
+                tracing::warn!(target: "shutdown_runtime", phase = "signal", signo, aborted = n, "second signal: aborting every tracked task");
+                FORCED.store(true, Ordering::SeqCst);
+                FORCED_NOTIFY.notify_waiters();
+                if !RUN_ACTIVE.load(Ordering::SeqCst) {
+                    std::process::exit(EXIT_SECOND_SIGNAL);
+                }
+            }
+            SecondSignal::Reraise => {
+                tracing::warn!(target: "shutdown_runtime", phase = "signal", signo, "second signal: restoring default disposition and re-raising");
+                reraise(signo);
+            }
+        }
+    }
+}
+
+/// Restores `SIG_DFL` for `signo` and sends it to this process, so the process dies by it.
+fn reraise(signo: i32) -> ! {
+    // SAFETY: plain libc calls on zero-initialised, properly sized structures.
+    unsafe {
+        let mut sa: libc::sigaction = std::mem::zeroed();
+        sa.sa_sigaction = libc::SIG_DFL;
+        libc::sigemptyset(&mut sa.sa_mask);
+        libc::sigaction(signo, &sa, std::ptr::null_mut());
+        // The signal may be blocked in this thread (see `block_startup`): unblock it here so
+        // the process-directed signal below can be delivered to this very thread.
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, signo);
+        libc::pthread_sigmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
+        libc::kill(libc::getpid(), signo);
+    }
+    // Delivery is asynchronous; if it somehow does not kill us, exit with the shell's code.
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    std::process::exit(128 + signo)
+}
+
+/// The thread's signal mask before [`block_startup`], to restore with [`unblock_startup`].
+#[derive(Clone, Copy)]
+pub(crate) struct SavedMask(libc::sigset_t);
+
+/// Blocks SIGTERM and SIGINT in the calling thread (and in threads it spawns from now on),
+/// so a signal that arrives while the runtime is being built stays pending instead of killing
+/// the process; [`unblock_startup`] delivers it to the handler installed meanwhile.
+pub(crate) fn block_startup() -> Option<SavedMask> {
+    // SAFETY: plain libc calls on zero-initialised sigset_t values.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        let mut old: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, libc::SIGTERM);
+        libc::sigaddset(&mut set, libc::SIGINT);
+        (libc::pthread_sigmask(libc::SIG_BLOCK, &set, &mut old) == 0).then_some(SavedMask(old))
+    }
+}
+
+/// Restores the calling thread's mask saved by [`block_startup`].
+pub(crate) fn unblock_startup(saved: Option<SavedMask>) {
+    if let Some(SavedMask(old)) = saved {
+        // SAFETY: `old` was filled by pthread_sigmask.
+        unsafe {
+            libc::pthread_sigmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
+        }
+    }
+}
+
+/// Resolves when a second signal under `AbortAll` has arrived.
+pub(crate) async fn forced() {
+    loop {
+        let n = FORCED_NOTIFY.notified();
+        let mut n = std::pin::pin!(n);
+        n.as_mut().enable();
+        if FORCED.load(Ordering::SeqCst) {
+            return;
+        }
+        n.await;
+    }
+}
