@@ -1,0 +1,70 @@
+//! The rewrite of a `#[drainable]` function body, one `VisitMut` per concern, in this order:
+//! [`loops::LoopRewriter`] (checkpoints, markers, idle waits), [`spawns::SpawnRewriter`]
+//! (tracked spawns), then, with `scope = ..` only, [`captures::CaptureRewriter`] (each closure
+//! or async block gets its own scope handle) and the scope binding at function entry.
+//!
+//! No visitor descends into nested items, `const` blocks, types or patterns.
+
+pub(crate) mod captures;
+pub(crate) mod loops;
+pub(crate) mod spawns;
+
+use syn::ItemFn;
+use syn::visit_mut::VisitMut;
+
+use super::emit::{Emitter, ScopeMode};
+use super::errors::Errors;
+
+/// What one expansion did, for the robustness run and the tests.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Stats {
+    /// Loops seen (`loop`, `while`, `while let`, `for`).
+    pub(crate) loops: usize,
+    /// Loops that got a checkpoint.
+    pub(crate) rewritten: usize,
+    /// Loops left alone because of `#[drainable(skip)]`.
+    pub(crate) skipped: usize,
+    /// `loop`s left alone because a `break` carries a value.
+    pub(crate) left_valued: usize,
+    /// Never-ending `loop`s left alone because their value flows somewhere unknown.
+    pub(crate) left_tail: usize,
+    /// Idle waits inserted.
+    pub(crate) idle: usize,
+    /// Spawn calls routed to the tracked equivalents.
+    pub(crate) spawns: usize,
+}
+
+impl Stats {
+    /// Adds `other` to `self` (used by the robustness run).
+    #[allow(dead_code)]
+    pub(crate) fn add(&mut self, other: &Stats) {
+        self.loops += other.loops;
+        self.rewritten += other.rewritten;
+        self.skipped += other.skipped;
+        self.left_valued += other.left_valued;
+        self.left_tail += other.left_tail;
+        self.idle += other.idle;
+        self.spawns += other.spawns;
+    }
+}
+
+/// Rewrites `function`'s body in place; `scope` is the `scope = ..` expression, if any.
+pub(crate) fn rewrite_fn(
+    function: &mut ItemFn,
+    emit: &Emitter,
+    scope: Option<&syn::Expr>,
+    errors: &mut Errors,
+    stats: &mut Stats,
+) {
+    let ctx = loops::body_ctx(&function.sig.output);
+    loops::LoopRewriter::new(emit, errors, stats).rewrite_body(&mut function.block, ctx);
+    spawns::SpawnRewriter::new(emit, errors, stats).visit_block_mut(&mut function.block);
+    if let (ScopeMode::Custom, Some(scope)) = (emit.mode(), scope) {
+        captures::CaptureRewriter::new(emit, errors).visit_block_mut(&mut function.block);
+        if captures::uses_scope_block(&function.block) {
+            if let Some(binding) = errors.ok(emit.scope_binding(scope)) {
+                function.block.stmts.insert(0, binding);
+            }
+        }
+    }
+}

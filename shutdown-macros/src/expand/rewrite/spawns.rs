@@ -1,0 +1,68 @@
+//! The spawn concern: calls of `tokio::spawn`, `tokio::task::{spawn, spawn_blocking,
+//! spawn_local}` and `std::thread::spawn` (with or without a leading `::`) become calls of the
+//! tracked equivalents in `__private`, spanned at the user's call so the runtime's
+//! `#[track_caller]` records the user's file and line.
+//!
+//! Only these full paths are recognised (no name resolution: `use tokio::spawn; spawn(..)` and
+//! calls with turbofish arguments are left alone; `shutdown-lint` reports those).
+
+use syn::visit_mut::VisitMut;
+use syn::{Expr, ExprPath};
+
+use super::super::emit::Emitter;
+use super::super::errors::Errors;
+use super::Stats;
+
+/// The tracked function that replaces the spawn function at `path`, if it is one.
+pub(crate) fn route(path: &ExprPath) -> Option<&'static str> {
+    if path.qself.is_some() || path.path.segments.iter().any(|s| !s.arguments.is_none()) {
+        return None;
+    }
+    let names: Vec<String> = path.path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    match names.as_slice() {
+        ["tokio", "spawn"] | ["tokio", "task", "spawn"] => Some("spawn"),
+        ["tokio", "task", "spawn_blocking"] => Some("spawn_blocking"),
+        ["tokio", "task", "spawn_local"] => Some("spawn_local"),
+        ["std", "thread", "spawn"] => Some("spawn_thread"),
+        _ => None,
+    }
+}
+
+/// The `VisitMut` that routes spawn calls.
+#[derive(Debug)]
+pub(crate) struct SpawnRewriter<'a> {
+    emit: &'a Emitter,
+    errors: &'a mut Errors,
+    stats: &'a mut Stats,
+}
+
+impl<'a> SpawnRewriter<'a> {
+    /// A rewriter that reports to `errors` and counts into `stats`.
+    pub(crate) fn new(emit: &'a Emitter, errors: &'a mut Errors, stats: &'a mut Stats) -> Self {
+        SpawnRewriter { emit, errors, stats }
+    }
+}
+
+impl VisitMut for SpawnRewriter<'_> {
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        match expr {
+            Expr::Const(_) => return,
+            Expr::Repeat(r) => return self.visit_expr_mut(&mut r.expr),
+            _ => syn::visit_mut::visit_expr_mut(self, expr),
+        }
+        let Expr::Call(call) = expr else { return };
+        let Expr::Path(path) = &*call.func else { return };
+        let Some(function) = route(path) else { return };
+        let span = path.path.segments.first().map_or_else(proc_macro2::Span::call_site, |s| s.ident.span());
+        if let Some(routed) = self.errors.ok(self.emit.routed_spawn(function, span, &call.args)) {
+            *expr = routed;
+            self.stats.spawns += 1;
+        }
+    }
+
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+    fn visit_type_mut(&mut self, _: &mut syn::Type) {}
+    fn visit_pat_mut(&mut self, _: &mut syn::Pat) {}
+    fn visit_generic_argument_mut(&mut self, _: &mut syn::GenericArgument) {}
+}
