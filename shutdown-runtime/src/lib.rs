@@ -172,7 +172,8 @@ where
 /// ```
 /// # async fn demo() {
 /// let local = tokio::task::LocalSet::new();
-/// assert_eq!(local.run_until(shutdown_runtime::spawn_local(async { 4 })).await.unwrap(), 4);
+/// let v = local.run_until(async { shutdown_runtime::spawn_local(async { 4 }).await }).await;
+/// assert_eq!(v.unwrap(), 4);
 /// # }
 /// # tokio::runtime::Runtime::new().unwrap().block_on(demo());
 /// ```

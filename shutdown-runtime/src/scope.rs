@@ -407,7 +407,7 @@ impl Shutdown {
     /// let s = shutdown_runtime::Shutdown::new();
     /// let local = tokio::task::LocalSet::new();
     /// let rc = std::rc::Rc::new(5);
-    /// let v = local.run_until(s.spawn_local(async move { *rc + 1 })).await.unwrap();
+    /// let v = local.run_until(async move { s.spawn_local(async move { *rc + 1 }).await }).await.unwrap();
     /// assert_eq!(v, 6);
     /// # }
     /// # tokio::runtime::Runtime::new().unwrap().block_on(demo());
