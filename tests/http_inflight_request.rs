@@ -1,0 +1,73 @@
+//! SIGTERM while an HTTP request is in flight: the response still arrives in full, the
+//! listener is closed (new connections are refused), and the server exits 0 with a clean
+//! drain report.
+
+mod common;
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+use common::{Proc, args, example};
+use shutdown_discipline::report_line::ReportLine;
+
+#[test]
+fn in_flight_request_completes_after_sigterm() {
+    let mut proc = Proc::spawn(
+        &example("http_server"),
+        &args(&["--addr", "127.0.0.1:0", "--grace-ms", "3000"]),
+    );
+    proc.wait_stderr("listening on http://", Duration::from_secs(10));
+    let addr = {
+        let out = proc.stderr_text();
+        let line = out
+            .lines()
+            .find(|l| l.contains("listening on http://"))
+            .expect("line");
+        line.rsplit("http://")
+            .next()
+            .expect("address")
+            .trim()
+            .to_owned()
+    };
+
+    let mut client = TcpStream::connect(&addr).expect("connect");
+    client
+        .write_all(b"GET /slow?ms=600 HTTP/1.1\r\nhost: test\r\n\r\n")
+        .expect("send request");
+    std::thread::sleep(Duration::from_millis(100)); // the request is being served
+    let sent = proc.signal(libc::SIGTERM).expect("server is running");
+
+    let mut response = String::new();
+    client.read_to_string(&mut response).expect("read response");
+    assert!(response.starts_with("HTTP/1.1 200 OK\r\n"), "{response}");
+    assert!(response.ends_with("slow done after 600 ms\n"), "{response}");
+    let answered = Instant::now();
+
+    // The listener is gone: connecting fails now (or at the latest once the process exits).
+    let refused = (0..200).any(|_| {
+        let failed = TcpStream::connect(&addr).is_err();
+        if !failed {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        failed
+    });
+    assert!(refused, "new connections must be refused after SIGTERM");
+
+    let out = proc.finish(Duration::from_secs(10));
+    assert_eq!(out.status.code(), Some(0), "{}", out.describe());
+    assert!(
+        out.exited_at - sent < Duration::from_millis(3000),
+        "exit within grace"
+    );
+    assert!(
+        answered - sent >= Duration::from_millis(400),
+        "the response was not cut short"
+    );
+    let report = ReportLine::from_stdout(&out.stdout).expect("report");
+    assert!(report.is_clean(), "{report:?}");
+    assert!(
+        report.drained >= 1,
+        "the connection task drained: {report:?}"
+    );
+}

@@ -1,0 +1,77 @@
+//! A task that outlives the drain budget: the scheduler's non-cooperative child is aborted when
+//! the children's budget runs out, named in the report with the file:line of its spawn, and
+//! the process exits within its grace period with `EXIT_ABORTED`. The cooperative children
+//! stop at their checkpoints and record `done (partial)`, never "cancelled".
+
+mod common;
+
+use std::time::Duration;
+
+use common::{Proc, args, example};
+use shutdown_discipline::report_line::ReportLine;
+use shutdown_runtime::exit::EXIT_ABORTED;
+
+const GRACE_MS: u64 = 1500;
+
+/// The line of `examples/scheduler.rs` that spawns the stubborn child (marked in the source).
+fn stubborn_spawn_line() -> u32 {
+    let source = include_str!("../examples/scheduler.rs");
+    let marker = source
+        .lines()
+        .position(|line| line.contains("e2e: stubborn spawn"))
+        .expect("marker comment in examples/scheduler.rs");
+    // The marker comment sits on the line above the call.
+    u32::try_from(marker + 2).expect("line fits u32")
+}
+
+#[test]
+fn stubborn_child_is_aborted_at_the_budget_and_named() {
+    let argv = args(&[
+        "--grace-ms",
+        "1500",
+        "--jobs",
+        "3",
+        "--tick-ms",
+        "10",
+        "--cards",
+        "1000",
+        "--card-ms",
+        "20",
+        "--stubborn",
+    ]);
+    let mut proc = Proc::spawn(&example("scheduler"), &argv);
+    proc.wait_stdout("job 2 started", Duration::from_secs(10));
+    let sent = proc.signal(libc::SIGTERM).expect("scheduler is running");
+    let out = proc.finish(Duration::from_millis(GRACE_MS) + Duration::from_secs(5));
+    let took = out.exited_at - sent;
+    assert_eq!(out.status.code(), Some(EXIT_ABORTED), "{}", out.describe());
+    assert!(took < Duration::from_millis(GRACE_MS), "exit took {took:?}");
+    assert!(
+        took >= Duration::from_millis(GRACE_MS * 2 / 3),
+        "the stubborn child gets the whole children's budget, exit took {took:?}"
+    );
+
+    let report = ReportLine::from_stdout(&out.stdout).expect("report");
+    assert_eq!(report.aborted.len(), 1, "{report:?}");
+    let aborted = &report.aborted[0];
+    assert_eq!(aborted.name, "stubborn-job-0");
+    let (file, line) = aborted.file_line().expect("file:line:col");
+    assert!(file.ends_with("examples/scheduler.rs"), "{aborted:?}");
+    assert_eq!(line, stubborn_spawn_line(), "{aborted:?}");
+    assert!(aborted.age_ms >= (GRACE_MS * 2 / 3) as f64, "{aborted:?}");
+    assert!(report.panicked.is_empty(), "{report:?}");
+    assert_eq!(
+        report.drained, 2,
+        "the two cooperative jobs drain: {report:?}"
+    );
+
+    for job in [1, 2] {
+        assert!(
+            out.stdout.contains(&format!("job {job} done (partial)")),
+            "job {job} must record a partial result: {}",
+            out.describe()
+        );
+    }
+    assert!(!out.stdout.contains("job 0 done"), "{}", out.describe());
+    assert!(!out.stdout.contains("cancelled"), "{}", out.describe());
+}
