@@ -29,16 +29,29 @@ use proc_macro::TokenStream;
 /// condition ends in `.await`, or on a `let`/expression statement ending in `.await` inside a
 /// loop: that wait (which must be cancel-safe) ends as soon as shutdown is requested.
 ///
-/// ```ignore
-/// #[shutdown_runtime::drainable]
-/// async fn consume(mut rx: tokio::sync::mpsc::Receiver<u64>) -> u64 {
+/// ```
+/// use shutdown_runtime::{Shutdown, drainable};
+///
+/// #[drainable(scope = scope)]
+/// async fn consume(scope: &Shutdown, mut rx: tokio::sync::mpsc::Receiver<u64>) -> u64 {
 ///     let mut done = 0;
-///     #[drainable(idle)]
+///     #[drainable(idle)] // `recv` is cancel-safe: waiting for the next job ends on shutdown
 ///     while let Some(job) = rx.recv().await {
 ///         done += job; // a claimed job is always finished
+///         if job == 2 {
+///             scope.request();
+///         }
 ///     }
 ///     done // runs after shutdown too: record the partial result
 /// }
+///
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// let (tx, rx) = tokio::sync::mpsc::channel(8);
+/// for job in 1..=5 {
+///     tx.send(job).await.unwrap();
+/// }
+/// assert_eq!(consume(&Shutdown::new(), rx).await, 1 + 2); // jobs 3..=5 stay queued
+/// # });
 /// ```
 #[proc_macro_attribute]
 pub fn drainable(args: TokenStream, item: TokenStream) -> TokenStream {
@@ -52,7 +65,7 @@ pub fn drainable(args: TokenStream, item: TokenStream) -> TokenStream {
 /// Options: `grace = "30s"` (default 30 s; units `ms`, `s`, `m`, `h`, e.g. `"1m30s"`),
 /// `flavor = "multi_thread" | "current_thread"`, `worker_threads = N`, `crate = <path>`.
 ///
-/// ```ignore
+/// ```no_run
 /// #[shutdown_runtime::main(grace = "30s")]
 /// async fn main() -> Result<(), std::io::Error> {
 ///     Ok(())

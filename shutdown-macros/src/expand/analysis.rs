@@ -47,7 +47,12 @@ impl Breaks {
 
 /// Finds the `break`s in `body` that leave the loop labelled `label` (or unlabelled).
 pub(crate) fn breaks_of(label: Option<&Lifetime>, body: &syn::Block) -> Breaks {
-    let mut scan = BreakScan { label, depth: 0, shadowed: 0, found: Breaks::default() };
+    let mut scan = BreakScan {
+        label,
+        depth: 0,
+        shadowed: 0,
+        found: Breaks::default(),
+    };
     scan.visit_block(body);
     scan.found
 }
@@ -153,11 +158,12 @@ fn collect_macro_breaks(tokens: TokenStream, out: &mut Vec<MacroBreak>) {
             TokenTree::Ident(id) if id == "break" => {
                 let mut j = i + 1;
                 let mut label = None;
-                if let (Some(TokenTree::Punct(p)), Some(TokenTree::Ident(name))) = (trees.get(j), trees.get(j + 1)) {
-                    if p.as_char() == '\'' {
-                        label = Some(name.to_string());
-                        j += 2;
-                    }
+                if let (Some(TokenTree::Punct(p)), Some(TokenTree::Ident(name))) =
+                    (trees.get(j), trees.get(j + 1))
+                    && p.as_char() == '\''
+                {
+                    label = Some(name.to_string());
+                    j += 2;
                 }
                 let valued = !ends_expression(trees.get(j));
                 out.push(MacroBreak { label, valued });
@@ -181,12 +187,53 @@ fn ends_expression(next: Option<&TokenTree>) -> bool {
 /// Macros known not to `return` or use `?` on their own (only their arguments can, and
 /// those tokens are scanned).
 const TRANSPARENT_MACROS: &[&str] = &[
-    "println", "print", "eprintln", "eprint", "format", "format_args", "write", "writeln", "assert",
-    "assert_eq", "assert_ne", "debug_assert", "debug_assert_eq", "debug_assert_ne", "panic",
-    "unreachable", "todo", "unimplemented", "vec", "dbg", "matches", "trace", "debug", "info",
-    "warn", "error", "event", "span", "trace_span", "debug_span", "info_span", "warn_span",
-    "error_span", "select", "join", "pin", "concat", "stringify", "line", "file", "column",
-    "module_path", "cfg", "env", "option_env", "include_str", "include_bytes",
+    "println",
+    "print",
+    "eprintln",
+    "eprint",
+    "format",
+    "format_args",
+    "write",
+    "writeln",
+    "assert",
+    "assert_eq",
+    "assert_ne",
+    "debug_assert",
+    "debug_assert_eq",
+    "debug_assert_ne",
+    "panic",
+    "unreachable",
+    "todo",
+    "unimplemented",
+    "vec",
+    "dbg",
+    "matches",
+    "trace",
+    "debug",
+    "info",
+    "warn",
+    "error",
+    "event",
+    "span",
+    "trace_span",
+    "debug_span",
+    "info_span",
+    "warn_span",
+    "error_span",
+    "select",
+    "join",
+    "pin",
+    "concat",
+    "stringify",
+    "line",
+    "file",
+    "column",
+    "module_path",
+    "cfg",
+    "env",
+    "option_env",
+    "include_str",
+    "include_bytes",
 ];
 
 /// What a closure's or async block's body says about its output type.
@@ -203,14 +250,22 @@ pub(crate) enum Output {
 pub(crate) fn output_of(expr: &Expr) -> Output {
     let mut scan = OutputScan { constrained: false };
     scan.visit_expr(expr);
-    if scan.constrained { Output::Constrained } else { Output::Free }
+    if scan.constrained {
+        Output::Constrained
+    } else {
+        Output::Free
+    }
 }
 
 /// Same as [`output_of`] for a block body.
 pub(crate) fn output_of_block(block: &syn::Block) -> Output {
     let mut scan = OutputScan { constrained: false };
     scan.visit_block(block);
-    if scan.constrained { Output::Constrained } else { Output::Free }
+    if scan.constrained {
+        Output::Constrained
+    } else {
+        Output::Free
+    }
 }
 
 struct OutputScan {
@@ -268,20 +323,46 @@ mod tests {
         assert_eq!(loop_breaks("loop { f(); }").value(), LoopValue::Never);
         assert_eq!(loop_breaks("loop { break; }").value(), LoopValue::Unit);
         assert_eq!(loop_breaks("loop { break 1; }").value(), LoopValue::Valued);
-        assert_eq!(loop_breaks("loop { loop { break 1; } }").value(), LoopValue::Never);
-        assert_eq!(loop_breaks("'a: loop { loop { break 'a 1; } }").value(), LoopValue::Valued);
-        assert_eq!(loop_breaks("'a: loop { 'a: loop { break 'a 1; } }").value(), LoopValue::Never);
-        assert_eq!(loop_breaks("'a: loop { let _ = 'b: { break 'b 2; }; }").value(), LoopValue::Never);
-        assert_eq!(loop_breaks("loop { let f = || { loop { break 3; } }; }").value(), LoopValue::Never);
-        assert_eq!(loop_breaks("loop { select! { x = a => break x, } }").value(), LoopValue::Valued);
-        assert_eq!(loop_breaks("loop { select! { _ = a => break, } }").value(), LoopValue::Never);
-        assert_eq!(loop_breaks("'a: loop { m!(break 'a;) }").value(), LoopValue::Never);
+        assert_eq!(
+            loop_breaks("loop { loop { break 1; } }").value(),
+            LoopValue::Never
+        );
+        assert_eq!(
+            loop_breaks("'a: loop { loop { break 'a 1; } }").value(),
+            LoopValue::Valued
+        );
+        assert_eq!(
+            loop_breaks("'a: loop { 'a: loop { break 'a 1; } }").value(),
+            LoopValue::Never
+        );
+        assert_eq!(
+            loop_breaks("'a: loop { let _ = 'b: { break 'b 2; }; }").value(),
+            LoopValue::Never
+        );
+        assert_eq!(
+            loop_breaks("loop { let f = || { loop { break 3; } }; }").value(),
+            LoopValue::Never
+        );
+        assert_eq!(
+            loop_breaks("loop { select! { x = a => break x, } }").value(),
+            LoopValue::Valued
+        );
+        assert_eq!(
+            loop_breaks("loop { select! { _ = a => break, } }").value(),
+            LoopValue::Never
+        );
+        assert_eq!(
+            loop_breaks("'a: loop { m!(break 'a;) }").value(),
+            LoopValue::Never
+        );
     }
 
     #[test]
     fn finds_output_constraints() {
         let free: Expr = syn::parse_str("async { loop { info!(\"{x:?}\"); f().await; } }").unwrap();
-        let Expr::Async(a) = &free else { unreachable!() };
+        let Expr::Async(a) = &free else {
+            unreachable!()
+        };
         assert_eq!(output_of_block(&a.block), Output::Free);
         for src in [
             "{ loop { f()?; } }",
@@ -292,7 +373,8 @@ mod tests {
             let b: syn::Block = syn::parse_str(src).unwrap();
             assert_eq!(output_of_block(&b), Output::Constrained, "{src}");
         }
-        let b: syn::Block = syn::parse_str("{ loop { if x { return; } let c = || f()?; } }").unwrap();
+        let b: syn::Block =
+            syn::parse_str("{ loop { if x { return; } let c = || f()?; } }").unwrap();
         assert_eq!(output_of_block(&b), Output::Free);
     }
 }

@@ -30,24 +30,32 @@ impl Parse for OptionItem {
                 value.extend([tt]);
             }
             if value.is_empty() {
-                return Err(syn::Error::new(eq.span, format!("expected a value after `{key} =`")));
+                return Err(syn::Error::new(
+                    eq.span,
+                    format!("expected a value after `{key} =`"),
+                ));
             }
             (Some(value), Some(eq.span))
         } else {
             (None, None)
         };
-        Ok(OptionItem { key, value, eq_span })
+        Ok(OptionItem {
+            key,
+            value,
+            eq_span,
+        })
     }
 }
 
-/// Parses `a, b = c, ..` into options, rejecting unknown and duplicate keys.
-fn parse_options(tokens: TokenStream, valid: &[&str]) -> syn::Result<Vec<OptionItem>> {
+/// Parses `a, b = c, ..` into options; unknown and duplicate keys go to `errors` and are
+/// left out, so the remaining options are still checked in the same build.
+fn parse_options(
+    tokens: TokenStream,
+    valid: &[&str],
+    errors: &mut super::errors::Errors,
+) -> syn::Result<Vec<OptionItem>> {
     let list = Punctuated::<OptionItem, Token![,]>::parse_terminated.parse2(tokens)?;
-    let mut errors: Option<syn::Error> = None;
-    let mut push = |e: syn::Error| match &mut errors {
-        Some(all) => all.combine(e),
-        None => errors = Some(e),
-    };
+    let mut push = |e: syn::Error| errors.push(e);
     let mut seen: Vec<String> = Vec::new();
     let mut out = Vec::new();
     for option in list {
@@ -55,26 +63,33 @@ fn parse_options(tokens: TokenStream, valid: &[&str]) -> syn::Result<Vec<OptionI
         if !valid.contains(&name.as_str()) {
             push(syn::Error::new(
                 option.key.span(),
-                format!("unknown option `{name}`; valid options are: {}", list_names(valid)),
+                format!(
+                    "unknown option `{name}`; valid options are: {}",
+                    list_names(valid)
+                ),
             ));
         } else if seen.contains(&name) {
             push(syn::Error::new(
                 option.key.span(),
-                format!("duplicate option `{name}`; valid options are: {}", list_names(valid)),
+                format!(
+                    "duplicate option `{name}`; valid options are: {}",
+                    list_names(valid)
+                ),
             ));
         } else {
             seen.push(name);
             out.push(option);
         }
     }
-    match errors {
-        Some(e) => Err(e),
-        None => Ok(out),
-    }
+    Ok(out)
 }
 
 fn list_names(valid: &[&str]) -> String {
-    valid.iter().map(|v| format!("`{v}`")).collect::<Vec<_>>().join(", ")
+    valid
+        .iter()
+        .map(|v| format!("`{v}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn need_value(option: &OptionItem, what: &str) -> syn::Result<TokenStream> {
@@ -90,7 +105,10 @@ fn no_value(option: &OptionItem) -> syn::Result<()> {
     match option.eq_span {
         Some(span) => Err(syn::Error::new(
             span,
-            format!("`{}` takes no value; write just `{}`", option.key, option.key),
+            format!(
+                "`{}` takes no value; write just `{}`",
+                option.key, option.key
+            ),
         )),
         None => Ok(()),
     }
@@ -116,9 +134,13 @@ impl DrainableArgs {
 
     /// Parses the attribute's arguments.
     pub(crate) fn parse(tokens: TokenStream) -> syn::Result<Self> {
-        let mut args = DrainableArgs { scope: None, krate: default_crate_path() };
+        let mut args = DrainableArgs {
+            scope: None,
+            krate: default_crate_path(),
+        };
         let mut errors = super::errors::Errors::default();
-        for option in parse_options(tokens, Self::VALID)? {
+        let parsed = parse_options(tokens, Self::VALID, &mut errors);
+        for option in errors.ok(parsed).unwrap_or_default() {
             match option.key.to_string().as_str() {
                 "scope" => {
                     let value = errors.ok(need_value(&option, "<expr>"));
@@ -127,10 +149,10 @@ impl DrainableArgs {
                     }
                 }
                 _ => {
-                    if let Some(value) = errors.ok(need_value(&option, "<path>")) {
-                        if let Some(path) = errors.ok(parse_crate_path(value)) {
-                            args.krate = path;
-                        }
+                    if let Some(value) = errors.ok(need_value(&option, "<path>"))
+                        && let Some(path) = errors.ok(parse_crate_path(value))
+                    {
+                        args.krate = path;
                     }
                 }
             }
@@ -175,7 +197,10 @@ impl Marks {
 
 /// `true` for `#[drainable]`, `#[drainable(..)]` and `#[any::path::drainable(..)]`.
 pub(crate) fn is_marker(attr: &Attribute) -> bool {
-    attr.path().segments.last().is_some_and(|s| s.ident == "drainable")
+    attr.path()
+        .segments
+        .last()
+        .is_some_and(|s| s.ident == "drainable")
 }
 
 /// Removes the `#[drainable(..)]` markers from `attrs` and parses them.
@@ -206,7 +231,10 @@ pub(crate) fn take_marks(attrs: &mut Vec<Attribute>) -> syn::Result<Marks> {
                 continue;
             }
         };
-        let Some(options) = errors.ok(parse_options(tokens, Marks::VALID)) else { continue };
+        let parsed = parse_options(tokens, Marks::VALID, &mut errors);
+        let Some(options) = errors.ok(parsed) else {
+            continue;
+        };
         for option in options {
             let key_span = option.key.span();
             match option.key.to_string().as_str() {
@@ -221,13 +249,14 @@ pub(crate) fn take_marks(attrs: &mut Vec<Attribute>) -> syn::Result<Marks> {
                     }
                 }
                 _ => {
-                    if let Some(value) = errors.ok(need_value(&option, "<expr>")) {
-                        if let Some(expr) = errors.ok(syn::parse2::<Expr>(value)) {
-                            if marks.on_shutdown.is_some() {
-                                errors.push(syn::Error::new(key_span, "duplicate option `on_shutdown`"));
-                            } else {
-                                marks.on_shutdown = Some(expr);
-                            }
+                    if let Some(value) = errors.ok(need_value(&option, "<expr>"))
+                        && let Some(expr) = errors.ok(syn::parse2::<Expr>(value))
+                    {
+                        if marks.on_shutdown.is_some() {
+                            errors
+                                .push(syn::Error::new(key_span, "duplicate option `on_shutdown`"));
+                        } else {
+                            marks.on_shutdown = Some(expr);
                         }
                     }
                 }
@@ -235,7 +264,10 @@ pub(crate) fn take_marks(attrs: &mut Vec<Attribute>) -> syn::Result<Marks> {
         }
     }
     *attrs = kept;
-    if let (Some(skip), true) = (marks.skip, marks.idle.is_some() || marks.on_shutdown.is_some()) {
+    if let (Some(skip), true) = (
+        marks.skip,
+        marks.idle.is_some() || marks.on_shutdown.is_some(),
+    ) {
         errors.push(syn::Error::new(
             skip,
             "`skip` cannot be combined with `idle` or `on_shutdown`: a skipped loop has no checkpoint",
@@ -285,7 +317,8 @@ pub(crate) struct MainArgs {
 
 impl MainArgs {
     /// The keys `#[shutdown_runtime::main(..)]` accepts.
-    pub(crate) const VALID: &'static [&'static str] = &["grace", "flavor", "worker_threads", "crate"];
+    pub(crate) const VALID: &'static [&'static str] =
+        &["grace", "flavor", "worker_threads", "crate"];
 
     /// Default grace period when `grace` is not given: 30 s.
     pub(crate) const DEFAULT_GRACE_MILLIS: u64 = 30_000;
@@ -300,8 +333,11 @@ impl MainArgs {
         };
         let mut errors = super::errors::Errors::default();
         let mut flavor_span = None;
-        for option in parse_options(tokens, Self::VALID)? {
-            let Some(value) = errors.ok(need_value(&option, value_hint(&option.key))) else { continue };
+        let parsed = parse_options(tokens, Self::VALID, &mut errors);
+        for option in errors.ok(parsed).unwrap_or_default() {
+            let Some(value) = errors.ok(need_value(&option, value_hint(&option.key))) else {
+                continue;
+            };
             match option.key.to_string().as_str() {
                 "grace" => match syn::parse2::<LitStr>(value) {
                     Ok(lit) => match parse_millis(&lit.value()) {
@@ -354,7 +390,10 @@ impl MainArgs {
                 "`worker_threads` is only valid with the \"multi_thread\" flavor",
             );
             if let Some(span) = flavor_span {
-                e.combine(syn::Error::new(span, "the \"current_thread\" flavor is chosen here"));
+                e.combine(syn::Error::new(
+                    span,
+                    "the \"current_thread\" flavor is chosen here",
+                ));
             }
             errors.push(e);
         }

@@ -25,7 +25,11 @@ pub(crate) fn expand_with_stats(args: TokenStream, item: TokenStream) -> (TokenS
     let function = match syn::parse2::<ItemFn>(item.clone()) {
         Ok(function) => function,
         Err(_) => {
-            let span = item.clone().into_iter().next().map_or_else(Span::call_site, |t| t.span());
+            let span = item
+                .clone()
+                .into_iter()
+                .next()
+                .map_or_else(Span::call_site, |t| t.span());
             errors.push(syn::Error::new(
                 span,
                 "#[drainable] applies to a `fn` or `async fn` with a body, free or in an `impl` block",
@@ -42,9 +46,19 @@ pub(crate) fn expand_with_stats(args: TokenStream, item: TokenStream) -> (TokenS
     }
     let mut rewritten = function.clone();
     if let (Some(args), true) = (&args, errors.is_empty()) {
-        let mode = if args.scope.is_some() { ScopeMode::Custom } else { ScopeMode::Global };
+        let mode = if args.scope.is_some() {
+            ScopeMode::Custom
+        } else {
+            ScopeMode::Global
+        };
         let emit = Emitter::new(args.krate.clone(), mode);
-        rewrite_fn(&mut rewritten, &emit, args.scope.as_ref(), &mut errors, &mut stats);
+        rewrite_fn(
+            &mut rewritten,
+            &emit,
+            args.scope.as_ref(),
+            &mut errors,
+            &mut stats,
+        );
     }
     match errors.finish() {
         None => (rewritten.into_token_stream(), stats),

@@ -4,7 +4,12 @@
 //! milliseconds that the expansion passes to `Duration::from_millis`.
 
 /// The units accepted after a number, with their length in milliseconds.
-const UNITS: [(&str, f64); 4] = [("ms", 1.0), ("s", 1_000.0), ("m", 60_000.0), ("h", 3_600_000.0)];
+const UNITS: [(&str, f64); 4] = [
+    ("ms", 1.0),
+    ("s", 1_000.0),
+    ("m", 60_000.0),
+    ("h", 3_600_000.0),
+];
 
 /// Parses `text` into milliseconds, or says what is wrong with it.
 ///
@@ -12,7 +17,8 @@ const UNITS: [(&str, f64); 4] = [("ms", 1.0), ("s", 1_000.0), ("m", 60_000.0), (
 /// (`1.5`) and `<unit>` is one of `ms`, `s`, `m`, `h`. The total must be at least 1 ms and fit
 /// in a `u64`.
 pub(crate) fn parse_millis(text: &str) -> Result<u64, String> {
-    let help = "expected a duration such as \"30s\", \"1500ms\", \"2m\" or \"1m30s\" (units: ms, s, m, h)";
+    let help =
+        "expected a duration such as \"30s\", \"1500ms\", \"2m\" or \"1m30s\" (units: ms, s, m, h)";
     let trimmed = text.trim();
     if trimmed.is_empty() {
         return Err(format!("empty duration: {help}"));
@@ -31,7 +37,9 @@ pub(crate) fn parse_millis(text: &str) -> Result<u64, String> {
             .parse()
             .map_err(|_| format!("`{trimmed}` is not a duration: {help}"))?;
         rest = &rest[number_len..];
-        let unit_len = rest.find(|c: char| !c.is_ascii_alphabetic()).unwrap_or(rest.len());
+        let unit_len = rest
+            .find(|c: char| !c.is_ascii_alphabetic())
+            .unwrap_or(rest.len());
         let unit = &rest[..unit_len];
         let Some(&(_, scale)) = UNITS.iter().find(|(name, _)| *name == unit) else {
             return Err(if unit.is_empty() {
@@ -44,7 +52,9 @@ pub(crate) fn parse_millis(text: &str) -> Result<u64, String> {
         total += value * scale;
     }
     if total < 1.0 {
-        return Err(format!("`{trimmed}` is shorter than 1ms; the grace period must be positive"));
+        return Err(format!(
+            "`{trimmed}` is shorter than 1ms; the grace period must be positive"
+        ));
     }
     if total >= u64::MAX as f64 {
         return Err(format!("`{trimmed}` is too long"));
@@ -68,7 +78,9 @@ mod tests {
 
     #[test]
     fn rejects_bad_text() {
-        for bad in ["", "30", "s", "30 s", "30sec", "-1s", "0s", "1.s", ".5s", "1e3s", "0.1ms"] {
+        for bad in [
+            "", "30", "s", "30 s", "30sec", "-1s", "0s", "1.s", ".5s", "1e3s", "0.1ms",
+        ] {
             assert!(parse_millis(bad).is_err(), "{bad:?} was accepted");
         }
     }

@@ -34,7 +34,9 @@ pub(crate) fn parse<T: syn::parse::Parse>(tokens: TokenStream) -> syn::Result<T>
     syn::parse2(tokens.clone()).map_err(|e| {
         syn::Error::new(
             Span::call_site(),
-            format!("internal error in #[drainable]: generated code does not parse ({e}): {tokens}"),
+            format!(
+                "internal error in #[drainable]: generated code does not parse ({e}): {tokens}"
+            ),
         )
     })
 }
@@ -45,7 +47,8 @@ pub(crate) fn respan(tokens: TokenStream, span: Span) -> TokenStream {
         .into_iter()
         .map(|mut tt| {
             if let TokenTree::Group(group) = &tt {
-                let mut new = proc_macro2::Group::new(group.delimiter(), respan(group.stream(), span));
+                let mut new =
+                    proc_macro2::Group::new(group.delimiter(), respan(group.stream(), span));
                 new.set_span(span);
                 tt = TokenTree::Group(new);
             } else {
@@ -137,7 +140,12 @@ impl Emitter {
 
     /// `match idle(scope, <future>).await { Some(v) => v, None => break <value> }`: the wait
     /// for the next unit wakes when shutdown is requested.
-    pub(crate) fn idle(&self, future: &Expr, on_shutdown: Option<&Expr>, span: Span) -> syn::Result<Expr> {
+    pub(crate) fn idle(
+        &self,
+        future: &Expr,
+        on_shutdown: Option<&Expr>,
+        span: Span,
+    ) -> syn::Result<Expr> {
         let private = self.private();
         let scope = self.scope_ref();
         let value = on_shutdown.map(|e| quote!(#e));

@@ -20,8 +20,15 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let function = match syn::parse2::<ItemFn>(item.clone()) {
         Ok(function) => function,
         Err(_) => {
-            let span = item.clone().into_iter().next().map_or_else(Span::call_site, |t| t.span());
-            errors.push(syn::Error::new(span, "#[shutdown_runtime::main] applies to an `async fn main()`"));
+            let span = item
+                .clone()
+                .into_iter()
+                .next()
+                .map_or_else(Span::call_site, |t| t.span());
+            errors.push(syn::Error::new(
+                span,
+                "#[shutdown_runtime::main] applies to an `async fn main()`",
+            ));
             let error = errors.finish().map(|e| e.to_compile_error());
             return quote!(#item #error);
         }
@@ -34,10 +41,16 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         ));
     }
     if !function.sig.inputs.is_empty() {
-        shape.push(syn::Error::new(function.sig.inputs.span(), "the main function takes no arguments"));
+        shape.push(syn::Error::new(
+            function.sig.inputs.span(),
+            "the main function takes no arguments",
+        ));
     }
     if !function.sig.generics.params.is_empty() || function.sig.generics.where_clause.is_some() {
-        shape.push(syn::Error::new(function.sig.generics.span(), "the main function cannot be generic"));
+        shape.push(syn::Error::new(
+            function.sig.generics.span(),
+            "the main function cannot be generic",
+        ));
     }
     if let Some(shape) = shape.finish() {
         // The item cannot be turned into a runtime entry point: emit it as it is.

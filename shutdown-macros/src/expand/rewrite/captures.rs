@@ -64,7 +64,9 @@ impl<'a> CaptureRewriter<'a> {
     }
 
     fn move_in_closure(&mut self, closure: &mut ExprClosure) {
-        let Some(stmt) = self.errors.ok(self.emit.scope_move_in()) else { return };
+        let Some(stmt) = self.errors.ok(self.emit.scope_move_in()) else {
+            return;
+        };
         match &mut *closure.body {
             Expr::Block(b) if b.label.is_none() => b.block.stmts.insert(0, stmt),
             body => {
@@ -83,7 +85,9 @@ impl<'a> CaptureRewriter<'a> {
 }
 
 fn is_routed_once_call(call: &syn::ExprCall) -> bool {
-    let Expr::Path(p) = &*call.func else { return false };
+    let Expr::Path(p) = &*call.func else {
+        return false;
+    };
     let segments: Vec<_> = p.path.segments.iter().collect();
     matches!(segments.as_slice(), [.., private, function]
         if private.ident == "__private"
@@ -99,21 +103,22 @@ impl VisitMut for CaptureRewriter<'_> {
         }
         match expr {
             Expr::Async(a) if uses_scope_block(&a.block) => {
-                if a.capture.is_none() {
-                    if let Some(stmt) = self.errors.ok(self.emit.scope_move_in()) {
-                        a.block.stmts.insert(0, stmt);
-                    }
+                if a.capture.is_none()
+                    && let Some(stmt) = self.errors.ok(self.emit.scope_move_in())
+                {
+                    a.block.stmts.insert(0, stmt);
                 }
                 self.wrap(expr);
             }
             Expr::Closure(c) if c.capture.is_some() && uses_scope_expr(&c.body) => self.wrap(expr),
             Expr::Call(call) if is_routed_once_call(call) => {
                 for arg in call.args.iter_mut() {
-                    if let Expr::Closure(c) = arg {
-                        if c.capture.is_none() && uses_scope_expr(&c.body) {
-                            self.move_in_closure(c);
-                            self.wrap(arg);
-                        }
+                    if let Expr::Closure(c) = arg
+                        && c.capture.is_none()
+                        && uses_scope_expr(&c.body)
+                    {
+                        self.move_in_closure(c);
+                        self.wrap(arg);
                     }
                 }
             }

@@ -44,7 +44,7 @@ enum Frame {
     /// A closure or async block: `break` cannot reach past it.
     Barrier,
     /// A loop; `None` if nothing may break out of it (its value is needed).
-    Loop(Option<Option<Expr>>),
+    Loop(Option<Option<Box<Expr>>>),
 }
 
 /// The `VisitMut` that adds checkpoints to loops.
@@ -63,7 +63,14 @@ pub(crate) struct LoopRewriter<'a> {
 impl<'a> LoopRewriter<'a> {
     /// A rewriter that reports to `errors` and counts into `stats`.
     pub(crate) fn new(emit: &'a Emitter, errors: &'a mut Errors, stats: &'a mut Stats) -> Self {
-        LoopRewriter { emit, errors, stats, ctx: Ctx::Value, spawn_arg: false, frames: Vec::new() }
+        LoopRewriter {
+            emit,
+            errors,
+            stats,
+            ctx: Ctx::Value,
+            spawn_arg: false,
+            frames: Vec::new(),
+        }
     }
 
     /// Rewrites a function body whose tail value is in context `ctx`.
@@ -106,7 +113,7 @@ impl<'a> LoopRewriter<'a> {
             self.stats.skipped += 1;
             (false, breakable.then_some(None))
         } else if let Some(on) = marks.on_shutdown.take() {
-            (true, Some(Some(on)))
+            (true, Some(Some(Box::new(on))))
         } else if breakable {
             (true, Some(None))
         } else {
@@ -118,18 +125,16 @@ impl<'a> LoopRewriter<'a> {
             (false, None)
         };
         let on_shutdown = match &frame {
-            Some(Some(on)) => Some(on.clone()),
+            Some(Some(on)) => Some((**on).clone()),
             _ => None,
         };
         self.frames.push(Frame::Loop(frame));
         self.ctx = Ctx::Unit;
         self.visit_block_mut(&mut l.body);
         self.frames.pop();
-        if rewrite {
-            if let Some(stmt) = self.errors.ok(self.emit.checkpoint(on_shutdown.as_ref())) {
-                l.body.stmts.insert(0, stmt);
-                self.stats.rewritten += 1;
-            }
+        if rewrite && let Some(stmt) = self.errors.ok(self.emit.checkpoint(on_shutdown.as_ref())) {
+            l.body.stmts.insert(0, stmt);
+            self.stats.rewritten += 1;
         }
     }
 
@@ -147,7 +152,12 @@ impl<'a> LoopRewriter<'a> {
                 Expr::Let(l) => &mut *l.expr,
                 other => other,
             };
-            self.wrap_idle(target, None, span, "the condition of this `while` does not end in `.await`");
+            self.wrap_idle(
+                target,
+                None,
+                span,
+                "the condition of this `while` does not end in `.await`",
+            );
         }
         self.visit_expr_mut(&mut w.cond);
         self.frames.push(Frame::Loop(Some(None)));
@@ -158,12 +168,26 @@ impl<'a> LoopRewriter<'a> {
             self.stats.skipped += 1;
             return;
         }
-        let Some(mut skeleton) = self.errors.ok(self.emit.while_skeleton()) else { return };
-        let Expr::While(w) = mem::replace(expr, Expr::Verbatim(Default::default())) else { return };
-        let syn::ExprWhile { attrs, label, cond, body, .. } = w;
+        let Some(mut skeleton) = self.errors.ok(self.emit.while_skeleton()) else {
+            return;
+        };
+        let Expr::While(w) = mem::replace(expr, Expr::Verbatim(Default::default())) else {
+            return;
+        };
+        let syn::ExprWhile {
+            attrs,
+            label,
+            cond,
+            body,
+            ..
+        } = w;
         let placed = (|| {
-            let Expr::Loop(l) = &mut skeleton else { return None };
-            let Some(Stmt::Expr(Expr::If(i), _)) = l.body.stmts.last_mut() else { return None };
+            let Expr::Loop(l) = &mut skeleton else {
+                return None;
+            };
+            let Some(Stmt::Expr(Expr::If(i), _)) = l.body.stmts.last_mut() else {
+                return None;
+            };
             i.cond = cond;
             i.then_branch = body;
             l.attrs = attrs;
@@ -174,7 +198,10 @@ impl<'a> LoopRewriter<'a> {
             *expr = skeleton;
             self.stats.rewritten += 1;
         } else {
-            self.errors.push(syn::Error::new(Span::call_site(), "internal error: bad `while` skeleton"));
+            self.errors.push(syn::Error::new(
+                Span::call_site(),
+                "internal error: bad `while` skeleton",
+            ));
         }
     }
 
@@ -196,19 +223,44 @@ impl<'a> LoopRewriter<'a> {
             self.stats.skipped += 1;
             return;
         }
-        let Some(mut skeleton) = self.errors.ok(self.emit.for_skeleton()) else { return };
-        let Expr::ForLoop(f) = mem::replace(expr, Expr::Verbatim(Default::default())) else { return };
-        let syn::ExprForLoop { attrs, label, pat, expr: iterable, body, .. } = f;
+        let Some(mut skeleton) = self.errors.ok(self.emit.for_skeleton()) else {
+            return;
+        };
+        let Expr::ForLoop(f) = mem::replace(expr, Expr::Verbatim(Default::default())) else {
+            return;
+        };
+        let syn::ExprForLoop {
+            attrs,
+            label,
+            pat,
+            expr: iterable,
+            body,
+            ..
+        } = f;
         let placed = (|| {
-            let Expr::Match(outer) = &mut skeleton else { return None };
-            let Expr::Call(into_iter) = &mut *outer.expr else { return None };
+            let Expr::Match(outer) = &mut skeleton else {
+                return None;
+            };
+            let Expr::Call(into_iter) = &mut *outer.expr else {
+                return None;
+            };
             *into_iter.args.first_mut()? = *iterable;
-            let Expr::Loop(l) = &mut *outer.arms.first_mut()?.body else { return None };
-            let Some(Stmt::Expr(Expr::Match(next), _)) = l.body.stmts.last_mut() else { return None };
+            let Expr::Loop(l) = &mut *outer.arms.first_mut()?.body else {
+                return None;
+            };
+            let Some(Stmt::Expr(Expr::Match(next), _)) = l.body.stmts.last_mut() else {
+                return None;
+            };
             let some_arm = next.arms.first_mut()?;
-            let syn::Pat::TupleStruct(some) = &mut some_arm.pat else { return None };
+            let syn::Pat::TupleStruct(some) = &mut some_arm.pat else {
+                return None;
+            };
             *some.elems.first_mut()? = *pat;
-            some_arm.body = Box::new(Expr::Block(syn::ExprBlock { attrs: Vec::new(), label: None, block: body }));
+            *some_arm.body = Expr::Block(syn::ExprBlock {
+                attrs: Vec::new(),
+                label: None,
+                block: body,
+            });
             l.label = label;
             outer.attrs = attrs;
             Some(())
@@ -217,7 +269,10 @@ impl<'a> LoopRewriter<'a> {
             *expr = skeleton;
             self.stats.rewritten += 1;
         } else {
-            self.errors.push(syn::Error::new(Span::call_site(), "internal error: bad `for` skeleton"));
+            self.errors.push(syn::Error::new(
+                Span::call_site(),
+                "internal error: bad `for` skeleton",
+            ));
         }
     }
 
@@ -230,8 +285,13 @@ impl<'a> LoopRewriter<'a> {
             ));
             return;
         };
-        let Expr::Await(await_expr) = &*node else { return };
-        if let Some(wrapped) = self.errors.ok(self.emit.idle(&await_expr.base, value, span)) {
+        let Expr::Await(await_expr) = &*node else {
+            return;
+        };
+        if let Some(wrapped) = self
+            .errors
+            .ok(self.emit.idle(&await_expr.base, value, span))
+        {
             *node = wrapped;
             self.stats.idle += 1;
         }
@@ -248,7 +308,7 @@ impl<'a> LoopRewriter<'a> {
         let Some(span) = marks.idle else { return };
         let frame = self.frames.last();
         let value = match frame {
-            Some(Frame::Loop(Some(value))) => value.clone(),
+            Some(Frame::Loop(Some(value))) => value.as_deref().cloned(),
             Some(Frame::Loop(None)) => {
                 self.errors.push(syn::Error::new(
                     span,
@@ -265,8 +325,16 @@ impl<'a> LoopRewriter<'a> {
             }
         };
         match target {
-            Some(target) => self.wrap_idle(target, value.as_ref(), span, "this statement does not end in `.await`"),
-            None => self.errors.push(syn::Error::new(span, "`idle` needs a statement that ends in `.await`")),
+            Some(target) => self.wrap_idle(
+                target,
+                value.as_ref(),
+                span,
+                "this statement does not end in `.await`",
+            ),
+            None => self.errors.push(syn::Error::new(
+                span,
+                "`idle` needs a statement that ends in `.await`",
+            )),
         }
     }
 }
@@ -367,7 +435,10 @@ impl VisitMut for LoopRewriter<'_> {
         for (index, stmt) in block.stmts.iter_mut().enumerate() {
             match stmt {
                 Stmt::Local(local) => {
-                    let marks = self.errors.ok(take_marks(&mut local.attrs)).unwrap_or_default();
+                    let marks = self
+                        .errors
+                        .ok(take_marks(&mut local.attrs))
+                        .unwrap_or_default();
                     if !marks.is_empty() {
                         let target = local.init.as_mut().map(|init| &mut *init.expr);
                         self.statement_marks(marks, target);
@@ -439,7 +510,9 @@ impl VisitMut for LoopRewriter<'_> {
             Expr::Closure(c) => {
                 let output_ctx = match &c.output {
                     ReturnType::Type(..) => body_ctx(&c.output),
-                    ReturnType::Default if spawn_arg && output_of(&c.body) == Output::Free => Ctx::Unit,
+                    ReturnType::Default if spawn_arg && output_of(&c.body) == Output::Free => {
+                        Ctx::Unit
+                    }
                     ReturnType::Default => Ctx::Value,
                 };
                 self.frames.push(Frame::Barrier);

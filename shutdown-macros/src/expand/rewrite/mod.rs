@@ -61,10 +61,10 @@ pub(crate) fn rewrite_fn(
     spawns::SpawnRewriter::new(emit, errors, stats).visit_block_mut(&mut function.block);
     if let (ScopeMode::Custom, Some(scope)) = (emit.mode(), scope) {
         captures::CaptureRewriter::new(emit, errors).visit_block_mut(&mut function.block);
-        if captures::uses_scope_block(&function.block) {
-            if let Some(binding) = errors.ok(emit.scope_binding(scope)) {
-                function.block.stmts.insert(0, binding);
-            }
+        if captures::uses_scope_block(&function.block)
+            && let Some(binding) = errors.ok(emit.scope_binding(scope))
+        {
+            function.block.stmts.insert(0, binding);
         }
     }
 }

@@ -18,7 +18,12 @@ pub(crate) fn route(path: &ExprPath) -> Option<&'static str> {
     if path.qself.is_some() || path.path.segments.iter().any(|s| !s.arguments.is_none()) {
         return None;
     }
-    let names: Vec<String> = path.path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let names: Vec<String> = path
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
     match names.as_slice() {
         ["tokio", "spawn"] | ["tokio", "task", "spawn"] => Some("spawn"),
@@ -40,7 +45,11 @@ pub(crate) struct SpawnRewriter<'a> {
 impl<'a> SpawnRewriter<'a> {
     /// A rewriter that reports to `errors` and counts into `stats`.
     pub(crate) fn new(emit: &'a Emitter, errors: &'a mut Errors, stats: &'a mut Stats) -> Self {
-        SpawnRewriter { emit, errors, stats }
+        SpawnRewriter {
+            emit,
+            errors,
+            stats,
+        }
     }
 }
 
@@ -52,10 +61,19 @@ impl VisitMut for SpawnRewriter<'_> {
             _ => syn::visit_mut::visit_expr_mut(self, expr),
         }
         let Expr::Call(call) = expr else { return };
-        let Expr::Path(path) = &*call.func else { return };
+        let Expr::Path(path) = &*call.func else {
+            return;
+        };
         let Some(function) = route(path) else { return };
-        let span = path.path.segments.first().map_or_else(proc_macro2::Span::call_site, |s| s.ident.span());
-        if let Some(routed) = self.errors.ok(self.emit.routed_spawn(function, span, &call.args)) {
+        let span = path
+            .path
+            .segments
+            .first()
+            .map_or_else(proc_macro2::Span::call_site, |s| s.ident.span());
+        if let Some(routed) = self
+            .errors
+            .ok(self.emit.routed_spawn(function, span, &call.args))
+        {
             *expr = routed;
             self.stats.spawns += 1;
         }
