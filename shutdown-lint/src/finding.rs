@@ -67,3 +67,23 @@ pub struct Finding {
     /// Set when a suppression comment covers this finding.
     pub suppressed: Option<Suppressed>,
 }
+
+impl Region {
+    /// The empty region at line 1, column 1 (for whole-file findings).
+    ///
+    /// # Examples
+    /// ```
+    /// let r = shutdown_lint::finding::Region::default_start();
+    /// assert_eq!((r.line, r.column, r.len), (1, 1, 0));
+    /// ```
+    pub fn default_start() -> Region {
+        Region {
+            line: 1,
+            column: 1,
+            end_line: 1,
+            end_column: 1,
+            offset: 0,
+            len: 0,
+        }
+    }
+}

@@ -1,4 +1,32 @@
-//! A compile-free linter for graceful-shutdown hazards (work in progress).
+//! A compile-free linter for graceful-shutdown hazards in Rust services.
+//!
+//! `shutdown-lint` parses each file with `syn` (no type-check, no build), resolves imports
+//! within the file ([`resolve`]), and reports raw task spawns, HTTP clients without
+//! timeouts, timeouts longer than the drain budget, detached threads, and binaries that
+//! handle Ctrl-C but not SIGTERM ([`rules`]). The library never prints: [`engine`] returns a
+//! [`engine::LintReport`], [`render`] turns it into text, and the binaries print it.
+//!
+//! # Examples
+//! ```
+//! use shutdown_lint::{analysis::analyze_source, config::Config};
+//! let a = analyze_source("src/lib.rs".as_ref(), "fn f() { std::thread::spawn(|| ()); }", &Config::default());
+//! assert_eq!(a.findings[0].rule, "detached-thread");
+//! ```
+
+pub mod analysis;
 pub mod audit;
 pub mod baseline;
+pub mod cli;
+pub mod collect;
+pub mod config;
+pub mod engine;
 pub mod finding;
+pub mod lexscan;
+pub mod macros;
+pub mod model;
+pub mod package;
+pub mod render;
+pub mod resolve;
+pub mod rules;
+pub mod source;
+pub mod suppress;

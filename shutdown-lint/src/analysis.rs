@@ -1,0 +1,496 @@
+//! The per-file analysis, a pure function of a file's path, text and configuration:
+//! [`analyze_source`] (or [`Analyzer::analyze`] to reuse the prepared tables across files).
+//!
+//! Steps: skip test files unless asked; a byte scan for needles (outside `//` comments)
+//! that skips files no rule can match; a depth check; the `syn` parse; the model walk
+//! ([`crate::collect`]); the per-file rules; suppressions. Cross-file work
+//! (`sigterm-missing`) and unused suppressions are finished by [`FileAnalysis::finish`].
+
+use crate::collect::{self, CollectOptions};
+use crate::config::Config;
+use crate::finding::{Finding, Region, Severity};
+use crate::model::ModDecl;
+use crate::resolve::{Aliases, Canon, known, split_path};
+use crate::rules::{self, RuleContext, sigterm_missing::SignalSites};
+use crate::source::{self, LineIndex};
+use crate::suppress::{self, SuppressionFact};
+use serde::Serialize;
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Counts the audit needs, per file.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct FileFacts {
+    /// Path as shown.
+    pub path: PathBuf,
+    /// `shutdown_runtime` spawns, `[spawn] tracked` calls, and raw spawns routed by `#[drainable]`.
+    pub tracked_spawns: usize,
+    /// Raw spawns (suppressed or not, whatever the rule's level).
+    pub raw_spawns: usize,
+    /// Functions marked `#[drainable]`.
+    pub drainable_fns: usize,
+    /// HTTP clients/requests without an overall timeout.
+    pub http_clients_without_timeout: usize,
+    /// Threads whose handle is dropped.
+    pub detached_threads: usize,
+    /// The file registers a SIGTERM handler.
+    pub handles_sigterm: bool,
+    /// The file registers a Ctrl-C (SIGINT) handler.
+    pub handles_ctrl_c: bool,
+    /// Every suppression comment.
+    pub suppressions: Vec<SuppressionFact>,
+}
+
+/// Where a file sits in its crate.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FileContext {
+    /// Crate name (`-` replaced by `_`), when known from `Cargo.toml`.
+    pub crate_name: Option<String>,
+    /// Module path below the crate root (`[]` for `lib.rs`/`main.rs`/a bin root).
+    pub module_path: Vec<String>,
+    /// The file is test code by location (`tests/`, `benches/`).
+    pub is_test_file: bool,
+}
+
+impl FileContext {
+    /// Guesses the context from a path alone: modules after the last `src/`, test code
+    /// under `tests/` or `benches/`.
+    ///
+    /// # Examples
+    /// ```
+    /// use shutdown_lint::analysis::FileContext;
+    /// let c = FileContext::from_path("app/src/net/mod.rs".as_ref());
+    /// assert_eq!(c.module_path, ["net"]);
+    /// assert!(FileContext::from_path("app/tests/it.rs".as_ref()).is_test_file);
+    /// ```
+    pub fn from_path(path: &Path) -> FileContext {
+        let comps: Vec<String> = path
+            .components()
+            .filter_map(|c| match c {
+                std::path::Component::Normal(s) => Some(s.to_string_lossy().into_owned()),
+                _ => None,
+            })
+            .collect();
+        let is_test_file = comps[..comps.len().saturating_sub(1)]
+            .iter()
+            .any(|c| c == "tests" || c == "benches");
+        let mut module_path = Vec::new();
+        if let Some(src) = comps.iter().rposition(|c| c == "src") {
+            let rest = &comps[src + 1..];
+            if rest.first().is_some_and(|c| c == "bin") {
+                // src/bin/x.rs and src/bin/x/main.rs are roots
+                if rest.len() > 2 {
+                    module_path.extend(rest[2..].iter().cloned());
+                }
+            } else {
+                module_path.extend(rest.iter().cloned());
+            }
+            if let Some(last) = module_path.pop() {
+                let stem = last.strip_suffix(".rs").unwrap_or(&last).to_string();
+                let is_root = module_path.is_empty() && (stem == "lib" || stem == "main");
+                if stem != "mod" && !is_root {
+                    module_path.push(stem);
+                }
+            }
+        }
+        FileContext {
+            crate_name: None,
+            module_path,
+            is_test_file,
+        }
+    }
+}
+
+/// What [`analyze_source`] found in one file.
+#[derive(Debug, Clone, Default)]
+pub struct FileAnalysis {
+    /// Path as shown.
+    pub path: PathBuf,
+    /// Findings of the per-file rules (with suppressions applied).
+    pub findings: Vec<Finding>,
+    /// Counts for the audit.
+    pub facts: FileFacts,
+    /// Signal handling (for `sigterm-missing`).
+    pub signals: SignalSites,
+    /// A top-level `fn main`.
+    pub has_main: bool,
+    /// `mod x;` declarations.
+    pub mod_decls: Vec<ModDecl>,
+    /// Skipped by the byte scan (no rule can match).
+    pub skipped_by_scan: bool,
+    /// Skipped as test code by location.
+    pub skipped_as_test: bool,
+    /// Parsed with `syn`.
+    pub parsed: bool,
+    /// Macro bodies analysed / not analysed.
+    pub macros_analysed: usize,
+    /// Macro bodies that did not parse as Rust.
+    pub macros_unanalysed: usize,
+    /// Expressions nested deeper than the walk's bound.
+    pub too_deep: usize,
+    /// Test items skipped.
+    pub test_items_skipped: usize,
+    /// Rules set to `allow` (their suppressions are never "unused").
+    pub allowed_rules: Vec<String>,
+    /// Levels of `suppression-without-reason` and `unused-suppression`.
+    pub suppression_levels: Option<(Severity, Severity)>,
+}
+
+/// Configuration prepared for many files: resolution tables and the byte scan.
+#[derive(Debug, Clone)]
+pub struct Analyzer {
+    config: Arc<Config>,
+    aliases: Arc<Aliases>,
+    interesting: Arc<HashSet<Canon>>,
+    needles: Vec<memchr::memmem::Finder<'static>>,
+}
+
+impl Analyzer {
+    /// Prepares `config`.
+    pub fn new(config: &Config) -> Analyzer {
+        Self::with_reexports(config, &[])
+    }
+
+    /// Prepares `config` plus extra re-exports (e.g. renamed dependencies of a package).
+    pub fn with_reexports(config: &Config, extra: &[(String, String)]) -> Analyzer {
+        let mut re = config.reexports.clone();
+        re.extend_from_slice(extra);
+        let aliases = Aliases::new(&re);
+        let mut interesting = HashSet::new();
+        let configured = config
+            .spawn_tracked
+            .iter()
+            .chain(&config.spawn_raw)
+            .chain(&config.http_no_timeout);
+        for p in known::all_paths()
+            .map(split_path)
+            .chain(configured.map(|s| split_path(s)))
+        {
+            for n in 1..=p.len() {
+                interesting.insert(p[..n].to_vec());
+            }
+        }
+        let mut words: Vec<String> = known::NEEDLES.iter().map(|s| s.to_string()).collect();
+        for p in config
+            .spawn_tracked
+            .iter()
+            .chain(&config.spawn_raw)
+            .chain(&config.http_no_timeout)
+        {
+            if let Some(last) = split_path(p).last() {
+                words.push(last.clone());
+            }
+        }
+        for (from, _) in &re {
+            if let Some(first) = split_path(from).first() {
+                words.push(first.clone());
+            }
+        }
+        words.sort();
+        words.dedup();
+        let needles = words
+            .iter()
+            .map(|w| memchr::memmem::Finder::new(w.as_bytes()).into_owned())
+            .collect();
+        Analyzer {
+            config: Arc::new(config.clone()),
+            aliases: Arc::new(aliases),
+            interesting: Arc::new(interesting),
+            needles,
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// Whether any needle occurs in `text` outside a `//` comment.
+    pub fn may_match(&self, text: &str) -> bool {
+        let b = text.as_bytes();
+        for f in &self.needles {
+            for pos in f.find_iter(b) {
+                let line_start = memchr::memrchr(b'\n', &b[..pos]).map_or(0, |i| i + 1);
+                let before = &b[line_start..pos];
+                if memchr::memmem::find(before, b"//").is_none()
+                    || f.needle() == suppress::MARKER.as_bytes()
+                {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    /// Analyses one file.
+    pub fn analyze(&self, path: &Path, text: &str, fctx: &FileContext) -> FileAnalysis {
+        let config = &*self.config;
+        let mut a = FileAnalysis {
+            path: path.to_path_buf(),
+            facts: FileFacts {
+                path: path.to_path_buf(),
+                ..FileFacts::default()
+            },
+            allowed_rules: rules::all_rules()
+                .iter()
+                .filter(|r| config.severity(r) == Severity::Allow)
+                .map(|r| r.name.to_string())
+                .collect(),
+            suppression_levels: Some((
+                config.severity(&rules::suppression_without_reason::META),
+                config.severity(&rules::unused_suppression::META),
+            )),
+            ..FileAnalysis::default()
+        };
+        if fctx.is_test_file && !config.include_tests {
+            a.skipped_as_test = true;
+            return a;
+        }
+        if !self.may_match(text) {
+            a.skipped_by_scan = true;
+            return a;
+        }
+        let index = LineIndex::new(text);
+        a.facts.suppressions = suppress::parse_suppressions(text, &index);
+        let depth = source::nesting_depth(text);
+        if depth > source::MAX_NESTING {
+            let msg = format!(
+                "nesting is {depth} levels deep, over the linter's bound of {}; not analysed",
+                source::MAX_NESTING
+            );
+            a.findings
+                .push(parse_error(config, path, index.region(0, 0), msg));
+            return a;
+        }
+        let cleaned = blank_preamble(text);
+        let file = match syn::parse_str::<syn::File>(&cleaned) {
+            Ok(f) => f,
+            Err(e) => {
+                let r = e.span().byte_range();
+                let region = index.region(r.start, r.end);
+                a.findings.push(parse_error(
+                    config,
+                    path,
+                    region,
+                    format!("syntax error: {e}"),
+                ));
+                drop(e);
+                proc_macro2::extra::invalidate_current_thread_spans();
+                return a;
+            }
+        };
+        a.parsed = true;
+        let mut module = vec![
+            fctx.crate_name
+                .clone()
+                .unwrap_or_else(|| "crate".to_string()),
+        ];
+        module.extend(fctx.module_path.iter().cloned());
+        let opts = CollectOptions {
+            file_module: module,
+            include_tests: config.include_tests,
+            aliases: self.aliases.clone(),
+            interesting: self.interesting.clone(),
+        };
+        let model = collect::collect(&file, &index, &opts);
+        if model.too_deep > 0 {
+            // dropping a tree this deep recurses as deep: leak it instead (pathological input only)
+            std::mem::forget(file);
+        } else {
+            drop(file);
+        }
+        proc_macro2::extra::invalidate_current_thread_spans();
+
+        let cx = RuleContext {
+            model: &model,
+            config,
+            path,
+        };
+        rules::check_file(&cx, &mut a.findings);
+        a.facts.raw_spawns = rules::raw_spawn::raw_spawns(&model, &config.spawn_raw).len();
+        a.facts.tracked_spawns = rules::raw_spawn::tracked_spawns(&model, &config.spawn_tracked);
+        a.facts.drainable_fns = model.drainable_fns;
+        a.facts.http_clients_without_timeout =
+            rules::http_no_timeout::clients_without_timeout(&model, &config.http_no_timeout).len();
+        a.facts.detached_threads = rules::detached_thread::detached_threads(&model).len();
+        a.signals = rules::sigterm_missing::signal_sites(&model);
+        a.facts.handles_sigterm = a.signals.sigterm;
+        a.facts.handles_ctrl_c = !a.signals.ctrl_c.is_empty();
+        a.has_main = model.has_main;
+        a.mod_decls = model.mod_decls.clone();
+        a.macros_analysed = model.macros_analysed;
+        a.macros_unanalysed = model.macros_unanalysed;
+        a.too_deep = model.too_deep;
+        a.test_items_skipped = model.test_items_skipped;
+        suppress::apply(&mut a.findings, &mut a.facts.suppressions);
+        a
+    }
+}
+
+impl FileAnalysis {
+    /// Adds cross-file findings (suppressions apply to them too), then reports suppressions
+    /// without a reason and unused ones; returns every finding of the file, suppressed
+    /// ones included (`suppressed` set). With `use_suppressions = false`, comments are
+    /// ignored.
+    pub fn finish(&mut self, cross_file: Vec<Finding>, use_suppressions: bool) -> Vec<Finding> {
+        let mut findings = std::mem::take(&mut self.findings);
+        findings.extend(cross_file);
+        if !use_suppressions {
+            for f in &mut findings {
+                f.suppressed = None;
+            }
+            return findings;
+        }
+        suppress::apply(&mut findings, &mut self.facts.suppressions);
+        let (reason_level, unused_level) = self
+            .suppression_levels
+            .unwrap_or((Severity::Deny, Severity::Warn));
+        let mut extra = Vec::new();
+        for s in &self.facts.suppressions {
+            if s.malformed && unused_level != Severity::Allow {
+                extra.push(self.sup_finding(
+                    &rules::unused_suppression::META,
+                    unused_level,
+                    s,
+                    "malformed suppression: write `// shutdown-lint: allow(rule) -- reason`".into(),
+                    "name the rules in `allow(..)`, comma-separated",
+                ));
+                continue;
+            }
+            if s.malformed {
+                continue;
+            }
+            if s.reason.is_empty() && reason_level != Severity::Allow {
+                extra.push(self.sup_finding(
+                    &rules::suppression_without_reason::META,
+                    reason_level,
+                    s,
+                    format!("suppression of `{}` gives no reason", s.rules.join("`, `")),
+                    "add `-- <why this is safe>` after `allow(..)`",
+                ));
+            }
+            if unused_level == Severity::Allow {
+                continue;
+            }
+            let unknown: Vec<&String> = s
+                .rules
+                .iter()
+                .filter(|r| rules::rule(r).is_none())
+                .collect();
+            if !unknown.is_empty() {
+                extra.push(self.sup_finding(
+                    &rules::unused_suppression::META,
+                    unused_level,
+                    s,
+                    format!("suppression names unknown rule `{}`", unknown[0]),
+                    "`shutdown-lint --list-rules` lists the rule names",
+                ));
+            } else if !s.used && !s.rules.iter().any(|r| self.allowed_rules.contains(r)) {
+                extra.push(self.sup_finding(
+                    &rules::unused_suppression::META,
+                    unused_level,
+                    s,
+                    format!(
+                        "suppression of `{}` matches no finding on this line or the next",
+                        s.rules.join("`, `")
+                    ),
+                    "remove the comment",
+                ));
+            }
+        }
+        findings.extend(extra);
+        findings
+    }
+
+    fn sup_finding(
+        &self,
+        meta: &rules::RuleMeta,
+        level: Severity,
+        s: &SuppressionFact,
+        message: String,
+        help: &str,
+    ) -> Finding {
+        Finding {
+            rule: meta.name.to_string(),
+            severity: level,
+            path: self.path.clone(),
+            region: s.region,
+            message,
+            help: Some(help.to_string()),
+            item: String::new(),
+            suppressed: None,
+        }
+    }
+}
+
+/// A `parse-error` finding.
+pub fn parse_error(config: &Config, path: &Path, region: Region, message: String) -> Finding {
+    Finding {
+        rule: rules::parse_error::META.name.to_string(),
+        severity: config.severity(&rules::parse_error::META),
+        path: path.to_path_buf(),
+        region,
+        message,
+        help: Some("fix the file or add it to `exclude`; it was not checked".into()),
+        item: String::new(),
+        suppressed: None,
+    }
+}
+
+/// Replaces a byte-order mark and a shebang line with spaces of the same byte length, so
+/// byte offsets stay those of the file.
+fn blank_preamble(text: &str) -> std::borrow::Cow<'_, str> {
+    let bom = text.starts_with('\u{feff}');
+    let body = if bom { &text[3..] } else { text };
+    let shebang = body.starts_with("#!") && !body[2..].trim_start().starts_with('[');
+    if !bom && !shebang {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut s = String::with_capacity(text.len());
+    if bom {
+        s.push_str("   ");
+    }
+    if shebang {
+        let end = body.find('\n').unwrap_or(body.len());
+        s.extend(
+            body[..end]
+                .chars()
+                .map(|c| if c.is_ascii() { ' ' } else { c }),
+        );
+        s.push_str(&body[end..]);
+    } else {
+        s.push_str(body);
+    }
+    std::borrow::Cow::Owned(s)
+}
+
+impl FileAnalysis {
+    /// An analysis holding just `finding` (a file that could not be analysed).
+    pub fn failed(path: &Path, finding: Finding) -> FileAnalysis {
+        FileAnalysis {
+            path: path.to_path_buf(),
+            facts: FileFacts {
+                path: path.to_path_buf(),
+                ..FileFacts::default()
+            },
+            findings: vec![finding],
+            ..FileAnalysis::default()
+        }
+    }
+}
+
+/// Analyses one file's text with `config` (a pure function: no file system access).
+///
+/// # Examples
+/// ```
+/// use shutdown_lint::{analysis::analyze_source, config::Config};
+/// let src = "use tokio::task;\nfn main() { task::spawn(async {}); }\n";
+/// let a = analyze_source("src/main.rs".as_ref(), src, &Config::default());
+/// assert_eq!(a.findings.len(), 1);
+/// assert_eq!(a.findings[0].rule, "raw-spawn");
+/// assert_eq!((a.findings[0].region.line, a.findings[0].region.column), (2, 13));
+/// ```
+pub fn analyze_source(path: &Path, text: &str, config: &Config) -> FileAnalysis {
+    Analyzer::new(config).analyze(path, text, &FileContext::from_path(path))
+}

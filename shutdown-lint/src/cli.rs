@@ -1,0 +1,270 @@
+//! The `shutdown-lint` command line, as a library function so `cargo shutdown lint` can
+//! share it: [`run`] parses arguments, lints, writes to the given streams and returns the
+//! exit status (**contract**: 0 no deny-level finding, 1 deny-level findings, 2 the tool
+//! could not run).
+
+use crate::engine::{LintOptions, LintReport, lint_paths};
+use crate::render::{HumanOptions, render_human, render_json};
+use crate::rules::all_rules;
+use clap::{Parser, Subcommand, ValueEnum};
+use std::ffi::OsString;
+use std::io::Write;
+use std::path::PathBuf;
+
+/// Output formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// miette reports for a terminal.
+    Human,
+    /// The JSON contract.
+    Json,
+    /// SARIF 2.1.0 (GitHub code scanning).
+    Sarif,
+    /// GitHub workflow annotations.
+    Github,
+}
+
+/// When to colour human output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Colour {
+    /// When stdout is a terminal.
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}
+
+/// Arguments.
+#[derive(Debug, Parser)]
+#[command(
+    name = "shutdown-lint",
+    version,
+    about = "Find graceful-shutdown hazards in Rust code without compiling it",
+    args_conflicts_with_subcommands = true
+)]
+pub struct Cli {
+    /// Subcommand.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// Files or directories to lint (default: `.`).
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+    /// List the rules and exit.
+    #[arg(long)]
+    pub list_rules: bool,
+    /// Print counters (files scanned/skipped/parsed, macro bodies not analysed) to stderr.
+    #[arg(long)]
+    pub stats: bool,
+    /// Also lint test code (overrides `include-tests`).
+    #[arg(long)]
+    pub include_tests: bool,
+    /// Ignore suppression comments.
+    #[arg(long)]
+    pub no_suppressions: bool,
+    /// Also show suppressed findings (human format).
+    #[arg(long)]
+    pub show_suppressed: bool,
+    /// Use this config file (a `shutdown-lint.toml` or `Cargo.toml`) for every path.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Worker threads (default: all cores).
+    #[arg(long, short = 'j', value_name = "N")]
+    pub threads: Option<usize>,
+    /// Width of human output.
+    #[arg(long, default_value_t = 100)]
+    pub width: usize,
+    /// Colour human output.
+    #[arg(long, value_enum, default_value_t = Colour::Auto)]
+    pub color: Colour,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Print a rule's documentation.
+    Explain {
+        /// Rule name, e.g. `raw-spawn`.
+        rule: String,
+    },
+}
+
+fn render_error(e: &dyn miette::Diagnostic) -> String {
+    let mut s = String::new();
+    let handler =
+        miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor())
+            .with_width(100);
+    if handler.render_report(&mut s, e).is_err() {
+        s = e.to_string();
+    }
+    s
+}
+
+/// `--list-rules` text.
+pub fn list_rules() -> String {
+    let mut s = String::new();
+    let w = all_rules().iter().map(|r| r.name.len()).max().unwrap_or(0);
+    for r in all_rules() {
+        let level = format!("{:?}", r.default_severity).to_lowercase();
+        s.push_str(&format!("{:w$}  {level:5}  {}\n", r.name, r.summary));
+    }
+    s
+}
+
+/// `explain RULE` text, or `None` for an unknown rule.
+pub fn explain(rule: &str) -> Option<String> {
+    let r = crate::rules::rule(rule)?;
+    let level = format!("{:?}", r.default_severity).to_lowercase();
+    Some(format!(
+        "# {} (default: {level})\n\n{}\n\n{}\n\nsource: {}\n",
+        r.name,
+        r.summary,
+        r.doc,
+        r.help_uri()
+    ))
+}
+
+/// `--stats` text.
+pub fn stats_text(report: &LintReport) -> String {
+    let s = &report.stats;
+    format!(
+        "files seen:                 {}\n\
+         files skipped (byte scan):  {}\n\
+         files skipped (tests):      {}\n\
+         files excluded (config):    {}\n\
+         files parsed:               {}\n\
+         parse errors:               {}\n\
+         macro bodies analysed:      {}\n\
+         macro bodies not analysed:  {}\n\
+         expressions too deep:       {}\n\
+         test items skipped:         {}\n\
+         bytes read:                 {}\n\
+         elapsed:                    {:.3} s\n",
+        s.files_seen,
+        s.files_skipped_by_scan,
+        s.files_skipped_as_tests,
+        s.files_excluded,
+        s.files_parsed,
+        s.parse_errors,
+        s.macros_analysed,
+        s.macros_unanalysed,
+        s.exprs_too_deep,
+        s.test_items_skipped,
+        s.bytes,
+        s.elapsed.as_secs_f64()
+    )
+}
+
+/// Renders `report` in a non-built-in format (`sarif`, `github`).
+fn render_other(format: Format, _report: &LintReport) -> Result<String, String> {
+    Err(format!(
+        "`--format {format:?}` is provided by the audit module, which is not wired into this build"
+    )
+    .to_lowercase())
+}
+
+/// Runs the command line; returns the exit status.
+///
+/// # Examples
+/// ```
+/// let mut out = Vec::new();
+/// let mut err = Vec::new();
+/// let code = shutdown_lint::cli::run(["shutdown-lint", "--list-rules"], &mut out, &mut err, false);
+/// assert_eq!(code, 0);
+/// assert!(String::from_utf8(out).unwrap().contains("raw-spawn"));
+/// ```
+pub fn run<I, T>(args: I, stdout: &mut dyn Write, stderr: &mut dyn Write, is_tty: bool) -> i32
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
+        Ok(c) => c,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            let text = e.render().to_string();
+            return match e.kind() {
+                ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+                    let _ = stdout.write_all(text.as_bytes());
+                    0
+                }
+                _ => {
+                    let _ = stderr.write_all(text.as_bytes());
+                    2
+                }
+            };
+        }
+    };
+    if let Some(Command::Explain { rule }) = &cli.command {
+        return match explain(rule) {
+            Some(text) => {
+                let _ = stdout.write_all(text.as_bytes());
+                0
+            }
+            None => {
+                let names: Vec<&str> = all_rules().iter().map(|r| r.name).collect();
+                let _ = writeln!(
+                    stderr,
+                    "error: unknown rule `{rule}`\n  known rules: {}",
+                    names.join(", ")
+                );
+                2
+            }
+        };
+    }
+    if cli.list_rules {
+        let _ = stdout.write_all(list_rules().as_bytes());
+        return 0;
+    }
+    if cli.threads == Some(0) {
+        let _ = writeln!(stderr, "error: `--threads` must be at least 1");
+        return 2;
+    }
+    let opts = LintOptions {
+        include_tests: cli.include_tests.then_some(true),
+        no_suppressions: cli.no_suppressions,
+        threads: cli.threads,
+        config: cli.config.clone(),
+        cwd: None,
+    };
+    let report = match lint_paths(&cli.paths, &opts) {
+        Ok(r) => r,
+        Err(e) => {
+            let _ = stderr.write_all(render_error(&e).as_bytes());
+            return 2;
+        }
+    };
+    let text = match cli.format {
+        Format::Human => {
+            let colour = match cli.color {
+                Colour::Always => true,
+                Colour::Never => false,
+                Colour::Auto => is_tty && std::env::var_os("NO_COLOR").is_none(),
+            };
+            render_human(
+                &report,
+                HumanOptions {
+                    width: cli.width,
+                    colour,
+                    show_suppressed: cli.show_suppressed,
+                },
+            )
+        }
+        Format::Json => render_json(&report),
+        other => match render_other(other, &report) {
+            Ok(t) => t,
+            Err(msg) => {
+                let _ = writeln!(stderr, "error: {msg}");
+                return 2;
+            }
+        },
+    };
+    let _ = stdout.write_all(text.as_bytes());
+    if cli.stats {
+        let _ = stderr.write_all(stats_text(&report).as_bytes());
+    }
+    report.exit_code()
+}

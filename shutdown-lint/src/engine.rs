@@ -1,0 +1,659 @@
+//! The driver: expands paths into files, finds each file's configuration and package,
+//! analyses files in parallel on all cores ([`crate::analysis`]), combines the files of
+//! each binary for `sigterm-missing`, applies suppressions and returns a [`LintReport`].
+//! Nothing here prints.
+
+use crate::analysis::{Analyzer, FileAnalysis, FileContext, FileFacts, parse_error};
+use crate::config::{Config, ConfigError};
+use crate::finding::{Finding, Region, Severity};
+use crate::package::Package;
+use crate::rules::sigterm_missing;
+use crate::source::{LineIndex, PARSE_STACK_BYTES};
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// How to run.
+#[derive(Debug, Clone, Default)]
+pub struct LintOptions {
+    /// Override the config's `include-tests`.
+    pub include_tests: Option<bool>,
+    /// Ignore suppression comments.
+    pub no_suppressions: bool,
+    /// Worker threads (default: all cores).
+    pub threads: Option<usize>,
+    /// Use this config file instead of discovering one per path.
+    pub config: Option<PathBuf>,
+    /// Directory paths are shown relative to (default: the current directory).
+    pub cwd: Option<PathBuf>,
+}
+
+/// Why the linter could not run (exit status 2).
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+pub enum LintError {
+    /// A path given on the command line does not exist.
+    #[error("path `{0}` does not exist")]
+    #[diagnostic(
+        code(shutdown_lint::missing_path),
+        help("check the spelling; paths are relative to the current directory")
+    )]
+    MissingPath(PathBuf),
+    /// The configuration is invalid.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Config(#[from] ConfigError),
+    /// Something else of the environment (no current directory, thread spawn failure).
+    #[error("{0}")]
+    #[diagnostic(code(shutdown_lint::io))]
+    Io(String),
+}
+
+/// Counters for `--stats`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Stats {
+    /// Rust files found.
+    pub files_seen: usize,
+    /// Skipped by the byte scan (no rule could match).
+    pub files_skipped_by_scan: usize,
+    /// Skipped as test code (`tests/`, `benches/`).
+    pub files_skipped_as_tests: usize,
+    /// Excluded by `exclude` globs.
+    pub files_excluded: usize,
+    /// Parsed.
+    pub files_parsed: usize,
+    /// Unreadable or unparsable.
+    pub parse_errors: usize,
+    /// Macro bodies parsed and analysed.
+    pub macros_analysed: usize,
+    /// Macro bodies that are not Rust and were not analysed.
+    pub macros_unanalysed: usize,
+    /// Expressions nested deeper than the walk's bound (skipped).
+    pub exprs_too_deep: usize,
+    /// Test items (`#[cfg(test)]`, `#[test]`) skipped.
+    pub test_items_skipped: usize,
+    /// Bytes read.
+    pub bytes: usize,
+    /// Wall time.
+    #[serde(skip)]
+    pub elapsed: Duration,
+}
+
+/// The result of a run.
+#[derive(Debug, Clone, Default)]
+pub struct LintReport {
+    /// Sorted by path, line, column; suppressed findings included (`suppressed` set).
+    pub findings: Vec<Finding>,
+    /// One per linted file.
+    pub files: Vec<FileFacts>,
+    /// Counters.
+    pub stats: Stats,
+}
+
+impl LintReport {
+    /// Findings not covered by a suppression.
+    pub fn active(&self) -> impl Iterator<Item = &Finding> {
+        self.findings
+            .iter()
+            .filter(|f| f.suppressed.is_none() && f.severity != Severity::Allow)
+    }
+
+    /// Exit status: 1 with an unsuppressed deny-level finding, else 0.
+    ///
+    /// # Examples
+    /// ```
+    /// assert_eq!(shutdown_lint::engine::LintReport::default().exit_code(), 0);
+    /// ```
+    pub fn exit_code(&self) -> i32 {
+        i32::from(self.active().any(|f| f.severity == Severity::Deny))
+    }
+}
+
+struct Job {
+    abs: PathBuf,
+    display: PathBuf,
+    cfg: usize,
+    pkg: Option<Arc<Package>>,
+}
+
+/// Shows `p` relative to `cwd` when under it.
+fn display_path(abs: &Path, cwd: &Path) -> PathBuf {
+    match abs.strip_prefix(cwd) {
+        Ok(rel) if !rel.as_os_str().is_empty() => rel.to_path_buf(),
+        _ => abs.to_path_buf(),
+    }
+}
+
+fn is_build_dir(e: &ignore::DirEntry) -> bool {
+    e.file_type().is_some_and(|t| t.is_dir()) && e.path().join("CACHEDIR.TAG").is_file()
+}
+
+/// Lints `paths` (files or directories; directories are walked honouring `.gitignore`).
+///
+/// # Examples
+/// ```
+/// use shutdown_lint::engine::{lint_paths, LintOptions};
+/// let dir = tempfile::tempdir().unwrap();
+/// std::fs::write(dir.path().join("a.rs"), "fn f() { tokio::spawn(async {}); }\n").unwrap();
+/// let report = lint_paths(&[dir.path().to_path_buf()], &LintOptions::default()).unwrap();
+/// assert_eq!(report.findings[0].rule, "raw-spawn");
+/// assert_eq!(report.exit_code(), 1);
+/// ```
+pub fn lint_paths(paths: &[PathBuf], opts: &LintOptions) -> Result<LintReport, LintError> {
+    let start = Instant::now();
+    let cwd = match &opts.cwd {
+        Some(c) => c.clone(),
+        None => std::env::current_dir()
+            .map_err(|e| LintError::Io(format!("no current directory: {e}")))?,
+    };
+    let default_paths = [PathBuf::from(".")];
+    let paths = if paths.is_empty() {
+        &default_paths[..]
+    } else {
+        paths
+    };
+
+    // configs, one per path (or the explicit one)
+    let explicit = match &opts.config {
+        Some(p) => {
+            let abs = cwd.join(p);
+            if std::fs::symlink_metadata(&abs).is_err() {
+                return Err(LintError::MissingPath(p.clone()));
+            }
+            Some(Config::from_file(&abs)?)
+        }
+        None => None,
+    };
+    let mut configs: Vec<Config> = Vec::new();
+    let mut cfg_index: HashMap<Option<PathBuf>, usize> = HashMap::new();
+    let mut roots = Vec::new();
+    for p in paths {
+        let abs = normalize(&cwd.join(p));
+        if std::fs::symlink_metadata(&abs).is_err() {
+            return Err(LintError::MissingPath(p.clone()));
+        }
+        let mut cfg = match &explicit {
+            Some(c) => c.clone(),
+            None => Config::discover(&abs)?,
+        };
+        if let Some(t) = opts.include_tests {
+            cfg.include_tests = t;
+        }
+        let key = cfg.source.clone();
+        let idx = *cfg_index.entry(key).or_insert_with(|| {
+            configs.push(cfg);
+            configs.len() - 1
+        });
+        roots.push((abs, idx));
+    }
+    let excludes: Vec<globset::GlobSet> = configs
+        .iter()
+        .map(|c| {
+            let mut b = globset::GlobSetBuilder::new();
+            for g in &c.exclude {
+                if let Ok(g) = globset::Glob::new(g) {
+                    b.add(g);
+                }
+            }
+            b.build().unwrap_or_else(|_| globset::GlobSet::empty())
+        })
+        .collect();
+
+    // files
+    let mut stats = Stats::default();
+    let mut walk_errors: Vec<(PathBuf, usize, String)> = Vec::new();
+    let mut files: BTreeMap<PathBuf, usize> = BTreeMap::new();
+    for (root, cfg) in &roots {
+        let excluded = |p: &Path| -> bool {
+            let base = configs[*cfg].root_dir().map(Path::to_path_buf);
+            base.and_then(|b| p.strip_prefix(&b).ok().map(|r| excludes[*cfg].is_match(r)))
+                .unwrap_or(false)
+        };
+        let meta =
+            std::fs::symlink_metadata(root).map_err(|_| LintError::MissingPath(root.clone()))?;
+        if !meta.is_dir() && !root.is_dir() {
+            files.entry(root.clone()).or_insert(*cfg);
+            continue;
+        }
+        let walker = ignore::WalkBuilder::new(root)
+            .hidden(true)
+            .git_ignore(true)
+            .require_git(false)
+            .follow_links(false)
+            .filter_entry(|e| !is_build_dir(e))
+            .build();
+        for entry in walker {
+            match entry {
+                Ok(e) => {
+                    let p = e.path();
+                    if p.extension().is_none_or(|x| x != "rs") {
+                        continue;
+                    }
+                    let is_file = e.file_type().is_some_and(|t| t.is_file() || t.is_symlink());
+                    if !is_file {
+                        continue;
+                    }
+                    if excluded(p) {
+                        stats.files_excluded += 1;
+                        continue;
+                    }
+                    files.entry(p.to_path_buf()).or_insert(*cfg);
+                }
+                Err(err) => {
+                    let path = walk_error_path(&err).unwrap_or_else(|| root.clone());
+                    walk_errors.push((path, *cfg, format!("cannot read: {err}")));
+                }
+            }
+        }
+    }
+
+    // packages
+    let mut pkg_cache: HashMap<PathBuf, Option<Arc<Package>>> = HashMap::new();
+    let mut jobs: Vec<Job> = Vec::new();
+    for (abs, cfg) in files {
+        let pkg = find_package(&abs, &mut pkg_cache);
+        jobs.push(Job {
+            display: display_path(&abs, &cwd),
+            abs,
+            cfg,
+            pkg,
+        });
+    }
+    stats.files_seen = jobs.len();
+
+    // analyzers per (config, package)
+    let mut analyzers: HashMap<(usize, Option<PathBuf>), Arc<Analyzer>> = HashMap::new();
+    for j in &jobs {
+        let key = (j.cfg, j.pkg.as_ref().map(|p| p.dir.clone()));
+        analyzers.entry(key).or_insert_with(|| {
+            let renames = j
+                .pkg
+                .as_ref()
+                .map(|p| p.renames.clone())
+                .unwrap_or_default();
+            Arc::new(Analyzer::with_reexports(&configs[j.cfg], &renames))
+        });
+    }
+    let analyzer_of = |j: &Job| analyzers[&(j.cfg, j.pkg.as_ref().map(|p| p.dir.clone()))].clone();
+
+    // parallel analysis
+    let threads = opts
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .clamp(1, jobs.len().max(1));
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<(FileAnalysis, usize)>>> =
+        Mutex::new((0..jobs.len()).map(|_| None).collect());
+    let spawn_err = std::thread::scope(|s| {
+        let mut handles = Vec::new();
+        for _ in 0..threads {
+            let h = std::thread::Builder::new()
+                .stack_size(PARSE_STACK_BYTES)
+                .spawn_scoped(s, || {
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(job) = jobs.get(i) else { break };
+                        let out = analyze_job(job, &analyzer_of(job), &configs[job.cfg]);
+                        results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(out);
+                    }
+                });
+            match h {
+                Ok(h) => handles.push(h),
+                Err(e) => return Some(e.to_string()),
+            }
+        }
+        for h in handles {
+            let _ = h.join();
+        }
+        None
+    });
+    if let Some(e) = spawn_err {
+        return Err(LintError::Io(format!("cannot start worker threads: {e}")));
+    }
+    let mut analyses: Vec<FileAnalysis> = Vec::with_capacity(jobs.len());
+    for (i, r) in results
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner())
+        .into_iter()
+        .enumerate()
+    {
+        let (a, bytes) = r.unwrap_or_else(|| {
+            let j = &jobs[i];
+            let f = parse_error(
+                &configs[j.cfg],
+                &j.display,
+                Region::default_start(),
+                "internal error while analysing this file".into(),
+            );
+            (FileAnalysis::failed(&j.display, f), 0)
+        });
+        stats.bytes += bytes;
+        analyses.push(a);
+    }
+
+    // sigterm-missing across the files of each binary
+    let mut cross: Vec<Vec<Finding>> = vec![Vec::new(); jobs.len()];
+    sigterm_across_binaries(&jobs, &analyses, &configs, &analyzer_of, &mut cross);
+
+    // finish
+    let mut report = LintReport::default();
+    for (i, mut a) in analyses.into_iter().enumerate() {
+        stats.files_skipped_by_scan += usize::from(a.skipped_by_scan);
+        stats.files_skipped_as_tests += usize::from(a.skipped_as_test);
+        stats.files_parsed += usize::from(a.parsed);
+        stats.macros_analysed += a.macros_analysed;
+        stats.macros_unanalysed += a.macros_unanalysed;
+        stats.exprs_too_deep += a.too_deep;
+        stats.test_items_skipped += a.test_items_skipped;
+        let extra = std::mem::take(&mut cross[i]);
+        let findings = a.finish(extra, !opts.no_suppressions);
+        stats.parse_errors += findings.iter().filter(|f| f.rule == "parse-error").count();
+        report.findings.extend(findings);
+        report.files.push(a.facts);
+    }
+    for (path, cfg, msg) in walk_errors {
+        stats.parse_errors += 1;
+        report.findings.push(parse_error(
+            &configs[cfg],
+            &display_path(&path, &cwd),
+            Region::default_start(),
+            msg,
+        ));
+    }
+    report.findings.retain(|f| f.severity != Severity::Allow);
+    report.findings.sort_by(|a, b| {
+        (&a.path, a.region.line, a.region.column, &a.rule).cmp(&(
+            &b.path,
+            b.region.line,
+            b.region.column,
+            &b.rule,
+        ))
+    });
+    stats.elapsed = start.elapsed();
+    report.stats = stats;
+    Ok(report)
+}
+
+fn walk_error_path(err: &ignore::Error) -> Option<PathBuf> {
+    match err {
+        ignore::Error::WithPath { path, .. } => Some(path.clone()),
+        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+            walk_error_path(err)
+        }
+        ignore::Error::Loop { child, .. } => Some(child.clone()),
+        _ => None,
+    }
+}
+
+/// Removes `.` components and resolves `..` lexically (no symlink resolution).
+fn normalize(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                if !out.pop() {
+                    out.push("..");
+                }
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+fn find_package(
+    abs: &Path,
+    cache: &mut HashMap<PathBuf, Option<Arc<Package>>>,
+) -> Option<Arc<Package>> {
+    let dir = abs.parent()?.to_path_buf();
+    if let Some(p) = cache.get(&dir) {
+        return p.clone();
+    }
+    let found = if dir.join("Cargo.toml").is_file() {
+        Package::read(&dir).map(Arc::new)
+    } else {
+        None
+    };
+    let found = match found {
+        Some(p) => Some(p),
+        None => match dir.parent() {
+            Some(_) => find_package(&dir, cache),
+            None => None,
+        },
+    };
+    cache.insert(dir, found.clone());
+    found
+}
+
+fn file_context(job: &Job) -> FileContext {
+    let mut ctx = FileContext::default();
+    if let Some(pkg) = &job.pkg {
+        ctx.crate_name = Some(pkg.crate_name.clone());
+        let rel = job.abs.strip_prefix(&pkg.dir).unwrap_or(&job.abs);
+        let is_root =
+            pkg.lib.as_deref() == Some(&job.abs) || pkg.bins.iter().any(|(_, b)| *b == job.abs);
+        let guess = FileContext::from_path(rel);
+        ctx.module_path = if is_root {
+            Vec::new()
+        } else {
+            guess.module_path
+        };
+        ctx.is_test_file = guess.is_test_file;
+    } else {
+        let guess = FileContext::from_path(&job.display);
+        ctx.module_path = guess.module_path;
+        ctx.is_test_file = guess.is_test_file;
+    }
+    ctx
+}
+
+fn analyze_job(job: &Job, analyzer: &Analyzer, config: &Config) -> (FileAnalysis, usize) {
+    let fail = |msg: String, region: Region| {
+        let f = parse_error(config, &job.display, region, msg);
+        FileAnalysis::failed(&job.display, f)
+    };
+    let bytes = match std::fs::read(&job.abs) {
+        Ok(b) => b,
+        Err(e) => {
+            return (
+                fail(format!("cannot read: {e}"), Region::default_start()),
+                0,
+            );
+        }
+    };
+    let len = bytes.len();
+    let text = match String::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            let at = e.utf8_error().valid_up_to();
+            let lossy = String::from_utf8_lossy(e.as_bytes()).into_owned();
+            let prefix_len = String::from_utf8_lossy(&e.as_bytes()[..at]).len();
+            let region = LineIndex::new(&lossy).region(prefix_len, prefix_len + 1);
+            return (
+                fail(format!("not UTF-8: invalid byte at offset {at}"), region),
+                len,
+            );
+        }
+    };
+    let ctx = file_context(job);
+    let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        analyzer.analyze(&job.display, &text, &ctx)
+    }));
+    match run {
+        Ok(a) => (a, len),
+        Err(_) => {
+            proc_macro2::extra::invalidate_current_thread_spans();
+            (
+                fail(
+                    "internal error while analysing this file (please report it)".into(),
+                    Region::default_start(),
+                ),
+                len,
+            )
+        }
+    }
+}
+
+/// Files of the module tree rooted at `root`, following `mod x;` declarations.
+fn module_closure(
+    root: &Path,
+    decls_of: &mut dyn FnMut(&Path) -> Option<Vec<crate::model::ModDecl>>,
+) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut seen = BTreeSet::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(f) = stack.pop() {
+        if !seen.insert(f.clone()) || seen.len() > 10_000 {
+            continue;
+        }
+        out.push(f.clone());
+        let Some(decls) = decls_of(&f) else { continue };
+        let dir = f.parent().map(Path::to_path_buf).unwrap_or_default();
+        let stem = f
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let owns_dir = f == root || stem == "mod" || stem == "main" || stem == "lib";
+        let base = if owns_dir {
+            dir.clone()
+        } else {
+            dir.join(&stem)
+        };
+        for d in decls {
+            if let Some(p) = &d.path_attr {
+                stack.push(dir.join(p));
+                continue;
+            }
+            let mut b = base.clone();
+            for seg in &d.path[..d.path.len() - 1] {
+                b.push(seg);
+            }
+            let name = &d.path[d.path.len() - 1];
+            let a = b.join(format!("{name}.rs"));
+            let m = b.join(name).join("mod.rs");
+            if a.is_file() {
+                stack.push(a);
+            } else if m.is_file() {
+                stack.push(m);
+            }
+        }
+    }
+    out
+}
+
+fn sigterm_across_binaries(
+    jobs: &[Job],
+    analyses: &[FileAnalysis],
+    configs: &[Config],
+    analyzer_of: &dyn Fn(&Job) -> Arc<Analyzer>,
+    cross: &mut [Vec<Finding>],
+) {
+    let by_path: HashMap<&Path, usize> = jobs
+        .iter()
+        .enumerate()
+        .map(|(i, j)| (j.abs.as_path(), i))
+        .collect();
+    // files outside the job set, analysed on demand for their signals and mod decls
+    let mut extra: HashMap<PathBuf, Option<FileAnalysis>> = HashMap::new();
+    let mut bins: Vec<(String, PathBuf, Option<Arc<Package>>, usize)> = Vec::new();
+    let mut seen_roots = BTreeSet::new();
+    for j in jobs {
+        if let Some(pkg) = &j.pkg {
+            for (name, root) in &pkg.bins {
+                if seen_roots.insert(root.clone()) {
+                    bins.push((name.clone(), root.clone(), Some(pkg.clone()), j.cfg));
+                }
+            }
+        }
+    }
+    for (i, j) in jobs.iter().enumerate() {
+        let is_lib = j
+            .pkg
+            .as_ref()
+            .is_some_and(|p| p.lib.as_deref() == Some(&j.abs));
+        if analyses[i].has_main && !is_lib && seen_roots.insert(j.abs.clone()) {
+            let name = j
+                .abs
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            bins.push((name, j.abs.clone(), j.pkg.clone(), j.cfg));
+        }
+    }
+    let mut reported = BTreeSet::new();
+    for (name, root, pkg, cfg) in bins {
+        let mut load = |p: &Path| -> Option<FileAnalysis> {
+            if let Some(&i) = by_path.get(p) {
+                return Some(analyses[i].clone());
+            }
+            if let Some(a) = extra.get(p) {
+                return a.clone();
+            }
+            let a = std::fs::read_to_string(p).ok().map(|text| {
+                let job = Job {
+                    abs: p.to_path_buf(),
+                    display: p.to_path_buf(),
+                    cfg,
+                    pkg: pkg.clone(),
+                };
+                let ctx = FileContext {
+                    is_test_file: false,
+                    ..file_context(&job)
+                };
+                analyzer_of(&job).analyze(p, &text, &ctx)
+            });
+            extra.insert(p.to_path_buf(), a.clone());
+            a
+        };
+        if !by_path.contains_key(root.as_path()) {
+            continue; // only binaries whose root is being linted
+        }
+        let mut files = module_closure(&root, &mut |p| load(p).map(|a| a.mod_decls));
+        if let Some(lib) = pkg.as_ref().and_then(|p| p.lib.clone()) {
+            files.extend(module_closure(&lib, &mut |p| load(p).map(|a| a.mod_decls)));
+        }
+        let termination = pkg.as_ref().is_some_and(|p| p.ctrlc_termination);
+        let mut sigterm = false;
+        let mut sites = Vec::new();
+        for f in &files {
+            let Some(a) = load(f) else { continue };
+            sigterm |= a.signals.sigterm;
+            for s in &a.signals.ctrl_c {
+                if s.ctrlc_crate && termination {
+                    sigterm = true;
+                } else {
+                    sites.push((f.clone(), s.clone()));
+                }
+            }
+        }
+        if sigterm {
+            continue;
+        }
+        for (f, site) in sites {
+            let Some(&i) = by_path.get(f.as_path()) else {
+                continue;
+            };
+            if !reported.insert((f.clone(), site.region.offset)) {
+                continue;
+            }
+            let config = &configs[jobs[i].cfg];
+            let sev = config.severity(&sigterm_missing::META);
+            if sev == Severity::Allow {
+                continue;
+            }
+            cross[i].push(Finding {
+                rule: sigterm_missing::META.name.to_string(),
+                severity: sev,
+                path: jobs[i].display.clone(),
+                region: site.region,
+                message: sigterm_missing::message(&site, &name),
+                help: Some(sigterm_missing::HELP.to_string()),
+                item: site.item.clone(),
+                suppressed: None,
+            });
+        }
+    }
+}

@@ -1,0 +1,108 @@
+//! A linear scan of Rust source that tells code from comments and literals, without
+//! parsing: used to find `//` suppression comments and to skip needles that only occur
+//! in comments. Never fails; on odd input it simply treats the rest as code.
+
+/// Kinds of regions the scanner reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Piece {
+    /// A plain `//` comment (not `///` or `//!`): byte range of the text after `//`.
+    LineComment,
+    /// Code (outside comments, strings and char literals).
+    Code,
+}
+
+/// Calls `f(kind, start, end)` for each plain line comment and each run of code.
+pub fn scan(text: &str, mut f: impl FnMut(Piece, usize, usize)) {
+    let b = text.as_bytes();
+    let mut i = 0;
+    let mut code_start = 0;
+    while i < b.len() {
+        match b[i] {
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                f(Piece::Code, code_start, i);
+                let end = memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |n| i + n);
+                let doc =
+                    matches!(b.get(i + 2), Some(b'/') | Some(b'!')) && b.get(i + 3) != Some(&b'/');
+                if !doc {
+                    f(Piece::LineComment, i + 2, end);
+                }
+                i = end;
+                code_start = i;
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                f(Piece::Code, code_start, i);
+                let mut level = 1usize;
+                i += 2;
+                while i < b.len() && level > 0 {
+                    if b[i] == b'/' && b.get(i + 1) == Some(&b'*') {
+                        level += 1;
+                        i += 2;
+                    } else if b[i] == b'*' && b.get(i + 1) == Some(&b'/') {
+                        level -= 1;
+                        i += 2;
+                    } else {
+                        i += 1;
+                    }
+                }
+                code_start = i;
+            }
+            b'"' => {
+                i += 1;
+                while i < b.len() {
+                    match b[i] {
+                        b'\\' => i += 2,
+                        b'"' => {
+                            i += 1;
+                            break;
+                        }
+                        _ => i += 1,
+                    }
+                }
+            }
+            b'r' if (i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_'))
+                && matches!(b.get(i + 1), Some(b'#') | Some(b'"')) =>
+            {
+                let mut j = i + 1;
+                let mut hashes = 0;
+                while b.get(j) == Some(&b'#') {
+                    hashes += 1;
+                    j += 1;
+                }
+                if b.get(j) != Some(&b'"') {
+                    i += 1;
+                    continue;
+                }
+                j += 1;
+                while j < b.len() {
+                    if b[j] == b'"' && (0..hashes).all(|k| b.get(j + 1 + k) == Some(&b'#')) {
+                        j += 1 + hashes;
+                        break;
+                    }
+                    j += 1;
+                }
+                i = j;
+            }
+            b'\'' => {
+                if b.get(i + 1) == Some(&b'\\') {
+                    let mut j = i + 2;
+                    while j < b.len() && b[j] != b'\'' && j < i + 12 {
+                        j += 1;
+                    }
+                    i = j + 1;
+                } else if b.get(i + 2) == Some(&b'\'') {
+                    i += 3;
+                } else {
+                    // a lifetime, or a multi-byte char literal
+                    let ch_len = text[i + 1..].chars().next().map_or(1, char::len_utf8);
+                    if b.get(i + 1 + ch_len) == Some(&b'\'') {
+                        i += 2 + ch_len;
+                    } else {
+                        i += 1;
+                    }
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    f(Piece::Code, code_start, b.len().min(i.max(code_start)));
+}

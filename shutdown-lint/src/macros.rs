@@ -1,0 +1,158 @@
+//! Bodies of common macros, parsed as Rust when they are Rust: `tokio::select!` branches,
+//! `tokio::join!` / `try_join!` / `vec!` / format-style / `assert!` arguments, and
+//! statement or item bodies of other macros. What does not parse is not analysed and is
+//! counted (`--stats`).
+
+use proc_macro2::TokenStream;
+use syn::parse::{ParseStream, Parser};
+use syn::punctuated::Punctuated;
+use syn::{Expr, Token};
+
+/// One `tokio::select!` branch: `pat = future (, if guard)? => handler`, or `else => handler`.
+#[derive(Debug, Clone)]
+pub struct SelectBranch {
+    /// Binding pattern (none for `else`).
+    pub pat: Option<syn::Pat>,
+    /// The future expression (`else` branches use `()`).
+    pub future: Expr,
+    /// Precondition.
+    pub guard: Option<Expr>,
+    /// The handler.
+    pub handler: Expr,
+}
+
+/// A parsed macro body.
+#[derive(Debug, Clone)]
+pub enum MacroBody {
+    /// Comma-separated expressions (format args, `join!`, `vec![a, b]`, `vec![x; n]`).
+    Exprs(Vec<Expr>),
+    /// `select!` branches.
+    Select(Vec<SelectBranch>),
+    /// A statement body.
+    Stmts(Vec<syn::Stmt>),
+    /// An item body (`cfg_if!`-like item macros).
+    Items(Vec<syn::Item>),
+}
+
+/// Macros whose bodies are not Rust expressions by design and are not counted as
+/// unanalysed: code generators and declarative-macro definitions.
+pub fn is_opaque(name: &str) -> bool {
+    matches!(
+        name,
+        "macro_rules"
+            | "quote"
+            | "quote_spanned"
+            | "parse_quote"
+            | "parse_quote_spanned"
+            | "include_str"
+            | "include_bytes"
+            | "include"
+            | "env"
+            | "option_env"
+            | "concat"
+            | "stringify"
+            | "compile_error"
+            | "cfg"
+            | "line"
+            | "column"
+            | "file"
+            | "module_path"
+    )
+}
+
+/// Parses a macro body by the macro's last path segment.
+///
+/// # Examples
+/// ```
+/// use shutdown_lint::macros::{parse_body, MacroBody};
+/// let body = parse_body("join", quote::quote!(a(), tokio::spawn(b))).unwrap();
+/// assert!(matches!(body, MacroBody::Exprs(ref v) if v.len() == 2));
+/// ```
+pub fn parse_body(name: &str, tokens: TokenStream) -> Option<MacroBody> {
+    if name == "select" {
+        return parse_select.parse2(tokens).ok().map(MacroBody::Select);
+    }
+    if name == "vec" {
+        if let Ok((a, b)) = (|input: ParseStream<'_>| {
+            let a: Expr = input.parse()?;
+            input.parse::<Token![;]>()?;
+            let b: Expr = input.parse()?;
+            Ok((a, b))
+        })
+        .parse2(tokens.clone())
+        {
+            return Some(MacroBody::Exprs(vec![a, b]));
+        }
+    }
+    if name == "matches" {
+        return (|input: ParseStream<'_>| {
+            let e: Expr = input.parse()?;
+            let _: proc_macro2::TokenStream = input.parse()?;
+            Ok(e)
+        })
+        .parse2(tokens)
+        .ok()
+        .map(|e| MacroBody::Exprs(vec![e]));
+    }
+    if let Ok(p) = Punctuated::<Expr, Token![,]>::parse_terminated.parse2(tokens.clone()) {
+        return Some(MacroBody::Exprs(p.into_iter().collect()));
+    }
+    if let Ok(stmts) = syn::Block::parse_within.parse2(tokens.clone()) {
+        return Some(MacroBody::Stmts(stmts));
+    }
+    if let Ok(file) = syn::parse2::<syn::File>(tokens) {
+        return Some(MacroBody::Items(file.items));
+    }
+    None
+}
+
+fn parse_select(input: ParseStream<'_>) -> syn::Result<Vec<SelectBranch>> {
+    let mut out = Vec::new();
+    if input.peek(syn::Ident)
+        && input
+            .fork()
+            .parse::<syn::Ident>()
+            .is_ok_and(|i| i == "biased")
+    {
+        input.parse::<syn::Ident>()?;
+        input.parse::<Token![;]>()?;
+    }
+    while !input.is_empty() {
+        let (pat, future, guard) = if input.peek(Token![else]) {
+            input.parse::<Token![else]>()?;
+            (None, syn::parse_quote!(()), None)
+        } else {
+            let pat = syn::Pat::parse_single(input)?;
+            input.parse::<Token![=]>()?;
+            let future: Expr = input.parse()?;
+            let mut guard = None;
+            if input.peek(Token![,]) && input.peek2(Token![if]) {
+                input.parse::<Token![,]>()?;
+                input.parse::<Token![if]>()?;
+                guard = Some(input.parse()?);
+            }
+            (Some(pat), future, guard)
+        };
+        input.parse::<Token![=>]>()?;
+        let handler: Expr = if input.peek(syn::token::Brace) {
+            let block: syn::Block = input.parse()?;
+            Expr::Block(syn::ExprBlock {
+                attrs: Vec::new(),
+                label: None,
+                block,
+            })
+        } else {
+            input.parse()?
+        };
+        out.push(SelectBranch {
+            pat,
+            future,
+            guard,
+            handler,
+        });
+        if input.peek(Token![,]) {
+            input.parse::<Token![,]>()?;
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,142 @@
+//! What the rules look at: the calls, method chains and path references of one file, with
+//! every path resolved by [`crate::resolve`], built in one walk of the syntax tree.
+//!
+//! A *chain* is a call and the methods, `?` and `.await` applied to its result:
+//! `reqwest::Client::builder().connect_timeout(d).build()?` has root
+//! `reqwest::Client::builder` and steps `connect_timeout`, `build`, `?`. A chain also
+//! continues through `let` rebinding inside a function: after `let b = Client::builder();`,
+//! `b.timeout(d).build()` is the chain `Client::builder` → `timeout` → `build`, of which the
+//! first part is *inherited*. Rules report only on the part of a chain that is written at
+//! the site, so nothing is reported twice.
+
+use crate::finding::Region;
+use crate::resolve::Canon;
+
+/// A value a rule may want to know about a call argument.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ArgValue {
+    /// A duration known at lint time, in seconds (`Duration::from_secs(30)`, a `const`, or
+    /// `Some(..)` of one), with the region of the expression.
+    Duration(f64, Region),
+    /// A plain number (`30`, `30 * 1000`, a numeric `const`).
+    Num(f64),
+    /// The literal `None`.
+    NoneLit,
+    /// Anything else.
+    Other,
+}
+
+/// One method (or `?` / `.await`) applied in a chain.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Step {
+    /// Method name, or `?` / `await`.
+    pub name: String,
+    /// Region of the method name.
+    pub region: Region,
+    /// Evaluated arguments.
+    pub args: Vec<ArgValue>,
+}
+
+/// A resolved call and what is applied to its result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Chain {
+    /// Resolved path of the called function.
+    pub root: Canon,
+    /// Region of the called path.
+    pub root_region: Region,
+    /// Evaluated arguments of the root call.
+    pub root_args: Vec<ArgValue>,
+    /// Applied methods, innermost first.
+    pub steps: Vec<Step>,
+    /// How many of `steps` come from a `let` binding (written elsewhere); when the chain
+    /// starts at a binding, the root is inherited too.
+    pub inherited: usize,
+    /// Whether the chain starts at a `let` binding.
+    pub via_binding: bool,
+}
+
+impl Chain {
+    /// The root path as `a::b::c`.
+    pub fn root_str(&self) -> String {
+        self.root.join("::")
+    }
+
+    /// Whether step `i` was written at this site (not inherited from a binding).
+    pub fn is_local_step(&self, i: usize) -> bool {
+        i >= self.inherited
+    }
+}
+
+/// Whether a chain's final value is kept or thrown away.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Usage {
+    /// Used: bound to a name, passed on, returned, pushed.
+    Kept,
+    /// Dropped at once: an expression statement, `let _ = ..`, `drop(..)`.
+    Dropped,
+}
+
+/// Where in the file something happens.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Ctx {
+    /// Inside a `#[drainable]` function (closures and async blocks included, nested items not).
+    pub in_drainable: bool,
+    /// Only compiled on Windows (`#[cfg(windows)]`, `if cfg!(windows)`).
+    pub windows_only: bool,
+    /// Enclosing item path, e.g. `net::Client::connect`.
+    pub item: String,
+}
+
+/// A chain at its outermost expression.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChainUse {
+    /// The chain.
+    pub chain: Chain,
+    /// What happens to its value.
+    pub usage: Usage,
+    /// Context.
+    pub ctx: Ctx,
+}
+
+/// A resolved path used as a value (not called) or as an attribute.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PathRef {
+    /// Resolved path.
+    pub path: Canon,
+    /// Region.
+    pub region: Region,
+    /// Context.
+    pub ctx: Ctx,
+}
+
+/// An out-of-line module declaration (`mod net;`), for following a binary's module tree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModDecl {
+    /// Inline modules enclosing the declaration, then the declared name.
+    pub path: Vec<String>,
+    /// A `#[path = ".."]` attribute.
+    pub path_attr: Option<String>,
+}
+
+/// Everything the rules need from one file.
+#[derive(Debug, Clone, Default)]
+pub struct FileModel {
+    /// Outermost chains with a resolved root.
+    pub chains: Vec<ChainUse>,
+    /// Value paths that are not called, and fn attributes, when they are interesting.
+    pub refs: Vec<PathRef>,
+    /// Functions marked `#[drainable]`.
+    pub drainable_fns: usize,
+    /// A top-level `fn main` (the file is a binary root).
+    pub has_main: bool,
+    /// `mod x;` declarations.
+    pub mod_decls: Vec<ModDecl>,
+    /// Macro invocations whose body did not parse as Rust (not analysed).
+    pub macros_unanalysed: usize,
+    /// Macro invocations whose body was parsed and analysed.
+    pub macros_analysed: usize,
+    /// Expressions skipped because they nest deeper than the walker's bound.
+    pub too_deep: usize,
+    /// Items skipped as test code.
+    pub test_items_skipped: usize,
+}

@@ -1,0 +1,166 @@
+//! What the linter reads from a package's `Cargo.toml`: the crate name (for module paths),
+//! its targets (library and binaries, for `sigterm-missing`), renamed dependencies (as
+//! re-exports) and whether `ctrlc` has its `termination` feature.
+
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// One Cargo package.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Package {
+    /// Directory holding `Cargo.toml`.
+    pub dir: PathBuf,
+    /// Crate name with `-` replaced by `_`.
+    pub crate_name: String,
+    /// Library root, when there is one.
+    pub lib: Option<PathBuf>,
+    /// Binary roots: `(name, path)`.
+    pub bins: Vec<(String, PathBuf)>,
+    /// `ctrlc` depended on with the `termination` feature.
+    pub ctrlc_termination: bool,
+    /// Renamed dependencies: `(local name, crate name)`.
+    pub renames: Vec<(String, String)>,
+}
+
+#[derive(Debug, Deserialize, Default)]
+struct Manifest {
+    package: Option<PkgSection>,
+    lib: Option<Target>,
+    #[serde(default)]
+    bin: Vec<Target>,
+    #[serde(default)]
+    dependencies: BTreeMap<String, toml::Value>,
+    #[serde(default, rename = "dev-dependencies")]
+    dev_dependencies: BTreeMap<String, toml::Value>,
+    #[serde(default)]
+    target: BTreeMap<String, TargetDeps>,
+}
+
+#[derive(Debug, Deserialize, Default)]
+struct TargetDeps {
+    #[serde(default)]
+    dependencies: BTreeMap<String, toml::Value>,
+}
+
+#[derive(Debug, Deserialize)]
+struct PkgSection {
+    name: String,
+}
+
+#[derive(Debug, Deserialize)]
+struct Target {
+    name: Option<String>,
+    path: Option<String>,
+}
+
+impl Package {
+    /// Reads the package at `dir` (`None` if there is no readable `[package]` manifest).
+    ///
+    /// # Examples
+    /// ```
+    /// let dir = tempfile::tempdir().unwrap();
+    /// std::fs::write(dir.path().join("Cargo.toml"), "[package]\nname = \"my-app\"\n").unwrap();
+    /// std::fs::create_dir(dir.path().join("src")).unwrap();
+    /// std::fs::write(dir.path().join("src/main.rs"), "fn main() {}").unwrap();
+    /// let p = shutdown_lint::package::Package::read(dir.path()).unwrap();
+    /// assert_eq!(p.crate_name, "my_app");
+    /// assert_eq!(p.bins[0].0, "my-app");
+    /// ```
+    pub fn read(dir: &Path) -> Option<Package> {
+        let text = std::fs::read_to_string(dir.join("Cargo.toml")).ok()?;
+        let m: Manifest = toml::from_str(&text).ok()?;
+        let pkg = m.package?;
+        let mut p = Package {
+            dir: dir.to_path_buf(),
+            crate_name: pkg.name.replace('-', "_"),
+            ..Package::default()
+        };
+        let lib = m
+            .lib
+            .as_ref()
+            .and_then(|l| l.path.clone())
+            .map(|x| dir.join(x))
+            .unwrap_or_else(|| dir.join("src/lib.rs"));
+        if lib.is_file() {
+            p.lib = Some(lib);
+        }
+        for b in &m.bin {
+            let name = b.name.clone().unwrap_or_else(|| pkg.name.clone());
+            let path = match &b.path {
+                Some(x) => dir.join(x),
+                None => dir.join("src/bin").join(format!("{name}.rs")),
+            };
+            p.bins.push((name, path));
+        }
+        let main = dir.join("src/main.rs");
+        if main.is_file() && !p.bins.iter().any(|(_, x)| *x == main) {
+            p.bins.push((pkg.name.clone(), main));
+        }
+        if let Ok(rd) = std::fs::read_dir(dir.join("src/bin")) {
+            let mut found: Vec<(String, PathBuf)> = rd
+                .flatten()
+                .filter_map(|e| {
+                    let path = e.path();
+                    if path.extension().is_some_and(|x| x == "rs") {
+                        Some((path.file_stem()?.to_string_lossy().into_owned(), path))
+                    } else if path.join("main.rs").is_file() {
+                        Some((
+                            path.file_name()?.to_string_lossy().into_owned(),
+                            path.join("main.rs"),
+                        ))
+                    } else {
+                        None
+                    }
+                })
+                .collect();
+            found.sort();
+            for (n, x) in found {
+                if !p.bins.iter().any(|(_, y)| *y == x) {
+                    p.bins.push((n, x));
+                }
+            }
+        }
+        let all_deps = m
+            .dependencies
+            .iter()
+            .chain(&m.dev_dependencies)
+            .chain(m.target.values().flat_map(|t| t.dependencies.iter()));
+        for (name, v) in all_deps {
+            let t = v.as_table();
+            let real = t
+                .and_then(|t| t.get("package"))
+                .and_then(|x| x.as_str())
+                .unwrap_or(name);
+            if real != name {
+                p.renames
+                    .push((name.replace('-', "_"), real.replace('-', "_")));
+            }
+            if real == "ctrlc" {
+                let feats = t.and_then(|t| t.get("features")).and_then(|f| f.as_array());
+                if feats.is_some_and(|f| f.iter().any(|x| x.as_str() == Some("termination"))) {
+                    p.ctrlc_termination = true;
+                }
+            }
+        }
+        Some(p)
+    }
+
+    /// The nearest package containing `path` (walking up from it).
+    pub fn find(path: &Path) -> Option<Package> {
+        let mut dir = if path.is_dir() {
+            Some(path)
+        } else {
+            path.parent()
+        };
+        while let Some(d) = dir {
+            if d.join("Cargo.toml").is_file() {
+                if let Some(p) = Package::read(d) {
+                    return Some(p);
+                }
+            }
+            dir = d.parent();
+        }
+        None
+    }
+}

@@ -1,0 +1,351 @@
+//! The library paths the rules know, as data: spawn functions, thread spawns, HTTP client
+//! constructors with each library's default timeout, duration constructors, and signal
+//! registrations. Paths are canonical (after [`FACADES`] rewrites).
+
+use std::time::Duration;
+
+/// Facade re-exports, applied as prefix rewrites (`from`, `to`) after resolution.
+pub const FACADES: &[(&str, &str)] = &[
+    ("tokio::task::spawn", "tokio::spawn"),
+    ("tokio::runtime::handle::Handle", "tokio::runtime::Handle"),
+    (
+        "tokio::runtime::runtime::Runtime",
+        "tokio::runtime::Runtime",
+    ),
+    ("tokio::time::Duration", "std::time::Duration"),
+    ("core::time::Duration", "std::time::Duration"),
+    ("std::mem::drop", "drop"),
+    ("core::mem::drop", "drop"),
+    ("std::prelude::v1::drop", "drop"),
+    ("signal_hook::consts::signal", "signal_hook::consts"),
+    (
+        "signal_hook::low_level::signal_name",
+        "signal_hook::low_level::signal_name",
+    ),
+    ("nix::sys::signal::Signal", "nix::sys::signal"),
+    ("hyper::client::Client", "hyper::Client"),
+    ("shutdown_macros", "shutdown_runtime"),
+    (
+        "isahc::HttpClientBuilder",
+        "isahc::HttpClient::builder_type",
+    ),
+];
+
+/// Untracked task spawns (`raw-spawn`), called as paths.
+pub const RAW_SPAWN_FNS: &[&str] = &[
+    "tokio::spawn",
+    "tokio::task::spawn_blocking",
+    "tokio::task::spawn_local",
+];
+
+/// Receivers whose `.spawn*` methods are untracked spawns (`Handle::current().spawn(..)`).
+pub const RAW_SPAWN_RECEIVERS: &[&str] = &[
+    "tokio::runtime::Handle::current",
+    "tokio::runtime::Handle::try_current",
+    "tokio::runtime::Runtime::new",
+    "tokio::runtime::Builder::new_multi_thread",
+    "tokio::runtime::Builder::new_current_thread",
+    "tokio::task::Builder::new",
+];
+
+/// Spawn methods on [`RAW_SPAWN_RECEIVERS`].
+pub const SPAWN_METHODS: &[&str] = &[
+    "spawn",
+    "spawn_blocking",
+    "spawn_local",
+    "spawn_on",
+    "spawn_local_on",
+];
+
+/// Tracked spawns (counted, never reported), called as paths.
+pub const TRACKED_SPAWN_FNS: &[&str] = &[
+    "shutdown_runtime::spawn",
+    "shutdown_runtime::spawn_named",
+    "shutdown_runtime::spawn_blocking",
+    "shutdown_runtime::spawn_local",
+    "shutdown_runtime::spawn_thread",
+    "shutdown_runtime::Shutdown::spawn",
+    "shutdown_runtime::Shutdown::spawn_named",
+    "shutdown_runtime::Shutdown::spawn_blocking",
+    "shutdown_runtime::Shutdown::spawn_local",
+    "shutdown_runtime::Shutdown::spawn_thread",
+];
+
+/// Receivers whose `.spawn*` methods are tracked (`Shutdown::global().spawn(..)`).
+pub const TRACKED_SPAWN_RECEIVERS: &[&str] = &[
+    "shutdown_runtime::Shutdown::global",
+    "shutdown_runtime::Shutdown::new",
+];
+
+/// Tracked spawn method names on [`TRACKED_SPAWN_RECEIVERS`].
+pub const TRACKED_SPAWN_METHODS: &[&str] = &[
+    "spawn",
+    "spawn_named",
+    "spawn_blocking",
+    "spawn_local",
+    "spawn_thread",
+];
+
+/// `std::thread::spawn`.
+pub const THREAD_SPAWN_FN: &str = "std::thread::spawn";
+/// `std::thread::Builder::new`, whose `.spawn(..)` starts a thread.
+pub const THREAD_BUILDER_NEW: &str = "std::thread::Builder::new";
+
+/// Attribute paths that make a fn route its spawns and loops (`#[drainable]`).
+pub const DRAINABLE_ATTRS: &[&str] = &["shutdown_runtime::drainable"];
+
+/// Duration constructors and the factor to seconds of their argument.
+pub const DURATION_CTORS: &[(&str, f64)] = &[
+    ("std::time::Duration::from_secs", 1.0),
+    ("std::time::Duration::from_secs_f64", 1.0),
+    ("std::time::Duration::from_secs_f32", 1.0),
+    ("std::time::Duration::from_millis", 1e-3),
+    ("std::time::Duration::from_micros", 1e-6),
+    ("std::time::Duration::from_nanos", 1e-9),
+    ("std::time::Duration::from_mins", 60.0),
+    ("std::time::Duration::from_hours", 3600.0),
+];
+
+/// What a call of an HTTP library path produces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HttpKind {
+    /// A ready client with the library's default timeouts (`Client::new()`).
+    Client,
+    /// A client builder: needs an overall-timeout method before `build`.
+    Builder,
+    /// A one-shot request through a shared default client; no timeout can be set.
+    OneShot,
+    /// A one-shot request builder: a timeout method may follow in the chain.
+    Request,
+}
+
+/// One HTTP library as data.
+#[derive(Debug, Clone, Copy)]
+pub struct HttpLib {
+    /// Display name, e.g. `reqwest (blocking)`.
+    pub name: &'static str,
+    /// Overall timeout when none is set (`None`: waits forever).
+    pub default_timeout: Option<Duration>,
+    /// Methods that set an overall timeout (not `connect_timeout`).
+    pub timeout_methods: &'static [&'static str],
+    /// Methods that finish a builder.
+    pub build_methods: &'static [&'static str],
+    /// What to write instead.
+    pub help: &'static str,
+}
+
+/// reqwest's async client: no timeout by default.
+pub const REQWEST: HttpLib = HttpLib {
+    name: "reqwest",
+    default_timeout: None,
+    timeout_methods: &["timeout"],
+    build_methods: &["build"],
+    help: "build the client with `reqwest::Client::builder().timeout(Duration::from_secs(10)).build()?`",
+};
+/// reqwest's blocking client: an implicit 30 s timeout.
+pub const REQWEST_BLOCKING: HttpLib = HttpLib {
+    name: "reqwest (blocking)",
+    default_timeout: Some(Duration::from_secs(30)),
+    timeout_methods: &["timeout"],
+    build_methods: &["build"],
+    help: "set the timeout explicitly: `reqwest::blocking::Client::builder().timeout(Duration::from_secs(10)).build()?`",
+};
+/// ureq 2 and 3: no overall timeout by default.
+pub const UREQ: HttpLib = HttpLib {
+    name: "ureq",
+    default_timeout: None,
+    timeout_methods: &["timeout", "timeout_global", "timeout_per_call"],
+    build_methods: &["build"],
+    help: "set an overall timeout: ureq 2 `AgentBuilder::new().timeout(d).build()`, ureq 3 `Agent::config_builder().timeout_global(Some(d)).build()`",
+};
+/// hyper-util's legacy client (and hyper 0.14's): no timeout setting at all.
+pub const HYPER: HttpLib = HttpLib {
+    name: "hyper",
+    default_timeout: None,
+    timeout_methods: &[],
+    build_methods: &["build", "build_http"],
+    help: "wrap each request in `tokio::time::timeout(d, client.request(req))`, or use a client with a timeout",
+};
+/// isahc: no timeout by default.
+pub const ISAHC: HttpLib = HttpLib {
+    name: "isahc",
+    default_timeout: None,
+    timeout_methods: &["timeout"],
+    build_methods: &["build"],
+    help: "build the client with `isahc::HttpClient::builder().timeout(Duration::from_secs(10)).build()?`",
+};
+/// A wrapper named in config (`[http] no-timeout`).
+pub const WRAPPER: HttpLib = HttpLib {
+    name: "configured wrapper",
+    default_timeout: None,
+    timeout_methods: &["timeout"],
+    build_methods: &["build"],
+    help: "use a client constructor that sets an overall timeout",
+};
+
+/// HTTP constructors: canonical path, what it makes, which library.
+pub const HTTP_CTORS: &[(&str, HttpKind, &HttpLib)] = &[
+    ("reqwest::Client::new", HttpKind::Client, &REQWEST),
+    ("reqwest::Client::default", HttpKind::Client, &REQWEST),
+    ("reqwest::Client::builder", HttpKind::Builder, &REQWEST),
+    ("reqwest::ClientBuilder::new", HttpKind::Builder, &REQWEST),
+    (
+        "reqwest::ClientBuilder::default",
+        HttpKind::Builder,
+        &REQWEST,
+    ),
+    ("reqwest::get", HttpKind::OneShot, &REQWEST),
+    (
+        "reqwest::blocking::Client::new",
+        HttpKind::Client,
+        &REQWEST_BLOCKING,
+    ),
+    (
+        "reqwest::blocking::Client::default",
+        HttpKind::Client,
+        &REQWEST_BLOCKING,
+    ),
+    (
+        "reqwest::blocking::Client::builder",
+        HttpKind::Builder,
+        &REQWEST_BLOCKING,
+    ),
+    (
+        "reqwest::blocking::ClientBuilder::new",
+        HttpKind::Builder,
+        &REQWEST_BLOCKING,
+    ),
+    (
+        "reqwest::blocking::ClientBuilder::default",
+        HttpKind::Builder,
+        &REQWEST_BLOCKING,
+    ),
+    (
+        "reqwest::blocking::get",
+        HttpKind::OneShot,
+        &REQWEST_BLOCKING,
+    ),
+    ("ureq::get", HttpKind::Request, &UREQ),
+    ("ureq::post", HttpKind::Request, &UREQ),
+    ("ureq::put", HttpKind::Request, &UREQ),
+    ("ureq::delete", HttpKind::Request, &UREQ),
+    ("ureq::head", HttpKind::Request, &UREQ),
+    ("ureq::patch", HttpKind::Request, &UREQ),
+    ("ureq::options", HttpKind::Request, &UREQ),
+    ("ureq::request", HttpKind::Request, &UREQ),
+    ("ureq::request_url", HttpKind::Request, &UREQ),
+    ("ureq::agent", HttpKind::Client, &UREQ),
+    ("ureq::Agent::new", HttpKind::Client, &UREQ),
+    ("ureq::Agent::new_with_defaults", HttpKind::Client, &UREQ),
+    ("ureq::Agent::default", HttpKind::Client, &UREQ),
+    ("ureq::AgentBuilder::new", HttpKind::Builder, &UREQ),
+    ("ureq::builder", HttpKind::Builder, &UREQ),
+    ("ureq::Agent::config_builder", HttpKind::Builder, &UREQ),
+    ("ureq::config::Config::builder", HttpKind::Builder, &UREQ),
+    ("ureq::Config::builder", HttpKind::Builder, &UREQ),
+    (
+        "hyper_util::client::legacy::Client::builder",
+        HttpKind::Builder,
+        &HYPER,
+    ),
+    ("hyper::Client::new", HttpKind::Client, &HYPER),
+    ("hyper::Client::builder", HttpKind::Builder, &HYPER),
+    ("isahc::get", HttpKind::OneShot, &ISAHC),
+    ("isahc::get_async", HttpKind::OneShot, &ISAHC),
+    ("isahc::post", HttpKind::OneShot, &ISAHC),
+    ("isahc::post_async", HttpKind::OneShot, &ISAHC),
+    ("isahc::put", HttpKind::OneShot, &ISAHC),
+    ("isahc::put_async", HttpKind::OneShot, &ISAHC),
+    ("isahc::delete", HttpKind::OneShot, &ISAHC),
+    ("isahc::delete_async", HttpKind::OneShot, &ISAHC),
+    ("isahc::head", HttpKind::OneShot, &ISAHC),
+    ("isahc::head_async", HttpKind::OneShot, &ISAHC),
+    ("isahc::send", HttpKind::OneShot, &ISAHC),
+    ("isahc::send_async", HttpKind::OneShot, &ISAHC),
+    ("isahc::HttpClient::new", HttpKind::Client, &ISAHC),
+    ("isahc::HttpClient::builder", HttpKind::Builder, &ISAHC),
+    (
+        "isahc::HttpClient::builder_type::new",
+        HttpKind::Builder,
+        &ISAHC,
+    ),
+];
+
+/// Paths whose use means the program listens for Ctrl-C (SIGINT).
+pub const CTRL_C: &[&str] = &[
+    "tokio::signal::ctrl_c",
+    "tokio::signal::unix::SignalKind::interrupt",
+    "ctrlc::set_handler",
+    "ctrlc::try_set_handler",
+    "signal_hook::consts::SIGINT",
+    "libc::SIGINT",
+    "nix::sys::signal::SIGINT",
+    "async_ctrlc::CtrlC::new",
+];
+
+/// `ctrlc` handlers: they also catch SIGTERM when the crate's `termination` feature is on.
+pub const CTRLC_CRATE: &[&str] = &["ctrlc::set_handler", "ctrlc::try_set_handler"];
+
+/// Paths whose use means the program handles SIGTERM.
+pub const SIGTERM: &[&str] = &[
+    "tokio::signal::unix::SignalKind::terminate",
+    "signal_hook::consts::SIGTERM",
+    "libc::SIGTERM",
+    "nix::sys::signal::SIGTERM",
+    "shutdown_runtime::signals::install",
+    "shutdown_runtime::run",
+    "shutdown_runtime::main",
+];
+
+/// Bytes at least one of which a file must contain (outside `//` comments) for any rule
+/// to possibly report in it; config adds the last segments of its paths.
+pub const NEEDLES: &[&str] = &[
+    "tokio",
+    "Handle",
+    "thread",
+    "reqwest",
+    "ureq",
+    "hyper",
+    "isahc",
+    "ctrlc",
+    "signal",
+    "SIGINT",
+    "SIGTERM",
+    "drainable",
+    "shutdown_runtime",
+    "shutdown-lint",
+    "spawn",
+    "libc",
+    "nix",
+];
+
+/// Every path any rule matches (glob imports are only followed to these).
+pub fn all_paths() -> impl Iterator<Item = &'static str> {
+    RAW_SPAWN_FNS
+        .iter()
+        .chain(RAW_SPAWN_RECEIVERS)
+        .chain(TRACKED_SPAWN_FNS)
+        .chain(TRACKED_SPAWN_RECEIVERS)
+        .chain([THREAD_SPAWN_FN, THREAD_BUILDER_NEW].iter())
+        .chain(DRAINABLE_ATTRS)
+        .chain(DURATION_CTORS.iter().map(|(p, _)| p))
+        .chain(HTTP_CTORS.iter().map(|(p, _, _)| p))
+        .chain(CTRL_C)
+        .chain(SIGTERM)
+        .copied()
+        .chain(
+            [
+                "std::thread::Builder",
+                "std::time::Duration",
+                "tokio::runtime::Handle",
+                "tokio::runtime::Runtime",
+                "tokio::signal::unix::SignalKind",
+                "reqwest::Client",
+                "reqwest::blocking::Client",
+                "ureq::Agent",
+                "isahc::HttpClient",
+                "shutdown_runtime::Shutdown",
+            ]
+            .into_iter(),
+        )
+}

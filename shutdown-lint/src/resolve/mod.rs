@@ -1,0 +1,436 @@
+//! Name resolution shared by every rule: what does `spawn`, `task::spawn` or
+//! `rt::Handle::current` refer to at this point of this file?
+//!
+//! Without compiling, the linter sees one file at a time. Inside it, resolution follows
+//! Rust's rules closely enough for the paths rules care about:
+//!
+//! - `use` trees with groups, `self`, aliases (`as`), globs, leading `::`, `extern crate ..
+//!   as ..`, and `use` declarations inside functions and blocks;
+//! - `crate::`, `self::`, `super::` across the inline modules of the file (a path that
+//!   leaves the file becomes `<crate>::...`, the crate named from `Cargo.toml`);
+//! - scoping per module (a nested `mod` does not see its parent's names) and per block;
+//! - shadowing: a local item (`fn spawn`) beats a glob import; a `let`, parameter or
+//!   pattern binding beats everything for a one-segment value path;
+//! - facade re-exports of the libraries the rules know ([`known`]) and re-exports named in
+//!   the configuration (`[reexports]`), applied as prefix rewrites.
+//!
+//! [`scope::ModuleTree`] holds the file's modules; [`Resolver`] walks with a stack of
+//! block scopes and answers [`Resolver::resolve`].
+
+pub mod known;
+pub mod scope;
+
+use crate::resolve::scope::{BlockScope, ModId, ModuleTree, Name};
+use std::collections::HashSet;
+use std::sync::Arc;
+
+/// A resolved path: segments from a crate root, e.g. `["tokio", "spawn"]`.
+pub type Canon = Vec<String>;
+
+/// What a path turned out to be.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Resolution {
+    /// A path from a crate root (external crate, or this crate as `<crate>::..`).
+    Path(Canon),
+    /// A local `let`/parameter binding (one-segment value paths only).
+    Binding(String),
+    /// Could not tell (e.g. `Self::..`, generic parameters).
+    Unknown,
+}
+
+/// Prefix rewrites applied after resolution: facade re-exports and `[reexports]` config.
+#[derive(Debug, Clone, Default)]
+pub struct Aliases {
+    rules: Vec<(Canon, Canon)>,
+}
+
+impl Aliases {
+    /// The built-in facade re-exports plus the given `from -> to` prefix rewrites.
+    ///
+    /// # Examples
+    /// ```
+    /// use shutdown_lint::resolve::Aliases;
+    /// let a = Aliases::new(&[("my_rt".to_string(), "tokio".to_string())]);
+    /// let p = a.canonical(vec!["my_rt".into(), "task".into(), "spawn".into()]);
+    /// assert_eq!(p, vec!["tokio".to_string(), "spawn".to_string()]);
+    /// ```
+    pub fn new(extra: &[(String, String)]) -> Self {
+        let mut rules: Vec<(Canon, Canon)> = extra
+            .iter()
+            .map(|(f, t)| (split_path(f), split_path(t)))
+            .filter(|(f, _)| !f.is_empty())
+            .collect();
+        for (f, t) in known::FACADES {
+            rules.push((split_path(f), split_path(t)));
+        }
+        // longest prefix first
+        rules.sort_by(|a, b| b.0.len().cmp(&a.0.len()));
+        Aliases { rules }
+    }
+
+    /// Rewrites `path` until no rule applies (bounded, so cyclic config cannot loop).
+    pub fn canonical(&self, mut path: Canon) -> Canon {
+        for _ in 0..8 {
+            let Some((from, to)) = self
+                .rules
+                .iter()
+                .find(|(f, _)| path.len() >= f.len() && path[..f.len()] == f[..])
+            else {
+                break;
+            };
+            let mut next = to.clone();
+            next.extend_from_slice(&path[from.len()..]);
+            if next == path {
+                break;
+            }
+            path = next;
+        }
+        path
+    }
+}
+
+/// Splits `a::b::c` (a leading `::` is dropped) into segments.
+///
+/// # Examples
+/// ```
+/// assert_eq!(shutdown_lint::resolve::split_path("::tokio::spawn"), vec!["tokio", "spawn"]);
+/// ```
+pub fn split_path(s: &str) -> Canon {
+    s.split("::")
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .map(String::from)
+        .collect()
+}
+
+/// Resolves paths at the walker's current position.
+#[derive(Debug)]
+pub struct Resolver {
+    tree: Arc<ModuleTree>,
+    aliases: Arc<Aliases>,
+    /// Current module.
+    module: ModId,
+    /// Lexical block scopes, innermost last; a `None` entry is an item boundary (a nested
+    /// `fn` cannot see the outer function's bindings or block items).
+    blocks: Vec<Option<BlockScope>>,
+    /// Let/parameter bindings, innermost last, with the length of `blocks` they belong to.
+    bindings: Vec<(String, usize)>,
+    /// Interesting paths: a glob import is taken to provide `name` only when `glob::name`
+    /// is one of these (we cannot see inside external modules).
+    interesting: Arc<HashSet<Canon>>,
+}
+
+impl Resolver {
+    /// A resolver positioned at the root module of `tree`.
+    pub fn new(
+        tree: Arc<ModuleTree>,
+        aliases: Arc<Aliases>,
+        interesting: Arc<HashSet<Canon>>,
+    ) -> Self {
+        Resolver {
+            tree,
+            aliases,
+            module: ModId(0),
+            blocks: Vec::new(),
+            bindings: Vec::new(),
+            interesting,
+        }
+    }
+
+    /// The module tree.
+    pub fn tree(&self) -> &ModuleTree {
+        &self.tree
+    }
+
+    /// Current module id.
+    pub fn module(&self) -> ModId {
+        self.module
+    }
+
+    /// Enters inline module `id` (an item boundary); returns what to pass to
+    /// [`Resolver::leave_module`].
+    pub fn enter_module(
+        &mut self,
+        id: ModId,
+    ) -> (ModId, Vec<Option<BlockScope>>, Vec<(String, usize)>) {
+        let saved = (
+            self.module,
+            std::mem::take(&mut self.blocks),
+            std::mem::take(&mut self.bindings),
+        );
+        self.module = id;
+        saved
+    }
+
+    /// Restores the state saved by [`Resolver::enter_module`].
+    pub fn leave_module(&mut self, saved: (ModId, Vec<Option<BlockScope>>, Vec<(String, usize)>)) {
+        self.module = saved.0;
+        self.blocks = saved.1;
+        self.bindings = saved.2;
+    }
+
+    /// Pushes a block scope (its items and `use`s, collected beforehand).
+    pub fn push_block(&mut self, scope: BlockScope) {
+        self.blocks.push(Some(scope));
+    }
+
+    /// Pushes an item boundary (entering a nested `fn`, `impl` or `trait`).
+    pub fn push_item_boundary(&mut self) {
+        self.blocks.push(None);
+    }
+
+    /// Pops the innermost block scope or boundary and the bindings made in it.
+    pub fn pop_block(&mut self) {
+        let depth = self.blocks.len();
+        while self.bindings.last().is_some_and(|(_, d)| *d >= depth) {
+            self.bindings.pop();
+        }
+        self.blocks.pop();
+    }
+
+    /// Records a binding (let, parameter, pattern) in the innermost scope.
+    pub fn bind(&mut self, name: String) {
+        self.bindings.push((name, self.blocks.len()));
+    }
+
+    /// Whether `name` is a visible binding (not hidden by an item boundary).
+    pub fn is_binding(&self, name: &str) -> bool {
+        let boundary = self
+            .blocks
+            .iter()
+            .rposition(Option::is_none)
+            .map_or(0, |i| i + 1);
+        self.bindings
+            .iter()
+            .rev()
+            .take_while(|(_, d)| *d >= boundary)
+            .any(|(n, _)| n == name)
+    }
+
+    /// Resolves a path written at the current position.
+    ///
+    /// `value` says the path is in value position (a call or expression), where a
+    /// one-segment path can name a binding.
+    pub fn resolve(&self, leading_colon: bool, segs: &[String], value: bool) -> Resolution {
+        if segs.is_empty() {
+            return Resolution::Unknown;
+        }
+        if leading_colon {
+            return Resolution::Path(self.aliases.canonical(segs.to_vec()));
+        }
+        if value && segs.len() == 1 && self.is_binding(&segs[0]) {
+            return Resolution::Binding(segs[0].clone());
+        }
+        match self.lookup_lexical(&segs[0]) {
+            Some(found) => self.finish(found, &segs[1..], 0),
+            None => match segs[0].as_str() {
+                "Self" => Resolution::Unknown,
+                _ => self.resolve_in_module(self.module, segs, 0),
+            },
+        }
+    }
+
+    /// Resolves a path that is relative to module `m` (the path of a `use` declared in `m`,
+    /// or a path written in `m`).
+    fn resolve_in_module(&self, m: ModId, segs: &[String], depth: usize) -> Resolution {
+        if depth > 16 || segs.is_empty() {
+            return Resolution::Unknown;
+        }
+        let tree = &self.tree;
+        match segs[0].as_str() {
+            "::" => return Resolution::Path(self.aliases.canonical(segs[1..].to_vec())),
+            "crate" => return self.walk_from(tree.crate_root(), &segs[1..], depth),
+            "self" => return self.walk_from(ModRef::Local(m), &segs[1..], depth),
+            "super" => {
+                let mut cur = ModRef::Local(m);
+                let mut rest = segs;
+                while rest.first().is_some_and(|s| s == "super") {
+                    cur = tree.parent(cur);
+                    rest = &rest[1..];
+                }
+                return self.walk_from(cur, rest, depth);
+            }
+            "Self" => return Resolution::Unknown,
+            _ => {}
+        }
+        if let Some(found) = self.lookup_in(m, &segs[0], depth) {
+            // `use tokio;` names the crate itself: do not look it up again
+            let is_self_import = matches!(&found, Found::Import { path, .. } if path.len() == 1 && path[0] == segs[0]);
+            if !is_self_import {
+                return self.finish(found, &segs[1..], depth);
+            }
+        }
+        // an external crate, the prelude, or something unknown: take it literally
+        Resolution::Path(self.aliases.canonical(segs.to_vec()))
+    }
+
+    /// Walks `segs` starting at module `start` (used for `crate::`, `self::`, `super::`).
+    fn walk_from(&self, start: ModRef, segs: &[String], depth: usize) -> Resolution {
+        match start {
+            ModRef::Local(m) => {
+                if segs.is_empty() {
+                    return Resolution::Path(self.tree.module_path(m));
+                }
+                match self.lookup_in(m, &segs[0], depth) {
+                    Some(found) => self.finish(found, &segs[1..], depth),
+                    None => {
+                        let mut p = self.tree.module_path(m);
+                        p.extend_from_slice(segs);
+                        Resolution::Path(self.aliases.canonical(p))
+                    }
+                }
+            }
+            ModRef::Outside(mut p) => {
+                // the path leaves this file: maybe it comes back into it
+                let file = self.tree.file_module_path();
+                let mut full = p.clone();
+                full.extend_from_slice(segs);
+                if full.len() > file.len() && full[..file.len()] == file[..] && !file.is_empty() {
+                    return self.walk_from(ModRef::Local(ModId(0)), &full[file.len()..], depth + 1);
+                }
+                p.extend_from_slice(segs);
+                Resolution::Path(self.aliases.canonical(p))
+            }
+        }
+    }
+
+    fn finish(&self, found: Found, rest: &[String], depth: usize) -> Resolution {
+        match found {
+            Found::Module(m) => self.walk_from(ModRef::Local(m), rest, depth + 1),
+            Found::Item(mut p) => {
+                p.extend_from_slice(rest);
+                Resolution::Path(self.aliases.canonical(p))
+            }
+            Found::Import { from, path } => {
+                match self.resolve_in_module(from, &path, depth + 1) {
+                    Resolution::Path(mut p) => {
+                        // the import may name a module of this file
+                        if !rest.is_empty() {
+                            if let Some(m) = self.tree.local_module(&p) {
+                                return self.walk_from(ModRef::Local(m), rest, depth + 1);
+                            }
+                        }
+                        p.extend_from_slice(rest);
+                        Resolution::Path(self.aliases.canonical(p))
+                    }
+                    other => other,
+                }
+            }
+            Found::Resolved(mut p) => {
+                p.extend_from_slice(rest);
+                Resolution::Path(self.aliases.canonical(p))
+            }
+        }
+    }
+
+    /// Looks `name` up through the block scopes (innermost first, stopping at an item
+    /// boundary), then the current module.
+    fn lookup_lexical(&self, name: &str) -> Option<Found> {
+        for block in self.blocks.iter().rev() {
+            let Some(block) = block else { continue };
+            if let Some(n) = block.names.get(name) {
+                return Some(self.found_from_name(self.module, n));
+            }
+        }
+        if let Some(found) = self.lookup_in(self.module, name, 0) {
+            return Some(found);
+        }
+        // globs declared in blocks
+        for block in self.blocks.iter().rev().flatten() {
+            for g in &block.globs {
+                if let Some(f) = self.glob_provides(self.module, g, name, 0) {
+                    return Some(f);
+                }
+            }
+        }
+        None
+    }
+
+    fn found_from_name(&self, m: ModId, n: &Name) -> Found {
+        match n {
+            Name::Module(id) => Found::Module(*id),
+            Name::Item => Found::Item(Vec::new()),
+            Name::Import(path) => Found::Import {
+                from: m,
+                path: path.clone(),
+            },
+        }
+        .with_item_path(&self.tree, m)
+    }
+
+    /// `name` declared in module `m`: an item, an inline module, an import, or provided by a
+    /// glob import of `m`.
+    fn lookup_in(&self, m: ModId, name: &str, depth: usize) -> Option<Found> {
+        let module = self.tree.get(m);
+        if let Some(n) = module.names.get(name) {
+            let f = match n {
+                Name::Item => {
+                    let mut p = self.tree.module_path(m);
+                    p.push(name.to_string());
+                    Found::Item(p)
+                }
+                Name::Module(id) => Found::Module(*id),
+                Name::Import(path) => Found::Import {
+                    from: m,
+                    path: path.clone(),
+                },
+            };
+            return Some(f);
+        }
+        if depth > 8 {
+            return None;
+        }
+        for g in &module.globs {
+            if let Some(f) = self.glob_provides(m, g, name, depth + 1) {
+                return Some(f);
+            }
+        }
+        None
+    }
+
+    /// Whether glob import `glob::*` (declared in `m`) provides `name`.
+    fn glob_provides(&self, m: ModId, glob: &[String], name: &str, depth: usize) -> Option<Found> {
+        match self.resolve_in_module(m, glob, depth + 1) {
+            Resolution::Path(base) => {
+                if let Some(target) = self.tree.local_module(&base) {
+                    if target != m {
+                        return self.lookup_in(target, name, depth + 1);
+                    }
+                    return None;
+                }
+                let mut cand = base;
+                cand.push(name.to_string());
+                let cand = self.aliases.canonical(cand);
+                self.interesting
+                    .contains(&cand)
+                    .then_some(Found::Resolved(cand))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// A module reference: one of this file, or a path outside it.
+#[derive(Debug, Clone)]
+pub(crate) enum ModRef {
+    Local(ModId),
+    Outside(Canon),
+}
+
+#[derive(Debug, Clone)]
+enum Found {
+    Module(ModId),
+    Item(Canon),
+    Import { from: ModId, path: Canon },
+    Resolved(Canon),
+}
+
+impl Found {
+    fn with_item_path(self, _tree: &ModuleTree, _m: ModId) -> Found {
+        match self {
+            // a block-local item: it shadows, and is nothing the rules know
+            Found::Item(_) => Found::Item(vec!["{local}".to_string()]),
+            other => other,
+        }
+    }
+}

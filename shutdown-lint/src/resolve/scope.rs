@@ -1,0 +1,304 @@
+//! The names a module or block declares: items, inline modules, `use` imports and globs.
+//!
+//! Built once per file ([`ModuleTree::build`]) for modules, and per block when the walker
+//! enters it ([`BlockScope::collect`]); items are visible in their whole scope regardless
+//! of order, as in Rust.
+
+use super::Canon;
+use super::ModRef;
+use std::collections::HashMap;
+
+/// Index of a module in a [`ModuleTree`]; `ModId(0)` is the file itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ModId(pub usize);
+
+/// What a name in a scope stands for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Name {
+    /// A local item (fn, struct, const, out-of-file `mod x;`, ...).
+    Item,
+    /// An inline module of this file.
+    Module(ModId),
+    /// A `use` import: the path as written (resolved relative to the declaring module; a
+    /// leading `::` is kept as a `"::"` segment).
+    Import(Canon),
+}
+
+/// One module of the file.
+#[derive(Debug, Clone, Default)]
+pub struct Module {
+    /// Names declared in the module.
+    pub names: HashMap<String, Name>,
+    /// Glob imports (`use x::*`), paths as written.
+    pub globs: Vec<Canon>,
+    /// Enclosing inline module (none for the file).
+    pub parent: Option<ModId>,
+    /// Full path from the crate root, e.g. `["my_crate", "net", "inline"]`.
+    pub path: Canon,
+    /// Inline child modules by name.
+    pub children: HashMap<String, ModId>,
+}
+
+/// The inline modules of one file.
+#[derive(Debug, Clone)]
+pub struct ModuleTree {
+    modules: Vec<Module>,
+}
+
+/// Names declared directly in one block (`{ use ..; fn local() {} ... }`).
+#[derive(Debug, Clone, Default)]
+pub struct BlockScope {
+    /// Names declared in the block.
+    pub names: HashMap<String, Name>,
+    /// Glob imports in the block.
+    pub globs: Vec<Canon>,
+}
+
+impl BlockScope {
+    /// Collects the items and `use`s among a block's statements (nested blocks excluded).
+    pub fn collect(stmts: &[syn::Stmt]) -> Self {
+        let mut scope = BlockScope::default();
+        for stmt in stmts {
+            if let syn::Stmt::Item(item) = stmt {
+                let mut sink = Sink {
+                    names: &mut scope.names,
+                    globs: &mut scope.globs,
+                };
+                sink.item(item, None);
+            }
+        }
+        scope
+    }
+
+    /// Whether the block declares nothing (the walker then skips pushing it).
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty() && self.globs.is_empty()
+    }
+}
+
+impl ModuleTree {
+    /// Builds the tree of `file`, whose own module path is `file_path` (`[crate]` for a
+    /// crate root, `[crate, "a", "b"]` for `src/a/b.rs`).
+    ///
+    /// # Examples
+    /// ```
+    /// use shutdown_lint::resolve::scope::ModuleTree;
+    /// let file: syn::File = syn::parse_str("mod rt { pub use tokio::spawn; }").unwrap();
+    /// let tree = ModuleTree::build(&file.items, vec!["app".into()]);
+    /// assert!(tree.local_module(&vec!["app".into(), "rt".into()]).is_some());
+    /// ```
+    pub fn build(items: &[syn::Item], file_path: Canon) -> Self {
+        let mut tree = ModuleTree {
+            modules: vec![Module {
+                path: file_path,
+                ..Module::default()
+            }],
+        };
+        tree.fill(ModId(0), items, 0);
+        tree
+    }
+
+    fn fill(&mut self, id: ModId, items: &[syn::Item], depth: usize) {
+        let mut names = HashMap::new();
+        let mut globs = Vec::new();
+        let mut inline = Vec::new();
+        {
+            let mut sink = Sink {
+                names: &mut names,
+                globs: &mut globs,
+            };
+            for item in items {
+                sink.item(item, Some(&mut inline));
+            }
+        }
+        for (name, content) in inline {
+            if depth > 64 {
+                names.insert(name, Name::Item);
+                continue;
+            }
+            let child = ModId(self.modules.len());
+            let mut path = self.modules[id.0].path.clone();
+            path.push(name.clone());
+            self.modules.push(Module {
+                parent: Some(id),
+                path,
+                ..Module::default()
+            });
+            self.modules[id.0].children.insert(name.clone(), child);
+            names.insert(name, Name::Module(child));
+            self.fill(child, &content, depth + 1);
+        }
+        let m = &mut self.modules[id.0];
+        for (k, v) in names {
+            m.names.entry(k).or_insert(v);
+        }
+        m.globs.extend(globs);
+    }
+
+    /// The module with id `id`.
+    pub fn get(&self, id: ModId) -> &Module {
+        &self.modules[id.0]
+    }
+
+    /// Full path of module `id`.
+    pub fn module_path(&self, id: ModId) -> Canon {
+        self.modules[id.0].path.clone()
+    }
+
+    /// Module path of the file itself.
+    pub fn file_module_path(&self) -> &Canon {
+        &self.modules[0].path
+    }
+
+    /// The inline module with full path `path`, if it is in this file.
+    pub fn local_module(&self, path: &Canon) -> Option<ModId> {
+        let file = &self.modules[0].path;
+        if path.len() < file.len() || path[..file.len()] != file[..] {
+            return None;
+        }
+        let mut cur = ModId(0);
+        for seg in &path[file.len()..] {
+            cur = *self.modules[cur.0].children.get(seg)?;
+        }
+        Some(cur)
+    }
+
+    pub(crate) fn crate_root(&self) -> ModRef {
+        let file = &self.modules[0].path;
+        if file.len() <= 1 {
+            ModRef::Local(ModId(0))
+        } else {
+            ModRef::Outside(file[..1].to_vec())
+        }
+    }
+
+    pub(crate) fn parent(&self, m: ModRef) -> ModRef {
+        match m {
+            ModRef::Local(id) => match self.modules[id.0].parent {
+                Some(p) => ModRef::Local(p),
+                None => {
+                    let file = &self.modules[0].path;
+                    ModRef::Outside(
+                        file[..file.len().saturating_sub(1).max(1.min(file.len()))].to_vec(),
+                    )
+                }
+            },
+            ModRef::Outside(mut p) => {
+                if p.len() > 1 {
+                    p.pop();
+                }
+                ModRef::Outside(p)
+            }
+        }
+    }
+}
+
+struct Sink<'a> {
+    names: &'a mut HashMap<String, Name>,
+    globs: &'a mut Vec<Canon>,
+}
+
+impl Sink<'_> {
+    fn item(&mut self, item: &syn::Item, inline: Option<&mut Vec<(String, Vec<syn::Item>)>>) {
+        let name = match item {
+            syn::Item::Use(u) => {
+                let mut prefix = Vec::new();
+                if u.leading_colon.is_some() {
+                    prefix.push("::".to_string());
+                }
+                self.use_tree(&u.tree, &mut prefix);
+                return;
+            }
+            syn::Item::ExternCrate(e) => {
+                let target = e.ident.to_string();
+                let alias = e
+                    .rename
+                    .as_ref()
+                    .map_or(target.clone(), |(_, i)| i.to_string());
+                if target != "self" {
+                    self.import(alias, vec!["::".to_string(), target]);
+                }
+                return;
+            }
+            syn::Item::Mod(m) => {
+                let name = m.ident.to_string();
+                match (&m.content, inline) {
+                    (Some((_, items)), Some(inline)) => {
+                        inline.push((name, items.clone()));
+                        return;
+                    }
+                    _ => name,
+                }
+            }
+            syn::Item::Fn(f) => f.sig.ident.to_string(),
+            syn::Item::Struct(s) => s.ident.to_string(),
+            syn::Item::Enum(e) => e.ident.to_string(),
+            syn::Item::Union(u) => u.ident.to_string(),
+            syn::Item::Type(t) => t.ident.to_string(),
+            syn::Item::Trait(t) => t.ident.to_string(),
+            syn::Item::TraitAlias(t) => t.ident.to_string(),
+            syn::Item::Const(c) => c.ident.to_string(),
+            syn::Item::Static(s) => s.ident.to_string(),
+            syn::Item::Macro(m) => {
+                // item-producing macros (`cfg_rt! { .. }`): their items when they parse
+                if m.ident.is_none() && !m.mac.path.is_ident("macro_rules") {
+                    if let Ok(file) = syn::parse2::<syn::File>(m.mac.tokens.clone()) {
+                        for it in &file.items {
+                            self.item(it, None);
+                        }
+                    }
+                }
+                return;
+            }
+            _ => return,
+        };
+        self.names.insert(name, Name::Item);
+    }
+
+    fn import(&mut self, name: String, path: Canon) {
+        if name == "_" {
+            return;
+        }
+        // an item of the same name wins (they would conflict in Rust anyway)
+        self.names.entry(name).or_insert(Name::Import(path));
+    }
+
+    fn use_tree(&mut self, tree: &syn::UseTree, prefix: &mut Canon) {
+        match tree {
+            syn::UseTree::Path(p) => {
+                prefix.push(p.ident.to_string());
+                self.use_tree(&p.tree, prefix);
+                prefix.pop();
+            }
+            syn::UseTree::Name(n) => {
+                let name = n.ident.to_string();
+                if name == "self" {
+                    if let Some(last) = prefix.last().cloned() {
+                        self.import(last, prefix.clone());
+                    }
+                } else {
+                    let mut path = prefix.clone();
+                    path.push(name.clone());
+                    self.import(name, path);
+                }
+            }
+            syn::UseTree::Rename(r) => {
+                let name = r.ident.to_string();
+                let path = if name == "self" {
+                    prefix.clone()
+                } else {
+                    let mut p = prefix.clone();
+                    p.push(name);
+                    p
+                };
+                self.import(r.rename.to_string(), path);
+            }
+            syn::UseTree::Glob(_) => self.globs.push(prefix.clone()),
+            syn::UseTree::Group(g) => {
+                for t in &g.items {
+                    self.use_tree(t, prefix);
+                }
+            }
+        }
+    }
+}

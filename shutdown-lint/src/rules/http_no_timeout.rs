@@ -1,0 +1,215 @@
+//! `http-no-timeout`: an HTTP client or one-shot request with no overall timeout.
+
+use super::{RuleContext, RuleMeta};
+use crate::finding::{Finding, Region, Severity};
+use crate::model::{ArgValue, Chain, FileModel};
+use crate::resolve::known::{self, HttpKind, HttpLib};
+
+/// Metadata and documentation.
+pub const META: RuleMeta = RuleMeta {
+    name: "http-no-timeout",
+    default_severity: Severity::Deny,
+    summary: "HTTP client or request without an overall timeout (reqwest, ureq, hyper, isahc)",
+    doc: r#"## What it does
+Flags HTTP clients and one-shot requests that have no overall timeout:
+- reqwest: `Client::new()`, `Client::default()`, `reqwest::get(..)`, and
+  `Client::builder()` / `ClientBuilder::new()` chains that reach `.build()` without
+  `.timeout(..)` — followed across lines and through `let` rebinding in the same function;
+  the same for `reqwest::blocking`, whose implicit default is 30 s (the message says so);
+- ureq 2 and 3: `ureq::get(..)`/`post(..)`/.. sent without `.timeout(..)` (2) or
+  `.timeout_global(Some(..))` (3), `ureq::agent()`, `Agent::new()`,
+  `Agent::new_with_defaults()`, `AgentBuilder` / `Agent::config_builder()` built without one;
+- hyper-util's legacy `Client` (and hyper 0.14's `Client`), which has no timeout setting;
+- isahc: `isahc::get(..)` & co., `HttpClient::new()`, builders without `.timeout(..)`;
+- constructors named in `[http] no-timeout`.
+`connect_timeout` (or `timeout_connect`) alone does not count: it bounds the handshake,
+not a response that never ends. `.timeout(None)` disables the timeout and is flagged.
+
+## Why it matters
+During a drain the service waits for in-flight work. One request to a peer that stopped
+answering, without a timeout, holds the drain until the orchestrator kills the process.
+
+## Example
+```rust
+let client = reqwest::Client::builder().connect_timeout(Duration::from_secs(2)).build()?;
+```
+
+## Use instead
+```rust
+let client = reqwest::Client::builder()
+    .connect_timeout(Duration::from_secs(2))
+    .timeout(Duration::from_secs(10))
+    .build()?;
+```"#,
+};
+
+/// Steps that send a prepared request.
+const SEND_METHODS: &[&str] = &[
+    "call",
+    "send",
+    "send_json",
+    "send_string",
+    "send_form",
+    "send_bytes",
+    "send_empty",
+    "send_async",
+];
+
+/// The HTTP constructor a chain starts with, if any (config wrappers included).
+pub fn http_ctor(ch: &Chain, wrappers: &[String]) -> Option<(HttpKind, &'static HttpLib)> {
+    let root = ch.root_str();
+    if let Some((_, kind, lib)) = known::HTTP_CTORS.iter().find(|(p, _, _)| *p == root) {
+        return Some((*kind, lib));
+    }
+    if wrappers.iter().any(|w| w.trim_start_matches("::") == root) {
+        return Some((HttpKind::Client, &known::WRAPPER));
+    }
+    None
+}
+
+/// How a timeout method was applied in `steps`: `Some(true)` set, `Some(false)` disabled
+/// with `None`, `None` never called.
+fn timeout_set(lib: &HttpLib, steps: &[crate::model::Step]) -> Option<bool> {
+    let mut state = None;
+    for s in steps {
+        if lib.timeout_methods.contains(&s.name.as_str()) {
+            state = Some(!matches!(s.args.first(), Some(ArgValue::NoneLit)));
+        }
+    }
+    state
+}
+
+fn display(root: &[String], kind: HttpKind) -> String {
+    let p = root.join("::");
+    match kind {
+        HttpKind::OneShot | HttpKind::Request => format!("`{p}(..)`"),
+        _ => format!("`{p}()`"),
+    }
+}
+
+fn default_note(lib: &HttpLib) -> String {
+    match lib.default_timeout {
+        Some(d) => format!(
+            "relies on {}'s implicit {} s default timeout",
+            lib.name,
+            d.as_secs()
+        ),
+        None => "has no overall timeout".to_string(),
+    }
+}
+
+/// HTTP clients without an overall timeout: region, item, message, help.
+pub fn clients_without_timeout(
+    model: &FileModel,
+    wrappers: &[String],
+) -> Vec<(Region, String, String, &'static str)> {
+    let mut found = Vec::new();
+    for cu in &model.chains {
+        let ch = &cu.chain;
+        let Some((kind, lib)) = http_ctor(ch, wrappers) else {
+            continue;
+        };
+        let item = cu.ctx.item.clone();
+        match kind {
+            HttpKind::Client | HttpKind::OneShot => {
+                if ch.via_binding {
+                    continue;
+                }
+                let what = if kind == HttpKind::OneShot {
+                    "sends through a shared default client that"
+                } else {
+                    "builds a client that"
+                };
+                let msg = format!("{} {what} {}", display(&ch.root, kind), default_note(lib));
+                found.push((ch.root_region, item, msg, lib.help));
+            }
+            HttpKind::Request => {
+                let Some(i) = ch
+                    .steps
+                    .iter()
+                    .position(|s| SEND_METHODS.contains(&s.name.as_str()))
+                else {
+                    continue;
+                };
+                if !ch.is_local_step(i) {
+                    continue;
+                }
+                match timeout_set(lib, &ch.steps[..i]) {
+                    Some(true) => {}
+                    state => {
+                        let note = if state == Some(false) {
+                            "disables its timeout".to_string()
+                        } else {
+                            default_note(lib)
+                        };
+                        let msg = format!("request made with {} {note}", display(&ch.root, kind));
+                        found.push((ch.steps[i].region, item, msg, lib.help));
+                    }
+                }
+            }
+            HttpKind::Builder => {
+                let Some(i) = ch
+                    .steps
+                    .iter()
+                    .position(|s| lib.build_methods.contains(&s.name.as_str()))
+                else {
+                    continue;
+                };
+                if !ch.is_local_step(i) {
+                    continue;
+                }
+                let before = &ch.steps[..i];
+                let region = if ch.via_binding {
+                    ch.steps[i].region
+                } else {
+                    ch.root_region
+                };
+                if lib.timeout_methods.is_empty() {
+                    let msg = format!(
+                        "{}'s client built by {} has no timeout setting at all",
+                        lib.name,
+                        display(&ch.root, kind)
+                    );
+                    found.push((region, item, msg, lib.help));
+                    continue;
+                }
+                match timeout_set(lib, before) {
+                    Some(true) => {}
+                    Some(false) => {
+                        let msg = format!(
+                            "client built by {} with `.timeout(None)` has no overall timeout",
+                            display(&ch.root, kind)
+                        );
+                        found.push((region, item, msg, lib.help));
+                    }
+                    None => {
+                        let connect_only = before
+                            .iter()
+                            .any(|s| s.name == "connect_timeout" || s.name == "timeout_connect");
+                        let extra = if connect_only {
+                            " (a connect timeout alone does not bound a request)"
+                        } else {
+                            ""
+                        };
+                        let msg = format!(
+                            "client built by {} without `.timeout(..)` {}{extra}",
+                            display(&ch.root, kind),
+                            default_note(lib)
+                        );
+                        found.push((region, item, msg, lib.help));
+                    }
+                }
+            }
+        }
+    }
+    found
+}
+
+/// Reports HTTP clients without timeouts.
+pub fn check(cx: &RuleContext<'_>, out: &mut Vec<Finding>) {
+    for (region, item, message, help) in
+        clients_without_timeout(cx.model, &cx.config.http_no_timeout)
+    {
+        out.push(cx.finding(&META, region, &item, message, help));
+    }
+}

@@ -1,0 +1,137 @@
+//! `raw-spawn`: a task started with `tokio::spawn` & co., which shutdown cannot drain.
+
+use super::{RuleContext, RuleMeta};
+use crate::finding::{Finding, Severity};
+use crate::model::FileModel;
+use crate::resolve::known;
+
+/// Metadata and documentation.
+pub const META: RuleMeta = RuleMeta {
+    name: "raw-spawn",
+    default_severity: Severity::Deny,
+    summary: "untracked task spawn (`tokio::spawn`, `spawn_blocking`, `spawn_local`, `Handle::spawn`)",
+    doc: r#"## What it does
+Flags calls of `tokio::spawn`, `tokio::task::spawn`, `tokio::task::spawn_blocking`,
+`tokio::task::spawn_local`, `.spawn*` on `Handle::current()`, a `Runtime` or a
+`tokio::task::Builder`, and functions named in `[spawn] raw` — in every path form: full
+paths, `::tokio`, `use` imports, aliases, globs and re-exports named in `[reexports]`.
+Inside a `#[drainable]` function the macro routes `tokio::spawn`, `spawn_blocking`,
+`spawn_local` to tracked spawns, so those calls are not reported there. A local function
+that happens to be called `spawn` is not tokio's and is not reported.
+
+## Why it matters
+A raw task is invisible to shutdown: on SIGTERM nobody waits for it and nobody aborts it.
+It is killed mid-write when the runtime drops, or it keeps the process alive past the
+grace period until the orchestrator sends SIGKILL.
+
+## Example
+```rust
+use tokio::task;
+task::spawn(async move { flush(batch).await });
+```
+
+## Use instead
+```rust
+shutdown_runtime::spawn_named("flush", async move { flush(batch).await });
+// or mark the enclosing function `#[drainable]`
+```"#,
+};
+
+const HELP: &str = "use `shutdown_runtime::spawn(..)` / `spawn_named(..)` so shutdown can drain the task, or mark the enclosing fn `#[drainable]`";
+
+fn is_configured(root: &[String], entries: &[String]) -> bool {
+    let joined = root.join("::");
+    entries.iter().any(|e| {
+        let e = e.trim_start_matches("::");
+        e == joined
+            || (e.starts_with("crate::") && root.len() > 1 && e[7..] == root[1..].join("::"))
+    })
+}
+
+/// Whether a call of `root` is routed by `#[drainable]`.
+fn routed_by_drainable(root: &str) -> bool {
+    known::RAW_SPAWN_FNS.contains(&root)
+}
+
+/// Reports raw spawns.
+pub fn check(cx: &RuleContext<'_>, out: &mut Vec<Finding>) {
+    for (region, item, name) in raw_spawns(cx.model, &cx.config.spawn_raw) {
+        let message = format!("`{name}` starts a task that shutdown cannot drain or abort");
+        out.push(cx.finding(&META, region, &item, message, HELP));
+    }
+}
+
+/// Every raw spawn of a file: region, enclosing item, and what was called.
+pub fn raw_spawns(
+    model: &FileModel,
+    configured_raw: &[String],
+) -> Vec<(crate::finding::Region, String, String)> {
+    let mut found = Vec::new();
+    for cu in &model.chains {
+        let ch = &cu.chain;
+        let root = ch.root_str();
+        if !ch.via_binding
+            && (known::RAW_SPAWN_FNS.contains(&root.as_str())
+                || is_configured(&ch.root, configured_raw))
+        {
+            if !(cu.ctx.in_drainable && routed_by_drainable(&root)) {
+                found.push((ch.root_region, cu.ctx.item.clone(), root.clone()));
+            }
+            continue;
+        }
+        if known::RAW_SPAWN_RECEIVERS.contains(&root.as_str()) {
+            if let Some(i) = ch
+                .steps
+                .iter()
+                .position(|s| known::SPAWN_METHODS.contains(&s.name.as_str()))
+            {
+                if ch.is_local_step(i) {
+                    let recv = ch.root.iter().rev().nth(1).cloned().unwrap_or_default();
+                    found.push((
+                        ch.steps[i].region,
+                        cu.ctx.item.clone(),
+                        format!("{recv}::{}", ch.steps[i].name),
+                    ));
+                }
+            }
+        }
+    }
+    for r in &model.refs {
+        let p = r.path.join("::");
+        if known::RAW_SPAWN_FNS.contains(&p.as_str()) || is_configured(&r.path, configured_raw) {
+            found.push((r.region, r.ctx.item.clone(), p));
+        }
+    }
+    found
+}
+
+/// Number of tracked spawns: `shutdown_runtime` spawns, `[spawn] tracked` functions, and
+/// spawns routed by `#[drainable]`.
+pub fn tracked_spawns(model: &FileModel, configured_tracked: &[String]) -> usize {
+    let mut n = 0;
+    for cu in &model.chains {
+        let ch = &cu.chain;
+        let root = ch.root_str();
+        if ch.via_binding && !known::TRACKED_SPAWN_RECEIVERS.contains(&root.as_str()) {
+            continue;
+        }
+        if !ch.via_binding
+            && (known::TRACKED_SPAWN_FNS.contains(&root.as_str())
+                || is_configured(&ch.root, configured_tracked)
+                || (cu.ctx.in_drainable && routed_by_drainable(&root)))
+        {
+            n += 1;
+        } else if known::TRACKED_SPAWN_RECEIVERS.contains(&root.as_str()) {
+            if let Some(i) = ch
+                .steps
+                .iter()
+                .position(|s| known::TRACKED_SPAWN_METHODS.contains(&s.name.as_str()))
+            {
+                if ch.is_local_step(i) {
+                    n += 1;
+                }
+            }
+        }
+    }
+    n
+}

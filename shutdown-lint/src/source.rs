@@ -1,0 +1,208 @@
+//! Source text handling: byte offsets to 1-based line/column [`Region`]s, and a parse of a
+//! file that cannot blow the stack on pathological input.
+//!
+//! `syn` recurses once per nesting level, and so does every visitor and `Drop` of the tree.
+//! Before parsing, [`nesting_depth`] measures the deepest bracket nesting plus the longest
+//! run of prefix operators with a single linear byte scan; a file over [`MAX_NESTING`] is
+//! reported as a parse error instead of being parsed. The engine also parses on threads
+//! with a large stack ([`PARSE_STACK_BYTES`]) so realistic deep code is always fine.
+
+use crate::finding::Region;
+
+/// Deepest nesting (brackets plus prefix-operator runs) a file may have before it is
+/// reported instead of parsed. Real code stays far below 100.
+pub const MAX_NESTING: usize = 512;
+
+/// Stack size of the threads that parse and analyse files.
+pub const PARSE_STACK_BYTES: usize = 256 * 1024 * 1024;
+
+/// Maps byte offsets of one file to 1-based lines and character columns.
+///
+/// # Examples
+/// ```
+/// use shutdown_lint::source::LineIndex;
+/// let idx = LineIndex::new("ab\ncd");
+/// let r = idx.region(3, 5);
+/// assert_eq!((r.line, r.column, r.end_line, r.end_column), (2, 1, 2, 3));
+/// ```
+#[derive(Debug, Clone)]
+pub struct LineIndex<'a> {
+    text: &'a str,
+    starts: Vec<usize>,
+}
+
+impl<'a> LineIndex<'a> {
+    /// Indexes `text` (one pass over its newlines).
+    pub fn new(text: &'a str) -> Self {
+        let mut starts = vec![0];
+        starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
+        LineIndex { text, starts }
+    }
+
+    /// 1-based line and 1-based character column of a byte offset (clamped to the text).
+    pub fn line_col(&self, offset: usize) -> (usize, usize) {
+        let offset = offset.min(self.text.len());
+        let line = self.starts.partition_point(|&s| s <= offset) - 1;
+        let start = self.starts[line];
+        let mut end = offset;
+        while !self.text.is_char_boundary(end) {
+            end -= 1;
+        }
+        let col = self.text[start..end].chars().count() + 1;
+        (line + 1, col)
+    }
+
+    /// The region covering bytes `start..end`.
+    pub fn region(&self, start: usize, end: usize) -> Region {
+        let end = end.max(start);
+        let (line, column) = self.line_col(start);
+        let (end_line, end_column) = self.line_col(end);
+        Region {
+            line,
+            column,
+            end_line,
+            end_column,
+            offset: start.min(self.text.len()),
+            len: end.min(self.text.len()) - start.min(self.text.len()),
+        }
+    }
+
+    /// The region of a parsed span (spans carry byte ranges relative to the parsed text).
+    pub fn span_region(&self, span: proc_macro2::Span) -> Region {
+        let r = span.byte_range();
+        self.region(r.start, r.end)
+    }
+
+    /// Byte offset where 1-based `line` starts (the end of the text past the last line).
+    pub fn line_start(&self, line: usize) -> usize {
+        self.starts
+            .get(line.saturating_sub(1))
+            .copied()
+            .unwrap_or(self.text.len())
+    }
+
+    /// Number of lines.
+    pub fn line_count(&self) -> usize {
+        self.starts.len()
+    }
+}
+
+/// Deepest nesting in `text`: open brackets plus runs of prefix operators (`!`, `-`, `*`,
+/// `&`), skipping comments, strings and character literals. Linear, no allocation.
+///
+/// # Examples
+/// ```
+/// use shutdown_lint::source::nesting_depth;
+/// assert_eq!(nesting_depth("fn f() { g((1)) } // (((("), 3);
+/// ```
+pub fn nesting_depth(text: &str) -> usize {
+    let b = text.as_bytes();
+    let (mut depth, mut max, mut run) = (0usize, 0usize, 0usize);
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        match c {
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                i = memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |n| i + n);
+                continue;
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                let mut level = 1usize;
+                i += 2;
+                while i < b.len() && level > 0 {
+                    if b[i] == b'/' && b.get(i + 1) == Some(&b'*') {
+                        level += 1;
+                        i += 2;
+                    } else if b[i] == b'*' && b.get(i + 1) == Some(&b'/') {
+                        level -= 1;
+                        i += 2;
+                    } else {
+                        i += 1;
+                    }
+                }
+                continue;
+            }
+            b'"' => {
+                i = skip_string(b, i);
+                run = 0;
+                continue;
+            }
+            b'r' if matches!(b.get(i + 1), Some(b'#') | Some(b'"')) && !prev_ident(b, i) => {
+                let mut j = i + 1;
+                let mut hashes = 0;
+                while b.get(j) == Some(&b'#') {
+                    hashes += 1;
+                    j += 1;
+                }
+                if b.get(j) == Some(&b'"') {
+                    j += 1;
+                    'raw: while j < b.len() {
+                        if b[j] == b'"'
+                            && b[j + 1..]
+                                .iter()
+                                .take(hashes)
+                                .filter(|&&h| h == b'#')
+                                .count()
+                                == hashes
+                        {
+                            j += 1 + hashes;
+                            break 'raw;
+                        }
+                        j += 1;
+                    }
+                    i = j;
+                    run = 0;
+                    continue;
+                }
+            }
+            b'\'' => {
+                // a char literal ('x', '\n', '\u{..}') or a lifetime ('a)
+                if b.get(i + 1) == Some(&b'\\') {
+                    let mut j = i + 2;
+                    while j < b.len() && b[j] != b'\'' && j < i + 12 {
+                        j += 1;
+                    }
+                    i = j + 1;
+                    continue;
+                }
+                if b.get(i + 2) == Some(&b'\'') {
+                    i += 3;
+                    continue;
+                }
+            }
+            b'(' | b'[' | b'{' => {
+                depth += 1;
+                max = max.max(depth + run);
+            }
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            b'!' | b'-' | b'*' | b'&' => {
+                run += 1;
+                max = max.max(depth + run);
+                i += 1;
+                continue;
+            }
+            _ => {}
+        }
+        if !c.is_ascii_whitespace() {
+            run = 0;
+        }
+        i += 1;
+    }
+    max
+}
+
+fn prev_ident(b: &[u8], i: usize) -> bool {
+    i > 0 && (b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_')
+}
+
+fn skip_string(b: &[u8], mut i: usize) -> usize {
+    i += 1;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 2,
+            b'"' => return i + 1,
+            _ => i += 1,
+        }
+    }
+    b.len()
+}
