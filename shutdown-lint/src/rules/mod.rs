@@ -67,6 +67,10 @@ static ALL: &[RuleMeta] = &[
     crate::audit::rules::stopsignal_unhandled::META,
 ];
 
+/// Rules raised only by `cargo shutdown audit` (deploy manifests, budgets): they have no
+/// per-file fixture under `tests/fixtures/rules/`; the audit tests cover them.
+pub const AUDIT_ONLY: &[&str] = &["budget-exceeds-grace", "stopsignal-unhandled"];
+
 /// Every rule, in documentation order.
 ///
 /// # Examples

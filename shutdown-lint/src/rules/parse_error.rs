@@ -12,6 +12,9 @@ pub const META: RuleMeta = RuleMeta {
 Reports a Rust file that could not be analysed: unreadable (permissions, a broken
 symlink), not UTF-8, a syntax error, or nested deeper than the linter's bound
 (`source::MAX_NESTING`). The finding points at the error; the other files are still linted.
+A file in which the byte scan finds nothing any rule looks for (no `tokio`, `spawn`,
+`thread`, `reqwest`, .. outside `//` comments) is not parsed at all, so a syntax error there
+is left to the compiler.
 
 ## Why it matters
 A file the linter cannot read is a file nobody checked. Failing loudly beats a silent pass.
