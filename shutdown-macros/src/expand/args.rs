@@ -166,10 +166,16 @@ impl DrainableArgs {
 
 /// `crate = path` or `crate = "path"`.
 fn parse_crate_path(value: TokenStream) -> syn::Result<Path> {
-    if let Ok(lit) = syn::parse2::<LitStr>(value.clone()) {
-        return lit.parse::<Path>();
-    }
-    syn::parse2::<Path>(value)
+    let parsed = match syn::parse2::<LitStr>(value.clone()) {
+        Ok(lit) => lit.parse::<Path>(),
+        Err(_) => syn::parse2::<Path>(value),
+    };
+    parsed.map_err(|e| {
+        syn::Error::new(
+            e.span(),
+            "`crate` must be a path to the runtime crate, such as `::shutdown_runtime` or `crate::rt`",
+        )
+    })
 }
 
 /// What a `#[drainable(..)]` marker inside a `#[drainable]` function asks for.
@@ -181,7 +187,9 @@ pub(crate) struct Marks {
     pub(crate) idle: Option<Span>,
     /// `on_shutdown = <expr>`: the value a `loop` breaks with at the checkpoint.
     pub(crate) on_shutdown: Option<Expr>,
-    /// Where the marker is, for "not allowed here" errors.
+    /// Where `on_shutdown` is written.
+    pub(crate) on_shutdown_span: Option<Span>,
+    /// Where the marker is (its `drainable` word), for "not allowed here" errors.
     pub(crate) span: Option<Span>,
 }
 
@@ -216,7 +224,11 @@ pub(crate) fn take_marks(attrs: &mut Vec<Attribute>) -> syn::Result<Marks> {
             kept.push(attr);
             continue;
         }
-        let span = attr_span(&attr);
+        let span = attr
+            .path()
+            .segments
+            .last()
+            .map_or_else(|| attr_span(&attr), |s| s.ident.span());
         marks.span.get_or_insert(span);
         let tokens = match &attr.meta {
             syn::Meta::List(list) => list.tokens.clone(),

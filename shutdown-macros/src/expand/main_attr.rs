@@ -53,10 +53,15 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         ));
     }
     if let Some(shape) = shape.finish() {
-        // The item cannot be turned into a runtime entry point: emit it as it is.
+        // The item cannot become an entry point, and emitting it unchanged would add rustc's
+        // own errors about an async or generic `main`: emit an empty synchronous stand-in.
         errors.push(shape);
         let error = errors.finish().map(|e| e.to_compile_error());
-        return quote!(#function #error);
+        let syn::ItemFn {
+            attrs, vis, sig, ..
+        } = &function;
+        let name = &sig.ident;
+        return quote!(#(#attrs)* #vis fn #name() {} #error);
     }
     // Option errors still expand with the defaults, so the only messages are about the options.
     let args = args.unwrap_or(MainArgs {

@@ -101,7 +101,10 @@ impl<'a> LoopRewriter<'a> {
         }
         let value = breaks_of(l.label.as_ref().map(|l| &l.name), &l.body).value();
         if value == LoopValue::Unit && marks.on_shutdown.is_some() {
-            let span = marks.span.unwrap_or_else(Span::call_site);
+            let span = marks
+                .on_shutdown_span
+                .or(marks.span)
+                .unwrap_or_else(Span::call_site);
             self.errors.push(syn::Error::new(
                 span,
                 "`on_shutdown` is for a `loop` whose value is used; this loop leaves with `break;`, so its value is `()` and it needs no `on_shutdown`",
@@ -143,7 +146,10 @@ impl<'a> LoopRewriter<'a> {
         self.stats.loops += 1;
         if marks.on_shutdown.is_some() {
             self.errors.push(syn::Error::new(
-                marks.span.unwrap_or_else(Span::call_site),
+                marks
+                    .on_shutdown_span
+                    .or(marks.span)
+                    .unwrap_or_else(Span::call_site),
                 "`on_shutdown` is for `loop` only: a `while` loop's value is always `()`",
             ));
         }
@@ -210,7 +216,7 @@ impl<'a> LoopRewriter<'a> {
         self.stats.loops += 1;
         if marks.on_shutdown.is_some() || marks.idle.is_some() {
             self.errors.push(syn::Error::new(
-                marks.span.unwrap_or_else(Span::call_site),
+                marks.on_shutdown_span.or(marks.idle).or(marks.span).unwrap_or_else(Span::call_site),
                 "a `for` loop takes only `skip`: its value is `()` (no `on_shutdown`) and its iterator does not `.await` (no `idle`)",
             ));
         }
@@ -301,7 +307,11 @@ impl<'a> LoopRewriter<'a> {
     fn statement_marks(&mut self, marks: Marks, target: Option<&mut Expr>) {
         if marks.skip.is_some() || marks.on_shutdown.is_some() {
             self.errors.push(syn::Error::new(
-                marks.span.unwrap_or_else(Span::call_site),
+                marks
+                    .skip
+                    .or(marks.on_shutdown_span)
+                    .or(marks.span)
+                    .unwrap_or_else(Span::call_site),
                 "`skip` and `on_shutdown` go on a loop; on a statement only `idle` is allowed",
             ));
         }

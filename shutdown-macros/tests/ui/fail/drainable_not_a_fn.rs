@@ -1,0 +1,4 @@
+#[shutdown_runtime::drainable]
+struct Worker;
+
+fn main() {}

@@ -1,0 +1,4 @@
+#[shutdown_runtime::drainable(scope)]
+fn f() {}
+
+fn main() {}

@@ -1,0 +1,6 @@
+trait Job {
+    #[shutdown_runtime::drainable]
+    fn run(&self);
+}
+
+fn main() {}

@@ -1,0 +1,4 @@
+#[shutdown_runtime::drainable(scop = scope)]
+fn f() {}
+
+fn main() {}

@@ -1,0 +1,2 @@
+#[shutdown_runtime::main(flavor = "single_thread")]
+async fn main() {}

@@ -1,0 +1,2 @@
+#[shutdown_runtime::main(grace = 30)]
+async fn main() {}

@@ -1,0 +1,2 @@
+#[shutdown_runtime::main]
+fn main() {}

@@ -1,0 +1,2 @@
+#[shutdown_runtime::main(worker_threads = 0)]
+async fn main() {}

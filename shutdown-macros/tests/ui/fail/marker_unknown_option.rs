@@ -1,0 +1,7 @@
+#[shutdown_runtime::drainable]
+fn f() {
+    #[drainable(skp)]
+    loop {}
+}
+
+fn main() {}
