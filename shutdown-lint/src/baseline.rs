@@ -71,7 +71,9 @@ impl fmt::Display for BaselineError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             BaselineError::Io(p, e) => write!(f, "baseline `{}`: {e}", p.display()),
-            BaselineError::Invalid(p, why) => write!(f, "baseline `{}` is not valid: {why}", p.display()),
+            BaselineError::Invalid(p, why) => {
+                write!(f, "baseline `{}` is not valid: {why}", p.display())
+            }
         }
     }
 }
@@ -117,7 +119,9 @@ impl Baseline {
                 });
             }
         }
-        entries.sort_by(|a, b| (&a.path, &a.rule, &a.item, a.ordinal).cmp(&(&b.path, &b.rule, &b.item, b.ordinal)));
+        entries.sort_by(|a, b| {
+            (&a.path, &a.rule, &a.item, a.ordinal).cmp(&(&b.path, &b.rule, &b.item, b.ordinal))
+        });
         Baseline {
             version: BASELINE_VERSION,
             entries,
@@ -142,8 +146,15 @@ impl Baseline {
             list.sort_by_key(|e| e.ordinal);
         }
         let mut accepted = vec![false; findings.len()];
-        let mut used: BTreeMap<Key, Vec<bool>> = by_key.iter().map(|(k, v)| (k.clone(), vec![false; v.len()])).collect();
-        let indexed: Vec<(usize, &Finding)> = findings.iter().enumerate().filter(|(_, f)| counts(f)).collect();
+        let mut used: BTreeMap<Key, Vec<bool>> = by_key
+            .iter()
+            .map(|(k, v)| (k.clone(), vec![false; v.len()]))
+            .collect();
+        let indexed: Vec<(usize, &Finding)> = findings
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| counts(f))
+            .collect();
         let mut grouped: BTreeMap<Key, Vec<(usize, &Finding)>> = BTreeMap::new();
         for (i, f) in indexed {
             grouped.entry(key_of(f, base)).or_default().push((i, f));
@@ -159,7 +170,9 @@ impl Baseline {
                     if accepted[*i] {
                         continue;
                     }
-                    if let Some(slot) = (0..entries.len()).find(|&s| !flags[s] && (!exact || entries[s].message == f.message)) {
+                    if let Some(slot) = (0..entries.len())
+                        .find(|&s| !flags[s] && (!exact || entries[s].message == f.message))
+                    {
                         flags[slot] = true;
                         accepted[*i] = true;
                     }
@@ -199,13 +212,17 @@ impl Baseline {
     /// assert!(Baseline::load(&path).is_err());
     /// ```
     pub fn load(path: &Path) -> Result<Baseline, BaselineError> {
-        let text = std::fs::read_to_string(path).map_err(|e| BaselineError::Io(path.to_path_buf(), e))?;
-        let baseline: Baseline =
-            serde_json::from_str(&text).map_err(|e| BaselineError::Invalid(path.to_path_buf(), e.to_string()))?;
+        let text =
+            std::fs::read_to_string(path).map_err(|e| BaselineError::Io(path.to_path_buf(), e))?;
+        let baseline: Baseline = serde_json::from_str(&text)
+            .map_err(|e| BaselineError::Invalid(path.to_path_buf(), e.to_string()))?;
         if baseline.version != BASELINE_VERSION {
             return Err(BaselineError::Invalid(
                 path.to_path_buf(),
-                format!("version {} (this tool reads version {BASELINE_VERSION})", baseline.version),
+                format!(
+                    "version {} (this tool reads version {BASELINE_VERSION})",
+                    baseline.version
+                ),
             ));
         }
         Ok(baseline)
@@ -233,17 +250,128 @@ impl Baseline {
         for (i, e) in self.entries.iter().enumerate() {
             out.push_str("  ");
             out.push_str(&serde_json::to_string(e).unwrap_or_default());
-            out.push_str(if i + 1 < self.entries.len() { ",\n" } else { "\n" });
+            out.push_str(if i + 1 < self.entries.len() {
+                ",\n"
+            } else {
+                "\n"
+            });
         }
         out.push_str("]}\n");
         out
     }
 }
 
+/// What a command line did with `--baseline FILE` / `--write-baseline FILE`.
+#[derive(Debug, Clone, Default)]
+pub struct BaselineRun {
+    /// Findings accepted by the baseline (removed from the reported ones).
+    pub baselined: Vec<Finding>,
+    /// The baseline file, as given.
+    pub file: Option<String>,
+}
+
+/// The `--baseline` / `--write-baseline` step shared by `shutdown-lint` and
+/// `cargo shutdown audit`: with `write`, records every counted finding and moves them all to
+/// `baselined` (so the run passes); with `read`, keeps only new findings in `findings` and
+/// reports stale entries on `stderr`. `Err` (already reported on `stderr`) means exit
+/// status 2.
+///
+/// # Examples
+///
+/// ```
+/// use shutdown_lint::baseline::run_cli;
+/// use shutdown_lint::finding::{Finding, Region, Severity};
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// let file = dir.path().join("baseline.json");
+/// let f = Finding {
+///     rule: "raw-spawn".into(), severity: Severity::Deny, path: dir.path().join("src/a.rs"),
+///     region: Region { line: 1, column: 1, end_line: 1, end_column: 2, offset: 0, len: 1 },
+///     message: "m".into(), help: None, item: "f".into(), suppressed: None,
+/// };
+/// let mut err = Vec::new();
+/// let mut findings = vec![f.clone()];
+/// run_cli(&mut findings, None, Some(&file), &mut err).unwrap();
+/// assert!(findings.is_empty());
+/// let mut findings = vec![f];
+/// let run = run_cli(&mut findings, Some(&file), None, &mut err).unwrap();
+/// assert_eq!((findings.len(), run.baselined.len()), (0, 1));
+/// ```
+#[allow(clippy::result_unit_err)]
+pub fn run_cli(
+    findings: &mut Vec<Finding>,
+    read: Option<&Path>,
+    write: Option<&Path>,
+    stderr: &mut dyn std::io::Write,
+) -> Result<BaselineRun, ()> {
+    if let Some(path) = write {
+        let base = parent_dir(path);
+        let baseline = Baseline::from_findings(findings, &base);
+        if let Err(e) = baseline.write(path) {
+            let _ = writeln!(stderr, "error: {e}");
+            return Err(());
+        }
+        let _ = writeln!(
+            stderr,
+            "wrote {} baseline entries to `{}`",
+            baseline.entries.len(),
+            path.display()
+        );
+        let (accepted, kept): (Vec<Finding>, Vec<Finding>) =
+            std::mem::take(findings).into_iter().partition(counts);
+        *findings = kept;
+        return Ok(BaselineRun {
+            baselined: accepted,
+            file: Some(path.display().to_string()),
+        });
+    }
+    let Some(path) = read else {
+        return Ok(BaselineRun::default());
+    };
+    let baseline = match Baseline::load(path) {
+        Ok(b) => b,
+        Err(e) => {
+            let _ = writeln!(stderr, "error: {e}");
+            return Err(());
+        }
+    };
+    let outcome = baseline.apply(std::mem::take(findings), &parent_dir(path));
+    if !outcome.stale.is_empty() {
+        let n = outcome.stale.len();
+        let _ = writeln!(
+            stderr,
+            "warning: {n} stale baseline entr{} in `{}` (fixed since it was written; refresh with `--write-baseline`):",
+            if n == 1 { "y" } else { "ies" },
+            path.display()
+        );
+        for e in &outcome.stale {
+            let _ = writeln!(stderr, "  {e}");
+        }
+    }
+    *findings = outcome.new;
+    Ok(BaselineRun {
+        baselined: outcome.baselined,
+        file: Some(path.display().to_string()),
+    })
+}
+
+fn parent_dir(file: &Path) -> PathBuf {
+    let abs = crate::audit::workspace::absolute(file);
+    abs.parent().map(Path::to_path_buf).unwrap_or(abs)
+}
+
 impl fmt::Display for BaselineEntry {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let item = if self.item.is_empty() { "(file)" } else { &self.item };
-        write!(f, "{} in `{}` at {} #{}", self.rule, self.path, item, self.ordinal)
+        let item = if self.item.is_empty() {
+            "(file)"
+        } else {
+            &self.item
+        };
+        write!(
+            f,
+            "{} in `{}` at {} #{}",
+            self.rule, self.path, item, self.ordinal
+        )
     }
 }
 
@@ -255,7 +383,10 @@ fn key_of(f: &Finding, base: &Path) -> Key {
     (f.rule.clone(), relative_key(&f.path, base), f.item.clone())
 }
 
-fn groups<'a>(findings: impl Iterator<Item = &'a Finding>, base: &Path) -> BTreeMap<Key, Vec<&'a Finding>> {
+fn groups<'a>(
+    findings: impl Iterator<Item = &'a Finding>,
+    base: &Path,
+) -> BTreeMap<Key, Vec<&'a Finding>> {
     let mut map: BTreeMap<Key, Vec<&'a Finding>> = BTreeMap::new();
     for f in findings {
         map.entry(key_of(f, base)).or_default().push(f);
@@ -270,7 +401,10 @@ fn groups<'a>(findings: impl Iterator<Item = &'a Finding>, base: &Path) -> BTree
 fn relative_key(path: &Path, base: &Path) -> String {
     let abs = crate::audit::workspace::absolute(path);
     let base = crate::audit::workspace::absolute(base);
-    let rel = abs.strip_prefix(&base).map(Path::to_path_buf).unwrap_or(abs);
+    let rel = abs
+        .strip_prefix(&base)
+        .map(Path::to_path_buf)
+        .unwrap_or(abs);
     rel.to_string_lossy().replace('\\', "/")
 }
 
@@ -284,7 +418,14 @@ mod tests {
             rule: rule.into(),
             severity: Severity::Deny,
             path: "src/lib.rs".into(),
-            region: Region { line, column: 1, end_line: line, end_column: 2, offset: 0, len: 1 },
+            region: Region {
+                line,
+                column: 1,
+                end_line: line,
+                end_column: 2,
+                offset: 0,
+                len: 1,
+            },
             message: message.into(),
             help: None,
             item: item.into(),
@@ -295,7 +436,10 @@ mod tests {
     #[test]
     fn new_finding_before_old_ones_is_the_one_reported() {
         let base = Path::new("/repo");
-        let old = [f("raw-spawn", "a", 10, "raw `tokio::spawn`"), f("raw-spawn", "a", 12, "raw `tokio::spawn`")];
+        let old = [
+            f("raw-spawn", "a", 10, "raw `tokio::spawn`"),
+            f("raw-spawn", "a", 12, "raw `tokio::spawn`"),
+        ];
         let baseline = Baseline::from_findings(&old, base);
         let now = vec![
             f("raw-spawn", "a", 5, "raw `tokio::task::spawn_blocking`"),
@@ -311,21 +455,38 @@ mod tests {
     fn fixed_findings_leave_stale_entries_and_other_items_do_not_match() {
         let cwd = std::env::current_dir().unwrap();
         let base = cwd.as_path();
-        let baseline = Baseline::from_findings(&[f("raw-spawn", "a", 1, "m"), f("detached-thread", "b", 2, "m")], base);
+        let baseline = Baseline::from_findings(
+            &[
+                f("raw-spawn", "a", 1, "m"),
+                f("detached-thread", "b", 2, "m"),
+            ],
+            base,
+        );
         let outcome = baseline.apply(vec![f("raw-spawn", "c", 1, "m")], base);
         assert_eq!(outcome.new.len(), 1);
         assert_eq!(outcome.stale.len(), 2);
-        assert_eq!(outcome.stale[0].to_string(), "detached-thread in `src/lib.rs` at b #0");
+        assert_eq!(
+            outcome.stale[0].to_string(),
+            "detached-thread in `src/lib.rs` at b #0"
+        );
     }
 
     #[test]
     fn json_round_trip_and_version_check() {
         let dir = tempfile::tempdir().unwrap();
-        let b = Baseline::from_findings(&[f("raw-spawn", "", 1, "quote \" and\nnewline")], dir.path());
+        let b = Baseline::from_findings(
+            &[f("raw-spawn", "", 1, "quote \" and\nnewline")],
+            dir.path(),
+        );
         let path = dir.path().join("b.json");
         b.write(&path).unwrap();
         assert_eq!(Baseline::load(&path).unwrap(), b);
         std::fs::write(&path, "{\"version\": 9, \"entries\": []}").unwrap();
-        assert!(Baseline::load(&path).unwrap_err().to_string().contains("version 9"));
+        assert!(
+            Baseline::load(&path)
+                .unwrap_err()
+                .to_string()
+                .contains("version 9")
+        );
     }
 }

@@ -81,7 +81,12 @@ impl CodeBudget {
     /// assert_eq!(b.location(), "src/main.rs:3:9");
     /// ```
     pub fn location(&self) -> String {
-        format!("{}:{}:{}", self.path.display().to_string().replace('\\', "/"), self.line, self.column)
+        format!(
+            "{}:{}:{}",
+            self.path.display().to_string().replace('\\', "/"),
+            self.line,
+            self.column
+        )
     }
 }
 
@@ -115,7 +120,9 @@ pub fn budgets_in_source(source: &str, path: &Path) -> Vec<CodeBudget> {
         found: Vec::new(),
     };
     // consts first, so uses above their definition resolve too
-    let mut consts = ConstCollector { consts: HashMap::new() };
+    let mut consts = ConstCollector {
+        consts: HashMap::new(),
+    };
     consts.visit_file(&file);
     finder.consts = consts.consts;
     finder.visit_file(&file);
@@ -162,7 +169,12 @@ impl Finder<'_> {
 impl<'ast> Visit<'ast> for Finder<'_> {
     fn visit_item_fn(&mut self, item: &'ast syn::ItemFn) {
         for attr in &item.attrs {
-            let segments: Vec<String> = attr.path().segments.iter().map(|s| s.ident.to_string()).collect();
+            let segments: Vec<String> = attr
+                .path()
+                .segments
+                .iter()
+                .map(|s| s.ident.to_string())
+                .collect();
             let is_ours = match segments.as_slice() {
                 [krate, main] => krate == "shutdown_runtime" && main == "main",
                 [main] => main == "main" && attr_has_grace(attr),
@@ -195,7 +207,12 @@ impl<'ast> Visit<'ast> for Finder<'_> {
 
     fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
         if let syn::Expr::Path(p) = &*call.func {
-            let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+            let segs: Vec<String> = p
+                .path
+                .segments
+                .iter()
+                .map(|s| s.ident.to_string())
+                .collect();
             let n = segs.len();
             if n >= 2 && segs[n - 2] == "Budgets" {
                 let args: Vec<&syn::Expr> = call.args.iter().collect();
@@ -237,13 +254,22 @@ fn literal_duration(expr: &syn::Expr, consts: &HashMap<String, Duration>) -> Opt
             consts.get(&name).copied()
         }
         syn::Expr::Call(call) => {
-            let syn::Expr::Path(func) = &*call.func else { return None };
-            let segs: Vec<String> = func.path.segments.iter().map(|s| s.ident.to_string()).collect();
+            let syn::Expr::Path(func) = &*call.func else {
+                return None;
+            };
+            let segs: Vec<String> = func
+                .path
+                .segments
+                .iter()
+                .map(|s| s.ident.to_string())
+                .collect();
             let n = segs.len();
             if n < 2 || segs[n - 2] != "Duration" || call.args.len() != 1 {
                 return None;
             }
-            let syn::Expr::Lit(lit) = call.args.first()? else { return None };
+            let syn::Expr::Lit(lit) = call.args.first()? else {
+                return None;
+            };
             let number: f64 = match &lit.lit {
                 syn::Lit::Int(i) => i.base10_parse::<u64>().ok()? as f64,
                 syn::Lit::Float(f) => f.base10_parse::<f64>().ok()?,
@@ -324,7 +350,10 @@ async fn main() {
 async fn not_ours() {}
 "#;
         let found = budgets_in_source(src, "m.rs".as_ref());
-        let got: Vec<_> = found.iter().map(|b| (b.origin, b.duration.as_secs(), b.line)).collect();
+        let got: Vec<_> = found
+            .iter()
+            .map(|b| (b.origin, b.duration.as_secs(), b.line))
+            .collect();
         assert_eq!(
             got,
             [

@@ -58,10 +58,16 @@ impl fmt::Display for WorkspaceError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             WorkspaceError::NotFound(p) => {
-                write!(f, "no `Cargo.toml` found in `{}` or any parent directory", p.display())
+                write!(
+                    f,
+                    "no `Cargo.toml` found in `{}` or any parent directory",
+                    p.display()
+                )
             }
             WorkspaceError::Io(p, e) => write!(f, "cannot read `{}`: {e}", p.display()),
-            WorkspaceError::Invalid(p, why) => write!(f, "invalid manifest `{}`: {why}", p.display()),
+            WorkspaceError::Invalid(p, why) => {
+                write!(f, "invalid manifest `{}`: {why}", p.display())
+            }
         }
     }
 }
@@ -145,7 +151,11 @@ impl Workspace {
         let strings = |key: &str| -> Vec<String> {
             ws.and_then(|w| w.get(key))
                 .and_then(|v| v.as_array())
-                .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect())
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|v| v.as_str().map(str::to_owned))
+                        .collect()
+                })
                 .unwrap_or_default()
         };
         let excluded: Vec<PathBuf> = strings("exclude")
@@ -266,7 +276,9 @@ fn expand_member(root: &Path, member: &str) -> Vec<PathBuf> {
     for _ in 0..depth {
         let mut next = Vec::new();
         for dir in frontier {
-            let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
             for entry in entries.flatten() {
                 let path = entry.path();
                 if path.is_dir() {
@@ -300,7 +312,11 @@ fn crate_info(dir: &Path, doc: &toml::Table, manifest: &Path) -> Result<CrateInf
     };
     if let Some(list) = doc.get("bin").and_then(|b| b.as_array()) {
         for bin in list {
-            let bin_name = bin.get("name").and_then(|n| n.as_str()).unwrap_or(&name).to_owned();
+            let bin_name = bin
+                .get("name")
+                .and_then(|n| n.as_str())
+                .unwrap_or(&name)
+                .to_owned();
             let path = match bin.get("path").and_then(|p| p.as_str()) {
                 Some(p) => dir.join(p),
                 None => {
@@ -332,10 +348,18 @@ fn crate_info(dir: &Path, doc: &toml::Table, manifest: &Path) -> Result<CrateInf
             entries.sort();
             for path in entries {
                 if path.extension().is_some_and(|e| e == "rs") {
-                    let stem = path.file_stem().unwrap_or_default().to_string_lossy().into_owned();
+                    let stem = path
+                        .file_stem()
+                        .unwrap_or_default()
+                        .to_string_lossy()
+                        .into_owned();
                     push(stem, path);
                 } else if path.join("main.rs").is_file() {
-                    let stem = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
+                    let stem = path
+                        .file_name()
+                        .unwrap_or_default()
+                        .to_string_lossy()
+                        .into_owned();
                     push(stem, path.join("main.rs"));
                 }
             }
@@ -349,7 +373,8 @@ fn crate_info(dir: &Path, doc: &toml::Table, manifest: &Path) -> Result<CrateInf
 }
 
 fn read_manifest(path: &Path) -> Result<toml::Table, WorkspaceError> {
-    let text = std::fs::read_to_string(path).map_err(|e| WorkspaceError::Io(path.to_path_buf(), e))?;
+    let text =
+        std::fs::read_to_string(path).map_err(|e| WorkspaceError::Io(path.to_path_buf(), e))?;
     text.parse::<toml::Table>()
         .map_err(|e| WorkspaceError::Invalid(path.to_path_buf(), e.message().to_owned()))
 }
@@ -415,7 +440,10 @@ mod tests {
         );
         write(&root.join("src/main.rs"), "fn main() {}");
         for name in ["a", "old"] {
-            write(&root.join(format!("crates/{name}/Cargo.toml")), &format!("[package]\nname = \"{name}\"\n"));
+            write(
+                &root.join(format!("crates/{name}/Cargo.toml")),
+                &format!("[package]\nname = \"{name}\"\n"),
+            );
         }
         write(&root.join("crates/notes/README"), "no manifest here");
         write(
@@ -430,13 +458,19 @@ mod tests {
         let bins: Vec<_> = tool.bins.iter().map(|b| b.name.as_str()).collect();
         assert_eq!(bins, ["t", "extra"]);
         assert!(ws.crate_of(&root.join("crates/old/src/lib.rs")).is_none());
-        assert_eq!(ws.crate_of(&root.join("crates/a/src/lib.rs")).unwrap().name, "a");
+        assert_eq!(
+            ws.crate_of(&root.join("crates/a/src/lib.rs")).unwrap().name,
+            "a"
+        );
     }
 
     #[test]
     fn single_package_and_manifest_path() {
         let dir = tempfile::tempdir().unwrap();
-        write(&dir.path().join("pkg/Cargo.toml"), "[package]\nname = \"solo\"\n");
+        write(
+            &dir.path().join("pkg/Cargo.toml"),
+            "[package]\nname = \"solo\"\n",
+        );
         let ws = Workspace::discover(&dir.path().join("pkg/Cargo.toml")).unwrap();
         assert_eq!(ws.crates.len(), 1);
         assert_eq!(ws.root, dir.path().join("pkg"));
@@ -449,6 +483,9 @@ mod tests {
         let err = Workspace::discover(dir.path()).unwrap_err();
         assert!(err.to_string().contains("invalid manifest"), "{err}");
         let err = Workspace::discover(&dir.path().join("nope/Cargo.toml")).unwrap_err();
-        assert!(matches!(err, WorkspaceError::NotFound(_) | WorkspaceError::Io(..)), "{err}");
+        assert!(
+            matches!(err, WorkspaceError::NotFound(_) | WorkspaceError::Io(..)),
+            "{err}"
+        );
     }
 }

@@ -62,14 +62,24 @@ pub fn render_github(findings: &[Finding]) -> String {
             r.end_line.max(r.line)
         );
         if r.end_line <= r.line {
-            let _ = write!(out, ",col={},endColumn={}", r.column, r.end_column.max(r.column));
+            let _ = write!(
+                out,
+                ",col={},endColumn={}",
+                r.column,
+                r.end_column.max(r.column)
+            );
         }
         let mut message = f.message.clone();
         if let Some(help) = &f.help {
             message.push_str("\nhelp: ");
             message.push_str(help);
         }
-        let _ = writeln!(out, ",title={}::{}", escape_property(&f.rule), escape_data(&message));
+        let _ = writeln!(
+            out,
+            ",title={}::{}",
+            escape_property(&f.rule),
+            escape_data(&message)
+        );
     }
     let hidden_errors = errors.saturating_sub(GITHUB_ANNOTATION_LIMIT);
     let hidden_warnings = warnings.saturating_sub(GITHUB_ANNOTATION_LIMIT);
@@ -77,7 +87,12 @@ pub fn render_github(findings: &[Finding]) -> String {
         let message = format!(
             "{errors} error(s) and {warnings} warning(s); GitHub shows only {GITHUB_ANNOTATION_LIMIT} annotations of each type per step, so {hidden_errors} error(s) and {hidden_warnings} warning(s) appear only in this log (or upload the SARIF output to code scanning)"
         );
-        let _ = writeln!(out, "::notice title={}::{}", escape_property("shutdown-lint summary"), escape_data(&message));
+        let _ = writeln!(
+            out,
+            "::notice title={}::{}",
+            escape_property("shutdown-lint summary"),
+            escape_data(&message)
+        );
     }
     out
 }
@@ -91,7 +106,9 @@ pub fn render_github(findings: &[Finding]) -> String {
 /// assert_eq!(escape_data("50%\r\nok: a,b"), "50%25%0D%0Aok: a,b");
 /// ```
 pub fn escape_data(text: &str) -> String {
-    text.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
+    text.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
 }
 
 /// Escapes a command property value (`%`, `\r`, `\n`, `:`, `,`).
@@ -116,7 +133,14 @@ mod tests {
             rule: "detached-thread".into(),
             severity,
             path: "src/a,b:c.rs".into(),
-            region: Region { line, column: 2, end_line, end_column: 4, offset: 0, len: 2 },
+            region: Region {
+                line,
+                column: 2,
+                end_line,
+                end_column: 4,
+                offset: 0,
+                len: 2,
+            },
             message: "m".into(),
             help: None,
             item: String::new(),
@@ -127,13 +151,19 @@ mod tests {
     #[test]
     fn multi_line_spans_have_no_columns_and_properties_are_escaped() {
         let out = render_github(&[finding(Severity::Warn, 3, 5)]);
-        assert_eq!(out, "::warning file=src/a%2Cb%3Ac.rs,line=3,endLine=5,title=detached-thread::m\n");
+        assert_eq!(
+            out,
+            "::warning file=src/a%2Cb%3Ac.rs,line=3,endLine=5,title=detached-thread::m\n"
+        );
     }
 
     #[test]
     fn suppressed_and_allowed_are_not_annotated() {
         let mut s = finding(Severity::Deny, 1, 1);
-        s.suppressed = Some(Suppressed { reason: "ok".into(), line: 1 });
+        s.suppressed = Some(Suppressed {
+            reason: "ok".into(),
+            line: 1,
+        });
         assert_eq!(render_github(&[s, finding(Severity::Allow, 1, 1)]), "");
     }
 
@@ -143,7 +173,12 @@ mod tests {
         let out = render_github(&many);
         let lines: Vec<_> = out.lines().collect();
         assert_eq!(lines.len(), 13);
-        assert!(lines[12].starts_with("::notice title=shutdown-lint summary::12 error(s) and 0 warning(s)"), "{}", lines[12]);
+        assert!(
+            lines[12]
+                .starts_with("::notice title=shutdown-lint summary::12 error(s) and 0 warning(s)"),
+            "{}",
+            lines[12]
+        );
         assert!(lines[12].contains("2 error(s) and 0 warning(s) appear only in this log"));
         let ten: Vec<_> = (1..=10).map(|l| finding(Severity::Deny, l, l)).collect();
         assert!(!render_github(&ten).contains("::notice"));

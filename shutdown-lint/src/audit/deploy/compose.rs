@@ -32,7 +32,11 @@ pub fn parse_compose(path: &Path, text: &str) -> (Vec<DeployTarget>, Vec<Finding
     let docs = match yaml::load(text) {
         Ok(docs) => docs,
         Err((region, msg)) => {
-            findings.push(parse_error(path, region, format!("malformed compose file: {msg}")));
+            findings.push(parse_error(
+                path,
+                region,
+                format!("malformed compose file: {msg}"),
+            ));
             return (targets, findings);
         }
     };
@@ -41,7 +45,9 @@ pub fn parse_compose(path: &Path, text: &str) -> (Vec<DeployTarget>, Vec<Finding
             continue;
         };
         for (key, service) in yaml::entries(services) {
-            let Some(name) = yaml::text(key) else { continue };
+            let Some(name) = yaml::text(key) else {
+                continue;
+            };
             let name = name.into_owned();
             let mut target = DeployTarget {
                 path: path.to_path_buf(),
@@ -55,6 +61,7 @@ pub fn parse_compose(path: &Path, text: &str) -> (Vec<DeployTarget>, Vec<Finding
                 region: yaml::region(text, key),
                 item: format!("services.{name}"),
                 names: vec![name.clone()],
+                built_here: false,
             };
             if let Some((_, value)) = yaml::get(service, "stop_grace_period")
                 && !yaml::is_null(value)
@@ -69,7 +76,9 @@ pub fn parse_compose(path: &Path, text: &str) -> (Vec<DeployTarget>, Vec<Finding
                     None => findings.push(parse_error(
                         path,
                         yaml::region(text, value),
-                        format!("`stop_grace_period` of service `{name}` is not a duration: `{written}`"),
+                        format!(
+                            "`stop_grace_period` of service `{name}` is not a duration: `{written}`"
+                        ),
                     )),
                 }
             }
@@ -81,6 +90,7 @@ pub fn parse_compose(path: &Path, text: &str) -> (Vec<DeployTarget>, Vec<Finding
                     region: yaml::region(text, value),
                 });
             }
+            target.built_here = yaml::get(service, "build").is_some();
             for field in ["container_name", "image"] {
                 if let Some((_, value)) = yaml::get(service, field)
                     && let Some(v) = yaml::text(value)
@@ -116,8 +126,10 @@ mod tests {
 
     #[test]
     fn bad_duration_is_a_finding_and_the_default_stays() {
-        let (targets, findings) =
-            parse_compose("c.yml".as_ref(), "services:\n  api:\n    stop_grace_period: soon\n    stop_signal: SIGQUIT\n    image: reg.io/team/api:1\n");
+        let (targets, findings) = parse_compose(
+            "c.yml".as_ref(),
+            "services:\n  api:\n    stop_grace_period: soon\n    stop_signal: SIGQUIT\n    image: reg.io/team/api:1\n",
+        );
         assert_eq!(findings.len(), 1);
         assert_eq!(findings[0].region.line, 3);
         assert_eq!(targets[0].grace, DEFAULT_GRACE);

@@ -65,7 +65,10 @@ pub fn parse_dockerfile(path: &Path, text: &str) -> (Vec<DeployTarget>, Vec<Find
     let mut base = last.base.clone();
     let mut hops = 0;
     while signal.is_none() && hops < stages.len() {
-        let Some(parent) = stages.iter().find(|s| s.alias.as_deref() == Some(base.as_str())) else {
+        let Some(parent) = stages
+            .iter()
+            .find(|s| s.alias.as_deref() == Some(base.as_str()))
+        else {
             break;
         };
         signal = parent.signal.clone();
@@ -86,6 +89,7 @@ pub fn parse_dockerfile(path: &Path, text: &str) -> (Vec<DeployTarget>, Vec<Find
         region,
         item: "Dockerfile".into(),
         names: Vec::new(),
+        built_here: false,
     };
     (vec![target], Vec::new())
 }
@@ -108,7 +112,12 @@ fn instruction(text: &str, line: usize, offset: usize, stages: &mut Vec<Stage>) 
             [_, kw, alias, ..] if kw.eq_ignore_ascii_case("AS") => Some(alias.to_string()),
             _ => None,
         };
-        stages.push(Stage { alias, base, signal: None, from_region: region });
+        stages.push(Stage {
+            alias,
+            base,
+            signal: None,
+            from_region: region,
+        });
     } else if op.eq_ignore_ascii_case("STOPSIGNAL") {
         let Some(arg) = words.next() else { return };
         if arg.starts_with('$') {

@@ -48,7 +48,11 @@ pub fn parse_kubernetes(path: &Path, text: &str) -> (Vec<DeployTarget>, Vec<Find
     let docs = match yaml::load(text) {
         Ok(docs) => docs,
         Err((region, msg)) => {
-            findings.push(parse_error(path, region, format!("malformed Kubernetes manifest: {msg}")));
+            findings.push(parse_error(
+                path,
+                region,
+                format!("malformed Kubernetes manifest: {msg}"),
+            ));
             return (targets, findings);
         }
     };
@@ -65,8 +69,12 @@ fn object(
     targets: &mut Vec<DeployTarget>,
     findings: &mut Vec<Finding>,
 ) {
-    let Some((_, kind_node)) = yaml::get(node, "kind") else { return };
-    let Some(kind) = yaml::text(kind_node) else { return };
+    let Some((_, kind_node)) = yaml::get(node, "kind") else {
+        return;
+    };
+    let Some(kind) = yaml::text(kind_node) else {
+        return;
+    };
     let pod_spec_path: &[&str] = match kind.as_ref() {
         "List" => {
             if let Some((_, list)) = yaml::get(node, "items") {
@@ -77,7 +85,9 @@ fn object(
             return;
         }
         "Pod" => &["spec"],
-        "Deployment" | "StatefulSet" | "DaemonSet" | "ReplicaSet" | "Job" => &["spec", "template", "spec"],
+        "Deployment" | "StatefulSet" | "DaemonSet" | "ReplicaSet" | "Job" => {
+            &["spec", "template", "spec"]
+        }
         "CronJob" => &["spec", "jobTemplate", "spec", "template", "spec"],
         _ => return,
     };
@@ -98,6 +108,7 @@ fn object(
         region: yaml::region(text, kind_node),
         item: format!("{kind}/{name}"),
         names: vec![name.clone()],
+        built_here: false,
     };
     let mut spec = Some(node);
     for key in pod_spec_path {
@@ -215,17 +226,29 @@ items:
         assert!(findings.is_empty(), "{findings:?}");
         let summary: Vec<_> = targets
             .iter()
-            .map(|t| (t.item.as_str(), t.grace.as_secs(), t.effective_grace().as_secs(), t.region.line))
+            .map(|t| {
+                (
+                    t.item.as_str(),
+                    t.grace.as_secs(),
+                    t.effective_grace().as_secs(),
+                    t.region.line,
+                )
+            })
             .collect();
         assert_eq!(
             summary,
-            [("StatefulSet/db", 60, 50, 7), ("CronJob/nightly", 30, 27, 16), ("Pod/one", 5, 5, 33)]
+            [
+                ("StatefulSet/db", 60, 50, 7),
+                ("CronJob/nightly", 30, 27, 16),
+                ("Pod/one", 5, 5, 33)
+            ]
         );
     }
 
     #[test]
     fn malformed_and_bad_values() {
-        let (_, findings) = parse_kubernetes("k.yaml".as_ref(), "apiVersion: v1\nkind: Pod\nspec: [\n");
+        let (_, findings) =
+            parse_kubernetes("k.yaml".as_ref(), "apiVersion: v1\nkind: Pod\nspec: [\n");
         assert_eq!(findings[0].rule, "parse-error");
         let (targets, findings) = parse_kubernetes(
             "k.yaml".as_ref(),

@@ -87,6 +87,8 @@ pub struct DeployTarget {
     /// Names that may tie it to a crate or binary (service, container names, image and
     /// command basenames).
     pub names: Vec<String>,
+    /// Whether the manifest builds the image from this repository (compose `build:`).
+    pub built_here: bool,
 }
 
 impl DeployTarget {
@@ -133,7 +135,11 @@ pub fn classify(path: &Path) -> Option<ManifestKind> {
     let name = path.file_name()?.to_str()?;
     let lower = name.to_ascii_lowercase();
     let yaml = lower.ends_with(".yml") || lower.ends_with(".yaml");
-    if yaml && (lower.starts_with("docker-compose") || lower.starts_with("compose.") || lower.starts_with("compose-")) {
+    if yaml
+        && (lower.starts_with("docker-compose")
+            || lower.starts_with("compose.")
+            || lower.starts_with("compose-"))
+    {
         Some(ManifestKind::Compose)
     } else if yaml {
         Some(ManifestKind::MaybeKubernetes)
@@ -201,7 +207,7 @@ pub fn scan(ws: &Workspace, display: &dyn Fn(&Path) -> PathBuf) -> DeployScan {
                 return false;
             }
             // a nested package or workspace that is not ours
-            !(path.join("Cargo.toml").is_file() && !members.iter().any(|m| m == path))
+            !path.join("Cargo.toml").is_file() || members.iter().any(|m| m == path)
         })
         .build();
     let mut files: Vec<(PathBuf, ManifestKind)> = walker
@@ -216,12 +222,20 @@ pub fn scan(ws: &Workspace, display: &dyn Fn(&Path) -> PathBuf) -> DeployScan {
             Ok(bytes) => match String::from_utf8(bytes) {
                 Ok(t) => t,
                 Err(_) => {
-                    out.findings.push(parse_error(&shown, file_start(), "deploy manifest is not valid UTF-8".into()));
+                    out.findings.push(parse_error(
+                        &shown,
+                        file_start(),
+                        "deploy manifest is not valid UTF-8".into(),
+                    ));
                     continue;
                 }
             },
             Err(e) => {
-                out.findings.push(parse_error(&shown, file_start(), format!("cannot read deploy manifest: {e}")));
+                out.findings.push(parse_error(
+                    &shown,
+                    file_start(),
+                    format!("cannot read deploy manifest: {e}"),
+                ));
                 continue;
             }
         };
@@ -285,10 +299,17 @@ pub fn canonical_signal(text: &str) -> Option<String> {
     ];
     let t = text.trim().trim_matches(['"', '\'']);
     if let Ok(n) = t.parse::<u32>() {
-        return BY_NUMBER.iter().find(|(k, _)| *k == n).map(|(_, s)| (*s).to_owned());
+        return BY_NUMBER
+            .iter()
+            .find(|(k, _)| *k == n)
+            .map(|(_, s)| (*s).to_owned());
     }
     let upper = t.to_ascii_uppercase();
-    let name = if upper.starts_with("SIG") { upper } else { format!("SIG{upper}") };
+    let name = if upper.starts_with("SIG") {
+        upper
+    } else {
+        format!("SIG{upper}")
+    };
     let known = BY_NUMBER.iter().any(|(_, s)| *s == name) || name.starts_with("SIGRTM");
     known.then_some(name)
 }

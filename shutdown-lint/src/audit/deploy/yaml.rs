@@ -48,7 +48,9 @@ pub(crate) fn entries<'a, 'i>(
         YamlData::Mapping(m) => Some(m),
         _ => None,
     };
-    map.into_iter().flat_map(|m| m.iter()).map(|(k, v)| (k, untag(v)))
+    map.into_iter()
+        .flat_map(|m| m.iter())
+        .map(|(k, v)| (k, untag(v)))
 }
 
 /// A sequence node's items (nothing for other nodes).

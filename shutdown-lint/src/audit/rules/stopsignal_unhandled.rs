@@ -1,0 +1,186 @@
+//! `stopsignal-unhandled`: a manifest stops the service with a signal its code does not handle.
+
+use super::{CrateNames, names_match, our_targets};
+use crate::audit::deploy::{DeployKind, DeployTarget};
+use crate::finding::{Finding, Severity};
+use crate::rules::RuleMeta;
+use std::collections::BTreeSet;
+
+/// Metadata and documentation.
+pub const META: RuleMeta = RuleMeta {
+    name: "stopsignal-unhandled",
+    default_severity: Severity::Deny,
+    summary: "a Dockerfile `STOPSIGNAL` or compose `stop_signal` that no binary handles",
+    doc: r#"## What it does
+`cargo shutdown audit` reads the stop signal of every Dockerfile (`STOPSIGNAL`, final stage,
+inherited through `FROM <stage>`) and compose service (`stop_signal`) and checks that the
+binaries it may start handle it: SIGTERM and SIGINT as the lint sees them (tokio
+`SignalKind`, signal-hook, libc, ctrlc, shutdown-runtime), other signals when the code
+registers them (`SignalKind::quit()`, `SIGQUIT`, …). A target whose service, image or
+command name matches a crate or binary is checked against that crate only; otherwise any
+binary of the workspace counts. `SIGKILL` is always reported: it cannot be handled.
+
+## Why it matters
+The stop signal is the only warning a service gets. Nginx-style images set
+`STOPSIGNAL SIGQUIT`; a Rust service in such an image that listens for SIGTERM never sees it,
+ignores it (or dies at once, as SIGQUIT's default action is to terminate with a core dump),
+and is killed without draining.
+
+## Example
+```dockerfile
+FROM debian:bookworm-slim
+STOPSIGNAL SIGQUIT
+CMD ["/usr/local/bin/api"]
+```
+
+## Use instead
+```dockerfile
+STOPSIGNAL SIGTERM      # or drop the line: SIGTERM is the default
+```
+or handle the signal in code: `signal(SignalKind::quit())`."#,
+};
+
+/// What the audit knows about one crate's signal handling.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct CrateSignals {
+    /// Crate name.
+    pub name: String,
+    /// Binary names.
+    pub bins: Vec<String>,
+    /// Canonical names of the signals its code handles (`SIGTERM`, `SIGINT`, `SIGQUIT`, …).
+    pub handled: BTreeSet<String>,
+}
+
+/// Checks each declared stop signal against the crates that have binaries.
+///
+/// # Examples
+///
+/// ```
+/// use shutdown_lint::audit::deploy::dockerfile::parse_dockerfile;
+/// use shutdown_lint::audit::rules::stopsignal_unhandled::{check, CrateSignals};
+///
+/// let (targets, _) = parse_dockerfile("Dockerfile".as_ref(), "FROM debian\nSTOPSIGNAL SIGQUIT\n");
+/// let api = CrateSignals { name: "api".into(), bins: vec!["api".into()],
+///                          handled: ["SIGTERM".to_string(), "SIGINT".to_string()].into() };
+/// let findings = check(&targets, &[api]);
+/// assert_eq!(findings[0].region.line, 2);
+/// assert!(findings[0].message.contains("`SIGQUIT`"));
+/// ```
+pub fn check(targets: &[DeployTarget], crates: &[CrateSignals]) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let with_bins: Vec<&CrateSignals> = crates.iter().filter(|c| !c.bins.is_empty()).collect();
+    let names: Vec<CrateNames> = crates
+        .iter()
+        .map(|c| CrateNames {
+            name: c.name.clone(),
+            bins: c.bins.clone(),
+        })
+        .collect();
+    for target in our_targets(targets.iter().collect(), &names) {
+        let Some(signal) = &target.stop_signal else {
+            continue;
+        };
+        let tied: Vec<&CrateSignals> = with_bins
+            .iter()
+            .copied()
+            .filter(|c| {
+                let bins: Vec<&str> = c.bins.iter().map(String::as_str).collect();
+                names_match(&target.names, &c.name, &bins)
+            })
+            .collect();
+        let candidates = if tied.is_empty() {
+            with_bins.clone()
+        } else {
+            tied
+        };
+        let declared = match target.kind {
+            DeployKind::Dockerfile => format!("`STOPSIGNAL {}`", signal.name),
+            _ => format!(
+                "`stop_signal: {}` of service `{}`",
+                signal.name, target.service
+            ),
+        };
+        let message = if signal.name == "SIGKILL" {
+            format!(
+                "{declared} cannot be handled: the process is killed without any chance to drain"
+            )
+        } else if candidates.is_empty()
+            || candidates.iter().any(|c| c.handled.contains(&signal.name))
+        {
+            continue;
+        } else {
+            let names: Vec<String> = candidates.iter().map(|c| format!("`{}`", c.name)).collect();
+            format!(
+                "{declared} stops the service, but no binary of {} handles `{}`",
+                names.join(", "),
+                signal.name
+            )
+        };
+        out.push(Finding {
+            rule: META.name.to_owned(),
+            severity: META.default_severity,
+            path: target.path.clone(),
+            region: signal.region,
+            message,
+            help: Some(format!(
+                "stop with SIGTERM (remove the line, SIGTERM is the default), or handle `{}` in code",
+                signal.name
+            )),
+            item: target.item.clone(),
+            suppressed: None,
+        });
+    }
+    out
+}
+
+/// Signals a Rust source registers handlers for, by a text scan: tokio `SignalKind::x()`,
+/// and `SIGxxx` constants (signal-hook, libc, nix).
+///
+/// # Examples
+///
+/// ```
+/// use shutdown_lint::audit::rules::stopsignal_unhandled::signals_in_source;
+/// let found = signals_in_source("let mut q = signal(SignalKind::quit())?; register(SIGHUP, f);");
+/// assert_eq!(found.into_iter().collect::<Vec<_>>(), ["SIGHUP", "SIGQUIT"]);
+/// ```
+pub fn signals_in_source(source: &str) -> BTreeSet<String> {
+    const KINDS: [(&str, &str); 10] = [
+        ("SignalKind::terminate", "SIGTERM"),
+        ("SignalKind::interrupt", "SIGINT"),
+        ("SignalKind::quit", "SIGQUIT"),
+        ("SignalKind::hangup", "SIGHUP"),
+        ("SignalKind::user_defined1", "SIGUSR1"),
+        ("SignalKind::user_defined2", "SIGUSR2"),
+        ("SignalKind::alarm", "SIGALRM"),
+        ("SignalKind::pipe", "SIGPIPE"),
+        ("SignalKind::child", "SIGCHLD"),
+        ("SignalKind::window_change", "SIGWINCH"),
+    ];
+    let mut out = BTreeSet::new();
+    for (needle, name) in KINDS {
+        if source.contains(needle) {
+            out.insert(name.to_owned());
+        }
+    }
+    for name in [
+        "SIGQUIT", "SIGHUP", "SIGUSR1", "SIGUSR2", "SIGALRM", "SIGPIPE", "SIGCHLD", "SIGWINCH",
+        "SIGABRT",
+    ] {
+        let bytes = source.as_bytes();
+        let mut from = 0;
+        while let Some(pos) = source[from..].find(name) {
+            let start = from + pos;
+            let end = start + name.len();
+            let before_ok = start == 0
+                || !(bytes[start - 1].is_ascii_alphanumeric() || bytes[start - 1] == b'_');
+            let after_ok =
+                end == bytes.len() || !(bytes[end].is_ascii_alphanumeric() || bytes[end] == b'_');
+            if before_ok && after_ok {
+                out.insert(name.to_owned());
+                break;
+            }
+            from = end;
+        }
+    }
+    out
+}
