@@ -80,6 +80,12 @@ pub struct Cli {
     /// Colour human output.
     #[arg(long, value_enum, default_value_t = Colour::Auto)]
     pub color: Colour,
+    /// Report only findings that are not in this baseline file; list stale entries.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// Write every current finding to this baseline file (the run then passes).
+    #[arg(long, value_name = "FILE", conflicts_with = "baseline")]
+    pub write_baseline: Option<PathBuf>,
 }
 
 /// Subcommands.
@@ -158,12 +164,24 @@ pub fn stats_text(report: &LintReport) -> String {
     )
 }
 
-/// Renders `report` in a non-built-in format (`sarif`, `github`).
-fn render_other(format: Format, _report: &LintReport) -> Result<String, String> {
-    Err(format!(
-        "`--format {format:?}` is provided by the audit module, which is not wired into this build"
-    )
-    .to_lowercase())
+/// Renders `report` in the CI formats: SARIF (with baselined findings as externally
+/// suppressed results) or GitHub annotations.
+fn render_other(
+    format: Format,
+    report: &LintReport,
+    baseline: &crate::baseline::BaselineRun,
+) -> String {
+    match format {
+        Format::Sarif => {
+            let cwd = std::env::current_dir().unwrap_or_default();
+            let opts = crate::render::sarif::SarifOptions {
+                root: crate::render::sarif::repo_root(&cwd),
+                baseline: baseline.file.clone(),
+            };
+            crate::render::sarif::render_sarif(&report.findings, &baseline.baselined, &opts)
+        }
+        _ => crate::render::github::render_github(&report.findings),
+    }
 }
 
 /// Runs the command line; returns the exit status.
@@ -230,12 +248,20 @@ where
         config: cli.config.clone(),
         cwd: None,
     };
-    let report = match lint_paths(&cli.paths, &opts) {
+    let mut report = match lint_paths(&cli.paths, &opts) {
         Ok(r) => r,
         Err(e) => {
             let _ = stderr.write_all(render_error(&e).as_bytes());
             return 2;
         }
+    };
+    let Ok(baseline) = crate::baseline::run_cli(
+        &mut report.findings,
+        cli.baseline.as_deref(),
+        cli.write_baseline.as_deref(),
+        stderr,
+    ) else {
+        return 2;
     };
     let text = match cli.format {
         Format::Human => {
@@ -254,13 +280,7 @@ where
             )
         }
         Format::Json => render_json(&report),
-        other => match render_other(other, &report) {
-            Ok(t) => t,
-            Err(msg) => {
-                let _ = writeln!(stderr, "error: {msg}");
-                return 2;
-            }
-        },
+        other => render_other(other, &report, &baseline),
     };
     let _ = stdout.write_all(text.as_bytes());
     if cli.stats {
