@@ -75,3 +75,36 @@ fn stubborn_child_is_aborted_at_the_budget_and_named() {
     assert!(!out.stdout.contains("job 0 done"), "{}", out.describe());
     assert!(!out.stdout.contains("cancelled"), "{}", out.describe());
 }
+
+/// The worker with units longer than the children's budget (1 s units, grace 1.2 s → 800 ms):
+/// a SIGTERM mid-unit ends in an abort at the budget, the worker task is named (spawned in
+/// `examples/worker.rs`), the exit is within grace with `EXIT_ABORTED`, and the aborted unit
+/// is redone by the next run — committed exactly once.
+#[test]
+fn worker_unit_longer_than_the_budget_is_aborted_and_redone() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let ledger = dir.path().join("ledger");
+    let worker = example("worker");
+    let mut proc = Proc::spawn(&worker, &common::worker_args(&ledger, 2, 1, 1000, 1200));
+    proc.wait_stderr("will be aborted at the budget", Duration::from_secs(10));
+    common::wait_for_begin(&ledger, Duration::from_secs(10));
+    let sent = proc.signal(libc::SIGTERM).expect("worker is running");
+    let out = proc.finish(Duration::from_secs(10));
+    let took = out.exited_at - sent;
+    assert_eq!(out.status.code(), Some(EXIT_ABORTED), "{}", out.describe());
+    assert!(took < Duration::from_millis(1200), "exit took {took:?}");
+    let report = ReportLine::from_stdout(&out.stdout).expect("report");
+    assert_eq!(report.aborted.len(), 1, "{report:?}");
+    assert_eq!(report.aborted[0].name, "worker-0");
+    let (file, _) = report.aborted[0].file_line().expect("file:line:col");
+    assert!(file.ends_with("examples/worker.rs"), "{report:?}");
+    let check = common::read_ledger(&ledger).check(2);
+    assert_eq!(check.half_done, vec![0], "{check:?}");
+
+    let rest = Proc::spawn(&worker, &common::worker_args(&ledger, 2, 1, 5, 1200))
+        .finish(Duration::from_secs(10));
+    assert_eq!(rest.status.code(), Some(0), "{}", rest.describe());
+    let check = common::read_ledger(&ledger).check(2);
+    assert!(check.is_complete(), "{check:?}");
+    assert_eq!(check.redone, vec![0], "{check:?}");
+}

@@ -60,7 +60,7 @@ fn bad_arguments_exit_2_with_a_message() {
                 "--grace-ms",
                 "900",
             ],
-            "too long for --grace-ms 900",
+            "is not shorter than --grace-ms 900",
         ),
         (
             &[
