@@ -303,10 +303,10 @@ impl Collector<'_, '_> {
         if let Some(d) = self.eval_duration(e, 0) {
             return ArgValue::Duration(d, self.region(e.span()));
         }
-        if let syn::Expr::Path(p) = e {
-            if p.path.is_ident("None") {
-                return ArgValue::NoneLit;
-            }
+        if let syn::Expr::Path(p) = e
+            && p.path.is_ident("None")
+        {
+            return ArgValue::NoneLit;
         }
         match self.eval_number(e, 0) {
             Some(n) => ArgValue::Num(n),
@@ -591,10 +591,10 @@ impl Collector<'_, '_> {
     }
 
     fn cfg_windows_macro(e: &syn::Expr) -> bool {
-        if let syn::Expr::Macro(m) = e {
-            if m.mac.path.is_ident("cfg") {
-                return is_windows_cfg_text(&m.mac.tokens.to_string());
-            }
+        if let syn::Expr::Macro(m) = e
+            && m.mac.path.is_ident("cfg")
+        {
+            return is_windows_cfg_text(&m.mac.tokens.to_string());
         }
         false
     }
@@ -737,11 +737,9 @@ impl<'ast> Visit<'ast> for Collector<'_, '_> {
                 self.ctx.in_drainable = false;
                 self.visit_expr(&s.expr);
             }
-            syn::Item::Macro(m) => {
-                if m.ident.is_none() && !m.mac.path.is_ident("macro_rules") {
-                    self.ctx.in_drainable = false;
-                    self.visit_macro_body(&m.mac, Usage::Kept);
-                }
+            syn::Item::Macro(m) if m.ident.is_none() && !m.mac.path.is_ident("macro_rules") => {
+                self.ctx.in_drainable = false;
+                self.visit_macro_body(&m.mac, Usage::Kept);
             }
             _ => {}
         }
@@ -895,13 +893,13 @@ impl Collector<'_, '_> {
                 // `b = b.timeout(d);` rebinds what `b` holds
                 self.visit_expr(&a.left);
                 let ch = self.visit_expr_value(&a.right);
-                if let syn::Expr::Path(p) = &*a.left {
-                    if let Some(id) = p.path.get_ident() {
-                        let name = id.to_string();
-                        if self.resolver.is_binding(&name) {
-                            let val = ch.map(BindVal::Chain);
-                            self.values.push((name, self.resolver_blocks, val));
-                        }
+                if let syn::Expr::Path(p) = &*a.left
+                    && let Some(id) = p.path.get_ident()
+                {
+                    let name = id.to_string();
+                    if self.resolver.is_binding(&name) {
+                        let val = ch.map(BindVal::Chain);
+                        self.values.push((name, self.resolver_blocks, val));
                     }
                 }
             }

@@ -20,6 +20,10 @@
 //!
 //! Errors are [`ConfigError`]s: miette diagnostics with a label on the offending TOML.
 
+// Config errors carry the TOML text for labelled reports; they happen once per run, so
+// their size does not matter.
+#![allow(clippy::result_large_err)]
+
 use crate::finding::Severity;
 use crate::rules::RuleMeta;
 use miette::{Diagnostic, NamedSource, SourceSpan};
@@ -265,12 +269,11 @@ impl Config {
                 return Self::from_file(&candidate);
             }
             let cargo = d.join("Cargo.toml");
-            if cargo.is_file() {
-                if let Ok(src) = std::fs::read_to_string(&cargo) {
-                    if let Some(c) = Self::from_cargo_toml_str(&src, &cargo)? {
-                        return Ok(c);
-                    }
-                }
+            if cargo.is_file()
+                && let Ok(src) = std::fs::read_to_string(&cargo)
+                && let Some(c) = Self::from_cargo_toml_str(&src, &cargo)?
+            {
+                return Ok(c);
             }
             dir = d.parent();
         }

@@ -3,6 +3,10 @@
 //! each binary for `sigterm-missing`, applies suppressions and returns a [`LintReport`].
 //! Nothing here prints.
 
+// Config errors carry the TOML text for labelled reports; they happen once per run, so
+// their size does not matter.
+#![allow(clippy::result_large_err)]
+
 use crate::analysis::{Analyzer, FileAnalysis, FileContext, FileFacts, parse_error};
 use crate::config::{Config, ConfigError};
 use crate::finding::{Finding, Region, Severity};

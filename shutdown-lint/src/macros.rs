@@ -72,17 +72,16 @@ pub fn parse_body(name: &str, tokens: TokenStream) -> Option<MacroBody> {
     if name == "select" {
         return parse_select.parse2(tokens).ok().map(MacroBody::Select);
     }
-    if name == "vec" {
-        if let Ok((a, b)) = (|input: ParseStream<'_>| {
+    if name == "vec"
+        && let Ok((a, b)) = (|input: ParseStream<'_>| {
             let a: Expr = input.parse()?;
             input.parse::<Token![;]>()?;
             let b: Expr = input.parse()?;
             Ok((a, b))
         })
         .parse2(tokens.clone())
-        {
-            return Some(MacroBody::Exprs(vec![a, b]));
-        }
+    {
+        return Some(MacroBody::Exprs(vec![a, b]));
     }
     if name == "matches" {
         return (|input: ParseStream<'_>| {

@@ -154,10 +154,10 @@ impl Package {
             path.parent()
         };
         while let Some(d) = dir {
-            if d.join("Cargo.toml").is_file() {
-                if let Some(p) = Package::read(d) {
-                    return Some(p);
-                }
+            if d.join("Cargo.toml").is_file()
+                && let Some(p) = Package::read(d)
+            {
+                return Some(p);
             }
             dir = d.parent();
         }

@@ -89,9 +89,7 @@ pub fn apply(findings: &mut [Finding], sups: &mut [SuppressionFact]) {
     for f in findings.iter_mut().filter(|f| f.suppressed.is_none()) {
         let line = f.region.line;
         if let Some(s) = sups.iter_mut().find(|s| {
-            !s.malformed
-                && (s.line == line || s.line + 1 == line)
-                && s.rules.iter().any(|r| *r == f.rule)
+            !s.malformed && (s.line == line || s.line + 1 == line) && s.rules.contains(&f.rule)
         }) {
             s.used = true;
             f.suppressed = Some(Suppressed {

@@ -333,19 +333,16 @@ pub fn all_paths() -> impl Iterator<Item = &'static str> {
         .chain(CTRL_C)
         .chain(SIGTERM)
         .copied()
-        .chain(
-            [
-                "std::thread::Builder",
-                "std::time::Duration",
-                "tokio::runtime::Handle",
-                "tokio::runtime::Runtime",
-                "tokio::signal::unix::SignalKind",
-                "reqwest::Client",
-                "reqwest::blocking::Client",
-                "ureq::Agent",
-                "isahc::HttpClient",
-                "shutdown_runtime::Shutdown",
-            ]
-            .into_iter(),
-        )
+        .chain([
+            "std::thread::Builder",
+            "std::time::Duration",
+            "tokio::runtime::Handle",
+            "tokio::runtime::Runtime",
+            "tokio::signal::unix::SignalKind",
+            "reqwest::Client",
+            "reqwest::blocking::Client",
+            "ureq::Agent",
+            "isahc::HttpClient",
+            "shutdown_runtime::Shutdown",
+        ])
 }

@@ -64,7 +64,7 @@ impl Aliases {
             rules.push((split_path(f), split_path(t)));
         }
         // longest prefix first
-        rules.sort_by(|a, b| b.0.len().cmp(&a.0.len()));
+        rules.sort_by_key(|r| std::cmp::Reverse(r.0.len()));
         Aliases { rules }
     }
 
@@ -305,10 +305,10 @@ impl Resolver {
                 match self.resolve_in_module(from, &path, depth + 1) {
                     Resolution::Path(mut p) => {
                         // the import may name a module of this file
-                        if !rest.is_empty() {
-                            if let Some(m) = self.tree.local_module(&p) {
-                                return self.walk_from(ModRef::Local(m), rest, depth + 1);
-                            }
+                        if !rest.is_empty()
+                            && let Some(m) = self.tree.local_module(&p)
+                        {
+                            return self.walk_from(ModRef::Local(m), rest, depth + 1);
                         }
                         p.extend_from_slice(rest);
                         Resolution::Path(self.aliases.canonical(p))

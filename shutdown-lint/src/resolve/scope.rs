@@ -241,11 +241,12 @@ impl Sink<'_> {
             syn::Item::Static(s) => s.ident.to_string(),
             syn::Item::Macro(m) => {
                 // item-producing macros (`cfg_rt! { .. }`): their items when they parse
-                if m.ident.is_none() && !m.mac.path.is_ident("macro_rules") {
-                    if let Ok(file) = syn::parse2::<syn::File>(m.mac.tokens.clone()) {
-                        for it in &file.items {
-                            self.item(it, None);
-                        }
+                if m.ident.is_none()
+                    && !m.mac.path.is_ident("macro_rules")
+                    && let Ok(file) = syn::parse2::<syn::File>(m.mac.tokens.clone())
+                {
+                    for it in &file.items {
+                        self.item(it, None);
                     }
                 }
                 return;

@@ -57,16 +57,14 @@ pub fn detached_threads(model: &FileModel) -> Vec<(Region, String)> {
             {
                 found.push((ch.root_region, cu.ctx.item.clone()));
             }
-        } else if root == known::THREAD_BUILDER_NEW {
-            if let Some(i) = ch.steps.iter().position(|s| s.name == "spawn") {
-                if ch.is_local_step(i)
-                    && ch.steps[i + 1..]
-                        .iter()
-                        .all(|s| TRANSPARENT.contains(&s.name.as_str()))
-                {
-                    found.push((ch.steps[i].region, cu.ctx.item.clone()));
-                }
-            }
+        } else if root == known::THREAD_BUILDER_NEW
+            && let Some(i) = ch.steps.iter().position(|s| s.name == "spawn")
+            && ch.is_local_step(i)
+            && ch.steps[i + 1..]
+                .iter()
+                .all(|s| TRANSPARENT.contains(&s.name.as_str()))
+        {
+            found.push((ch.steps[i].region, cu.ctx.item.clone()));
         }
     }
     found

@@ -57,17 +57,17 @@ pub fn check(cx: &RuleContext<'_>, out: &mut Vec<Finding>) {
             if !ch.is_local_step(i) || !lib.timeout_methods.contains(&s.name.as_str()) {
                 continue;
             }
-            if let Some(ArgValue::Duration(d, region)) = s.args.first() {
-                if *d > budget {
-                    let msg = format!(
-                        "`.{}(..)` of {} is longer than the drain budget of {}",
-                        s.name,
-                        secs(*d),
-                        secs(budget)
-                    );
-                    let help = "lower the timeout below `drain-budget`, or raise the budget (and the deploy grace period)";
-                    out.push(cx.finding(&META, *region, &cu.ctx.item, msg, help));
-                }
+            if let Some(ArgValue::Duration(d, region)) = s.args.first()
+                && *d > budget
+            {
+                let msg = format!(
+                    "`.{}(..)` of {} is longer than the drain budget of {}",
+                    s.name,
+                    secs(*d),
+                    secs(budget)
+                );
+                let help = "lower the timeout below `drain-budget`, or raise the budget (and the deploy grace period)";
+                out.push(cx.finding(&META, *region, &cu.ctx.item, msg, help));
             }
         }
     }

@@ -79,21 +79,19 @@ pub fn raw_spawns(
             }
             continue;
         }
-        if known::RAW_SPAWN_RECEIVERS.contains(&root.as_str()) {
-            if let Some(i) = ch
+        if known::RAW_SPAWN_RECEIVERS.contains(&root.as_str())
+            && let Some(i) = ch
                 .steps
                 .iter()
                 .position(|s| known::SPAWN_METHODS.contains(&s.name.as_str()))
-            {
-                if ch.is_local_step(i) {
-                    let recv = ch.root.iter().rev().nth(1).cloned().unwrap_or_default();
-                    found.push((
-                        ch.steps[i].region,
-                        cu.ctx.item.clone(),
-                        format!("{recv}::{}", ch.steps[i].name),
-                    ));
-                }
-            }
+            && ch.is_local_step(i)
+        {
+            let recv = ch.root.iter().rev().nth(1).cloned().unwrap_or_default();
+            found.push((
+                ch.steps[i].region,
+                cu.ctx.item.clone(),
+                format!("{recv}::{}", ch.steps[i].name),
+            ));
         }
     }
     for r in &model.refs {
@@ -121,16 +119,14 @@ pub fn tracked_spawns(model: &FileModel, configured_tracked: &[String]) -> usize
                 || (cu.ctx.in_drainable && routed_by_drainable(&root)))
         {
             n += 1;
-        } else if known::TRACKED_SPAWN_RECEIVERS.contains(&root.as_str()) {
-            if let Some(i) = ch
+        } else if known::TRACKED_SPAWN_RECEIVERS.contains(&root.as_str())
+            && let Some(i) = ch
                 .steps
                 .iter()
                 .position(|s| known::TRACKED_SPAWN_METHODS.contains(&s.name.as_str()))
-            {
-                if ch.is_local_step(i) {
-                    n += 1;
-                }
-            }
+            && ch.is_local_step(i)
+        {
+            n += 1;
         }
     }
     n
