@@ -166,8 +166,31 @@ impl Finder<'_> {
     }
 }
 
+/// `#[cfg(test)]` or `#[test]` / `#[tokio::test]`: test code, whose budgets are not the
+/// service's.
+fn is_test_code(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| {
+        let p = a.path();
+        let last_is_test = p.segments.last().is_some_and(|s| s.ident == "test");
+        let cfg_test = p.is_ident("cfg")
+            && a.meta
+                .require_list()
+                .is_ok_and(|l| l.tokens.to_string() == "test");
+        last_is_test || cfg_test
+    })
+}
+
 impl<'ast> Visit<'ast> for Finder<'_> {
+    fn visit_item_mod(&mut self, item: &'ast syn::ItemMod) {
+        if !is_test_code(&item.attrs) {
+            syn::visit::visit_item_mod(self, item);
+        }
+    }
+
     fn visit_item_fn(&mut self, item: &'ast syn::ItemFn) {
+        if is_test_code(&item.attrs) {
+            return;
+        }
         for attr in &item.attrs {
             let segments: Vec<String> = attr
                 .path()
@@ -362,6 +385,24 @@ async fn not_ours() {}
                 (BudgetOrigin::FromGrace, 120, 7)
             ]
         );
+    }
+
+    #[test]
+    fn test_code_is_skipped() {
+        let src = r#"
+#[cfg(test)]
+mod tests {
+    fn f() { Budgets::from_grace(Duration::from_secs(1)); }
+}
+#[tokio::test]
+async fn t() { Budgets::from_grace(Duration::from_secs(2)); }
+#[test]
+fn u() { Budgets::from_grace(Duration::from_secs(3)); }
+fn real() { Budgets::from_grace(Duration::from_secs(4)); }
+"#;
+        let found = budgets_in_source(src, "lib.rs".as_ref());
+        let secs: Vec<u64> = found.iter().map(|b| b.duration.as_secs()).collect();
+        assert_eq!(secs, [4]);
     }
 
     #[test]

@@ -160,11 +160,16 @@ pub fn audit(opts: &AuditOptions) -> Result<AuditReport, AuditError> {
     let mut code_budgets: Vec<CrateBudget> = Vec::new();
     let mut member_files: BTreeSet<PathBuf> = BTreeSet::new();
     let mut files = 0;
+    let include_tests = opts.include_tests.unwrap_or(config.include_tests);
     for facts in &lint.files {
         let abs = absolute(&cwd.join(&facts.path));
         let Some(owner) = ws.crate_of(&abs) else {
             continue;
         };
+        let rel = abs.strip_prefix(&owner.dir).unwrap_or(&abs);
+        if !include_tests && crate::analysis::FileContext::from_path(rel).is_test_file {
+            continue;
+        }
         let Some(i) = ws.crates.iter().position(|c| c.dir == owner.dir) else {
             continue;
         };
@@ -205,15 +210,19 @@ pub fn audit(opts: &AuditOptions) -> Result<AuditReport, AuditError> {
     for (i, c) in ws.crates.iter().enumerate() {
         let bin_files: Vec<&Path> = c.bins.iter().map(|b| b.path.as_path()).collect();
         let bin_dir = c.dir.join("src/bin");
+        let examples_dir = c.dir.join("examples");
         // code shared by every binary: the crate's files that are not a binary's own
-        let shared = sigterm_files[i]
-            .iter()
-            .any(|(f, h)| *h && !bin_files.contains(&f.as_path()) && !f.starts_with(&bin_dir));
+        let shared = sigterm_files[i].iter().any(|(f, h)| {
+            *h && !bin_files.contains(&f.as_path())
+                && !f.starts_with(&bin_dir)
+                && !f.starts_with(&examples_dir)
+        });
         for b in &c.bins {
-            let own = b
-                .path
-                .parent()
-                .filter(|p| p.starts_with(&bin_dir) && *p != bin_dir.as_path());
+            // `src/bin/x/main.rs`, `examples/x/main.rs`: the directory is the binary's own
+            let own = b.path.parent().filter(|p| {
+                (p.starts_with(&bin_dir) && *p != bin_dir)
+                    || (p.starts_with(&examples_dir) && *p != examples_dir)
+            });
             let handles = shared
                 || sigterm_files[i]
                     .iter()

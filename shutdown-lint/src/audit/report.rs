@@ -310,15 +310,18 @@ impl AuditReport {
         if self.budgets.is_empty() {
             out.push_str("  (none found)\n");
         } else {
-            for (b, _) in &self.budgets {
-                let _ = writeln!(
-                    out,
-                    "  {}  {}  {}",
-                    b.location(),
-                    b.origin.describe(),
-                    format_duration(b.duration)
-                );
-            }
+            let rows: Vec<[String; 3]> = self
+                .budgets
+                .iter()
+                .map(|(b, _)| {
+                    [
+                        b.location(),
+                        b.origin.describe().to_owned(),
+                        format_duration(b.duration),
+                    ]
+                })
+                .collect();
+            out.push_str(&indent(&table(&rows, &[false, false, true])));
         }
         out
     }

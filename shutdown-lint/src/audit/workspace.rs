@@ -30,7 +30,8 @@ pub struct CrateInfo {
     pub name: String,
     /// Directory holding its `Cargo.toml`.
     pub dir: PathBuf,
-    /// Its binary targets (`src/main.rs`, `src/bin/*`, `[[bin]]`).
+    /// Its binary targets (`src/main.rs`, `src/bin/*`, `[[bin]]`) and examples
+    /// (`examples/*`, `[[example]]`), which are programs too.
     pub bins: Vec<BinTarget>,
 }
 
@@ -343,33 +344,55 @@ fn crate_info(dir: &Path, doc: &toml::Table, manifest: &Path) -> Result<CrateInf
         if main.is_file() {
             push(name.clone(), main);
         }
-        if let Ok(entries) = std::fs::read_dir(dir.join("src/bin")) {
-            let mut entries: Vec<_> = entries.flatten().map(|e| e.path()).collect();
-            entries.sort();
-            for path in entries {
-                if path.extension().is_some_and(|e| e == "rs") {
-                    let stem = path
-                        .file_stem()
-                        .unwrap_or_default()
-                        .to_string_lossy()
-                        .into_owned();
-                    push(stem, path);
-                } else if path.join("main.rs").is_file() {
-                    let stem = path
-                        .file_name()
-                        .unwrap_or_default()
-                        .to_string_lossy()
-                        .into_owned();
-                    push(stem, path.join("main.rs"));
-                }
-            }
+        push_dir_targets(&dir.join("src/bin"), &mut push);
+    }
+    let autoexamples = doc
+        .get("package")
+        .and_then(|p| p.get("autoexamples"))
+        .and_then(|a| a.as_bool())
+        .unwrap_or(true);
+    if let Some(list) = doc.get("example").and_then(|b| b.as_array()) {
+        for example in list {
+            let Some(example_name) = example.get("name").and_then(|n| n.as_str()) else {
+                continue;
+            };
+            let path = match example.get("path").and_then(|p| p.as_str()) {
+                Some(p) => dir.join(p),
+                None => dir.join("examples").join(format!("{example_name}.rs")),
+            };
+            push(example_name.to_owned(), path);
         }
+    }
+    if autoexamples {
+        push_dir_targets(&dir.join("examples"), &mut push);
     }
     Ok(CrateInfo {
         name,
         dir: dir.to_path_buf(),
         bins,
     })
+}
+
+/// Pushes the `dir/x.rs` and `dir/x/main.rs` targets, in name order.
+fn push_dir_targets(dir: &Path, push: &mut dyn FnMut(String, PathBuf)) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<_> = entries.flatten().map(|e| e.path()).collect();
+    entries.sort();
+    for path in entries {
+        let name = |p: &Path| {
+            p.file_stem()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned()
+        };
+        if path.extension().is_some_and(|e| e == "rs") {
+            push(name(&path), path);
+        } else if path.join("main.rs").is_file() {
+            push(name(&path), path.join("main.rs"));
+        }
+    }
 }
 
 fn read_manifest(path: &Path) -> Result<toml::Table, WorkspaceError> {
