@@ -21,6 +21,12 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 /// Format version written to and accepted from baseline files.
+///
+/// # Examples
+///
+/// ```
+/// assert_eq!(shutdown_lint::baseline::BASELINE_VERSION, 1);
+/// ```
 pub const BASELINE_VERSION: u32 = 1;
 
 /// A set of accepted findings.
@@ -59,6 +65,13 @@ pub struct BaselineOutcome {
 }
 
 /// Why a baseline file could not be used. Maps to exit status 2.
+///
+/// # Examples
+///
+/// ```
+/// use shutdown_lint::baseline::{Baseline, BaselineError};
+/// assert!(matches!(Baseline::load("no/such/file.json".as_ref()), Err(BaselineError::Io(..))));
+/// ```
 #[derive(Debug)]
 pub enum BaselineError {
     /// Reading or writing the file failed.

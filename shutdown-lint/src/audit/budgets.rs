@@ -15,9 +15,23 @@ use syn::spanned::Spanned;
 use syn::visit::Visit;
 
 /// Grace of `#[shutdown_runtime::main]` written without `grace = ".."`.
+///
+/// # Examples
+///
+/// ```
+/// assert_eq!(shutdown_lint::audit::budgets::MAIN_DEFAULT_GRACE.as_secs(), 30);
+/// ```
 pub const MAIN_DEFAULT_GRACE: Duration = Duration::from_secs(30);
 
 /// Where a budget was written.
+///
+/// # Examples
+///
+/// ```
+/// use shutdown_lint::audit::budgets::{budgets_in_source, BudgetOrigin};
+/// let b = budgets_in_source("fn f() { Budgets::new(a, b, Duration::from_secs(9)); }", "x.rs".as_ref());
+/// assert_eq!(b[0].origin, BudgetOrigin::BudgetsNew);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum BudgetOrigin {
     /// `#[shutdown_runtime::main(grace = "..")]` (or without `grace`: its default).

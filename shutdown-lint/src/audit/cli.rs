@@ -16,6 +16,14 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Output formats of the audit.
+///
+/// # Examples
+///
+/// ```
+/// use clap::ValueEnum;
+/// use shutdown_lint::audit::cli::AuditFormat;
+/// assert_eq!(AuditFormat::from_str("sarif", false), Ok(AuditFormat::Sarif));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum AuditFormat {
     /// Per-crate table, deploy targets, budgets, then the findings (default).

@@ -37,6 +37,13 @@ use std::path::{Path, PathBuf};
 use workspace::{Workspace, WorkspaceError, absolute};
 
 /// How to audit.
+///
+/// # Examples
+///
+/// ```
+/// let opts = shutdown_lint::audit::AuditOptions { no_suppressions: true, ..Default::default() };
+/// assert!(opts.manifest_path.is_none());
+/// ```
 #[derive(Debug, Clone, Default)]
 pub struct AuditOptions {
     /// A `Cargo.toml` or a directory to start from (default: the current directory).
@@ -50,6 +57,15 @@ pub struct AuditOptions {
 }
 
 /// Why the audit could not run (exit status 2).
+///
+/// # Examples
+///
+/// ```
+/// use shutdown_lint::audit::{audit, AuditError, AuditOptions};
+/// let dir = tempfile::tempdir().unwrap();
+/// let opts = AuditOptions { manifest_path: Some(dir.path().join("Cargo.toml")), ..Default::default() };
+/// assert!(matches!(audit(&opts), Err(AuditError::Workspace(_))));
+/// ```
 #[derive(Debug)]
 pub enum AuditError {
     /// No workspace, or an unreadable manifest.

@@ -12,6 +12,12 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 /// Audit JSON format version (contract).
+///
+/// # Examples
+///
+/// ```
+/// assert_eq!(shutdown_lint::audit::report::AUDIT_JSON_VERSION, 1);
+/// ```
 pub const AUDIT_JSON_VERSION: u32 = 1;
 
 /// Everything `cargo shutdown audit` found.

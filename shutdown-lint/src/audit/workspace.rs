@@ -45,6 +45,15 @@ pub struct BinTarget {
 }
 
 /// Why no workspace could be read. Maps to exit status 2.
+///
+/// # Examples
+///
+/// ```
+/// use shutdown_lint::audit::workspace::{Workspace, WorkspaceError};
+/// let dir = tempfile::tempdir().unwrap();
+/// let err = Workspace::discover(&dir.path().join("Cargo.toml")).unwrap_err();
+/// assert!(matches!(err, WorkspaceError::NotFound(_)));
+/// ```
 #[derive(Debug)]
 pub enum WorkspaceError {
     /// No `Cargo.toml` at or above the start directory.

@@ -12,6 +12,12 @@ use crate::finding::{Finding, Severity};
 use std::fmt::Write as _;
 
 /// How many annotations of one type GitHub shows per step.
+///
+/// # Examples
+///
+/// ```
+/// assert_eq!(shutdown_lint::render::github::GITHUB_ANNOTATION_LIMIT, 10);
+/// ```
 pub const GITHUB_ANNOTATION_LIMIT: usize = 10;
 
 /// Renders the findings that count (not suppressed, not `allow`) as workflow commands, one

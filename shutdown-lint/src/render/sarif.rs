@@ -19,9 +19,21 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The SARIF schema URI written to `$schema`.
+///
+/// # Examples
+///
+/// ```
+/// assert!(shutdown_lint::render::sarif::SARIF_SCHEMA.ends_with("sarif-2.1.0.json"));
+/// ```
 pub const SARIF_SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 
 /// The tool's home page (`informationUri`).
+///
+/// # Examples
+///
+/// ```
+/// assert!(shutdown_lint::render::sarif::INFORMATION_URI.starts_with("https://"));
+/// ```
 pub const INFORMATION_URI: &str = "https://github.com/shutdown-discipline/shutdown-discipline";
 
 /// What [`render_sarif`] needs besides the findings.

@@ -9,6 +9,12 @@ use std::path::Path;
 use std::time::Duration;
 
 /// Docker's stop timeout when `stop_grace_period` is absent.
+///
+/// # Examples
+///
+/// ```
+/// assert_eq!(shutdown_lint::audit::deploy::compose::DEFAULT_GRACE.as_secs(), 10);
+/// ```
 pub const DEFAULT_GRACE: Duration = Duration::from_secs(10);
 
 /// Parses a compose file: one [`DeployTarget`] per service, and `parse-error` findings for

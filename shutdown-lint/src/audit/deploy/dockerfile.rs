@@ -6,6 +6,12 @@ use std::path::Path;
 use std::time::Duration;
 
 /// `docker stop`'s default timeout.
+///
+/// # Examples
+///
+/// ```
+/// assert_eq!(shutdown_lint::audit::deploy::dockerfile::DEFAULT_GRACE.as_secs(), 10);
+/// ```
 pub const DEFAULT_GRACE: Duration = Duration::from_secs(10);
 
 #[derive(Debug)]

@@ -11,6 +11,12 @@ use std::path::Path;
 use std::time::Duration;
 
 /// The kubelet's grace period when `terminationGracePeriodSeconds` is absent.
+///
+/// # Examples
+///
+/// ```
+/// assert_eq!(shutdown_lint::audit::deploy::kubernetes::DEFAULT_GRACE.as_secs(), 30);
+/// ```
 pub const DEFAULT_GRACE: Duration = Duration::from_secs(30);
 
 /// Whether a YAML file declares Kubernetes objects (cheap text check before parsing).

@@ -26,6 +26,13 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Which kind of manifest a [`DeployTarget`] came from (audit JSON `kind`).
+///
+/// # Examples
+///
+/// ```
+/// use shutdown_lint::audit::deploy::DeployKind;
+/// assert_eq!(serde_json::to_value(DeployKind::Kubernetes).unwrap(), "kubernetes");
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum DeployKind {
@@ -39,6 +46,13 @@ pub enum DeployKind {
 
 /// Whether the grace period is written in the manifest or is the platform's default
 /// (audit JSON `source`).
+///
+/// # Examples
+///
+/// ```
+/// use shutdown_lint::audit::deploy::GraceSource;
+/// assert_eq!(serde_json::to_value(GraceSource::Default).unwrap(), "default");
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum GraceSource {
@@ -49,6 +63,14 @@ pub enum GraceSource {
 }
 
 /// The stop signal a manifest declares.
+///
+/// # Examples
+///
+/// ```
+/// use shutdown_lint::audit::deploy::compose::parse_compose;
+/// let (t, _) = parse_compose("c.yml".as_ref(), "services:\n  web:\n    stop_signal: quit\n");
+/// assert_eq!(t[0].stop_signal.as_ref().unwrap().name, "SIGQUIT");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StopSignal {
     /// Canonical name, e.g. `SIGQUIT` (see [`canonical_signal`]); the text as written when it

@@ -9,6 +9,13 @@ use crate::finding::{Finding, Severity};
 use crate::rules::RuleMeta;
 
 /// Metadata and documentation.
+///
+/// # Examples
+///
+/// ```
+/// let meta = shutdown_lint::rules::rule("budget-exceeds-grace").unwrap();
+/// assert!(meta.help_uri().ends_with("/audit/rules/budget_exceeds_grace.rs"));
+/// ```
 pub const META: RuleMeta = RuleMeta {
     name: "budget-exceeds-grace",
     default_severity: Severity::Deny,

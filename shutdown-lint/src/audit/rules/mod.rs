@@ -6,6 +6,12 @@ pub mod budget_exceeds_grace;
 pub mod stopsignal_unhandled;
 
 /// Names of the audit-only rules (their docs live in this module).
+///
+/// # Examples
+///
+/// ```
+/// assert!(shutdown_lint::audit::rules::AUDIT_RULES.contains(&"budget-exceeds-grace"));
+/// ```
 pub const AUDIT_RULES: [&str; 2] = [
     budget_exceeds_grace::META.name,
     stopsignal_unhandled::META.name,

@@ -7,6 +7,13 @@ use crate::rules::RuleMeta;
 use std::collections::BTreeSet;
 
 /// Metadata and documentation.
+///
+/// # Examples
+///
+/// ```
+/// let meta = shutdown_lint::rules::rule("stopsignal-unhandled").unwrap();
+/// assert!(meta.doc.contains("## Use instead"));
+/// ```
 pub const META: RuleMeta = RuleMeta {
     name: "stopsignal-unhandled",
     default_severity: Severity::Deny,
