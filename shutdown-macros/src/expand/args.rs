@@ -269,6 +269,7 @@ pub(crate) fn take_marks(attrs: &mut Vec<Attribute>) -> syn::Result<Marks> {
                                 .push(syn::Error::new(key_span, "duplicate option `on_shutdown`"));
                         } else {
                             marks.on_shutdown = Some(expr);
+                            marks.on_shutdown_span = Some(key_span);
                         }
                     }
                 }

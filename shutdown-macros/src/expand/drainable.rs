@@ -3,8 +3,8 @@
 
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote};
-use syn::ItemFn;
 use syn::spanned::Spanned;
+use syn::{ImplItemFn, ItemFn};
 
 use super::args::DrainableArgs;
 use super::emit::{Emitter, ScopeMode};
@@ -22,8 +22,18 @@ pub(crate) fn expand_with_stats(args: TokenStream, item: TokenStream) -> (TokenS
     let mut errors = Errors::default();
     let mut stats = Stats::default();
     let args = errors.ok(DrainableArgs::parse(args));
-    let function = match syn::parse2::<ItemFn>(item.clone()) {
-        Ok(function) => function,
+    // `ImplItemFn` is the widest form: it also accepts free functions and `default fn`.
+    let parsed = syn::parse2::<ImplItemFn>(item.clone());
+    let (function, defaultness) = match parsed {
+        Ok(f) => (
+            ItemFn {
+                attrs: f.attrs,
+                vis: f.vis,
+                sig: f.sig,
+                block: Box::new(f.block),
+            },
+            f.defaultness,
+        ),
         Err(_) => {
             let span = item
                 .clone()
@@ -61,12 +71,28 @@ pub(crate) fn expand_with_stats(args: TokenStream, item: TokenStream) -> (TokenS
         );
     }
     match errors.finish() {
-        None => (rewritten.into_token_stream(), stats),
+        None => (emit_fn(rewritten, defaultness), stats),
         Some(error) => {
             let mut original = function;
             strip_markers(&mut original.block);
+            let original = emit_fn(original, defaultness);
             let error = error.to_compile_error();
             (quote!(#original #error), stats)
         }
+    }
+}
+
+/// The function's tokens, with `default` put back for a specializing `impl` item.
+fn emit_fn(function: ItemFn, defaultness: Option<syn::Token![default]>) -> TokenStream {
+    match defaultness {
+        None => function.into_token_stream(),
+        Some(defaultness) => ImplItemFn {
+            attrs: function.attrs,
+            vis: function.vis,
+            defaultness: Some(defaultness),
+            sig: function.sig,
+            block: *function.block,
+        }
+        .into_token_stream(),
     }
 }
