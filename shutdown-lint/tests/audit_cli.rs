@@ -271,6 +271,23 @@ fn manifest_path_and_bad_arguments() {
 }
 
 #[test]
+fn config_exclude_applies_to_manifests() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("malformed");
+    copy_dir(&fixture("malformed"), &ws);
+    std::fs::write(ws.join("shutdown-lint.toml"), "exclude = [\"k8s/**\"]\n").unwrap();
+    let v = json(&cargo_shutdown(&ws, &["audit", "--format", "json"]));
+    let paths: Vec<&str> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths, ["compose.yml"]);
+    assert!(v["deploy"].as_array().unwrap().is_empty());
+}
+
+#[test]
 fn no_suppressions_reports_what_they_hide() {
     let out = cargo_shutdown(
         &fixture("shop"),

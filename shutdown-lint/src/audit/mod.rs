@@ -293,7 +293,22 @@ pub fn audit(opts: &AuditOptions) -> Result<AuditReport, AuditError> {
     }
 
     // 4. deploy manifests and the audit rules
-    let scan = deploy::scan(&ws, &display);
+    let mut scan = deploy::scan(&ws, &display);
+    // the config's `exclude` globs apply to manifests as to code
+    let mut globs = globset::GlobSetBuilder::new();
+    for g in &config.exclude {
+        if let Ok(g) = globset::Glob::new(g) {
+            globs.add(g);
+        }
+    }
+    if let (Ok(globs), Some(base)) = (globs.build(), config.root_dir()) {
+        let excluded = |shown: &Path| {
+            let abs = absolute(&cwd.join(shown));
+            abs.strip_prefix(base).is_ok_and(|rel| globs.is_match(rel))
+        };
+        scan.targets.retain(|t| !excluded(&t.path));
+        scan.findings.retain(|f| !excluded(&f.path));
+    }
     let names: Vec<CrateNames> = ws
         .crates
         .iter()
