@@ -174,8 +174,15 @@ fn github_requirements(log: &Value) {
             !uri.starts_with('/') && !uri.contains("://") && !uri.contains('\\'),
             "repo-relative URI: {uri}"
         );
+        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/audit");
+        let root = shutdown_lint::render::sarif::repo_root(&fixtures);
+        let expected = fixtures
+            .strip_prefix(&root)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
         assert!(
-            uri.starts_with("shutdown-lint/tests/fixtures/audit/"),
+            uri.starts_with(&expected),
             "relative to the repository root: {uri}"
         );
         let region = &loc["region"];
