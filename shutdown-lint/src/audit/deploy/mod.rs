@@ -274,7 +274,34 @@ pub fn scan(ws: &Workspace, display: &dyn Fn(&Path) -> PathBuf) -> DeployScan {
         out.targets.extend(targets);
         out.findings.extend(findings);
     }
+    merge_compose_overrides(&mut out.targets);
     out
+}
+
+/// Compose merges the files of one project (`compose.yaml` + `compose.override.yaml`,
+/// `docker-compose.yml` + `docker-compose.prod.yml`): a service's defaulted grace in one file is
+/// not what runs when another file of the same directory sets it, so the defaulted entry is
+/// dropped; several explicit values are all kept (each is a deploy variant).
+fn merge_compose_overrides(targets: &mut Vec<DeployTarget>) {
+    let explicit: Vec<(PathBuf, String)> = targets
+        .iter()
+        .filter(|t| t.kind == DeployKind::Compose && t.source == GraceSource::Explicit)
+        .map(|t| {
+            (
+                t.path.parent().unwrap_or(Path::new("")).to_path_buf(),
+                t.service.clone(),
+            )
+        })
+        .collect();
+    targets.retain(|t| {
+        let key = (
+            t.path.parent().unwrap_or(Path::new("")).to_path_buf(),
+            t.service.clone(),
+        );
+        !(t.kind == DeployKind::Compose
+            && t.source == GraceSource::Default
+            && explicit.contains(&key))
+    });
 }
 
 /// A `parse-error` finding for a manifest.
@@ -345,5 +372,35 @@ pub(crate) fn file_start() -> Region {
         end_column: 1,
         offset: 0,
         len: 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compose_override_with_an_explicit_grace_wins_over_the_default() {
+        let (mut targets, _) = compose::parse_compose(
+            Path::new("deploy/compose.yaml"),
+            "services:\n  api:\n    image: api\n  db:\n    image: pg\n",
+        );
+        let (over, _) = compose::parse_compose(
+            Path::new("deploy/compose.override.yaml"),
+            "services:\n  api:\n    stop_grace_period: 2m\n",
+        );
+        targets.extend(over);
+        merge_compose_overrides(&mut targets);
+        let left: Vec<_> = targets
+            .iter()
+            .map(|t| (t.path.to_str().unwrap(), t.service.as_str()))
+            .collect();
+        assert_eq!(
+            left,
+            [
+                ("deploy/compose.yaml", "db"),
+                ("deploy/compose.override.yaml", "api")
+            ]
+        );
     }
 }
