@@ -306,6 +306,59 @@ fn config_exclude_applies_to_manifests() {
 }
 
 #[test]
+fn suppression_comments_in_manifests() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("grace");
+    copy_dir(&fixture("grace"), &ws);
+    let compose = ws.join("docker-compose.yml");
+    let text = std::fs::read_to_string(&compose).unwrap();
+    let text = text.replace(
+        "    stop_grace_period: 10s\n",
+        "    # shutdown-lint: allow(budget-exceeds-grace) -- local development only\n    stop_grace_period: 10s\n",
+    );
+    std::fs::write(&compose, text).unwrap();
+    let kube = ws.join("k8s/worker.yaml");
+    let text = std::fs::read_to_string(&kube).unwrap();
+    std::fs::write(
+        &kube,
+        format!("# shutdown-lint: allow(stopsignal-unhandled)\n{text}"),
+    )
+    .unwrap();
+    let v = json(&cargo_shutdown(&ws, &["audit", "--format", "json"]));
+    let got: Vec<(&str, &str, u64)> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["rule"].as_str().unwrap(),
+                f["path"].as_str().unwrap(),
+                f["line"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("suppression-without-reason", "k8s/worker.yaml", 1),
+            ("unused-suppression", "k8s/worker.yaml", 1),
+            ("budget-exceeds-grace", "k8s/worker.yaml", 3),
+        ]
+    );
+    let v = json(&cargo_shutdown(
+        &ws,
+        &["audit", "--format", "json", "--no-suppressions"],
+    ));
+    let budget = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "budget-exceeds-grace")
+        .count();
+    assert_eq!(budget, 2);
+}
+
+#[test]
 fn no_suppressions_reports_what_they_hide() {
     let out = cargo_shutdown(
         &fixture("shop"),

@@ -331,9 +331,19 @@ pub fn audit(opts: &AuditOptions) -> Result<AuditReport, AuditError> {
     }
     audit_findings.retain(|f| f.severity != Severity::Allow);
     if !opts.no_suppressions {
-        suppress::apply_manifest_suppressions(&mut audit_findings, &|p| {
-            std::fs::read_to_string(cwd.join(p)).ok()
-        });
+        let mut manifests: Vec<PathBuf> = Vec::new();
+        for t in &scan.targets {
+            if !manifests.contains(&t.path) {
+                manifests.push(t.path.clone());
+            }
+        }
+        let extra = suppress::apply_manifest_suppressions(
+            &mut audit_findings,
+            &manifests,
+            &|p| std::fs::read_to_string(cwd.join(p)).ok(),
+            &|meta| config.severity(meta),
+        );
+        audit_findings.extend(extra);
     }
 
     let mut findings: Vec<Finding> = lint

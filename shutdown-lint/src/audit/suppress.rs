@@ -1,12 +1,28 @@
 //! Suppression comments in deploy manifests: `# shutdown-lint: allow(rule) -- reason` on the
-//! line of a finding or the line above, as in Rust code.
+//! line of a finding or the line above, as in Rust code — and, as there, a suppression
+//! without a reason is reported (`suppression-without-reason`), and one that suppresses
+//! nothing or names an unknown rule too (`unused-suppression`).
 
-use crate::finding::{Finding, Suppressed};
-use std::collections::HashMap;
-use std::path::PathBuf;
+use crate::finding::{Finding, Region, Severity, Suppressed};
+use crate::rules::{self, RuleMeta};
+use std::path::{Path, PathBuf};
 
-/// Marks audit findings in manifests that a `#` suppression comment covers. `read` returns a
-/// manifest's text by its shown path.
+/// One `#` suppression comment in a manifest.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Comment {
+    line: usize,
+    column: usize,
+    offset: usize,
+    len: usize,
+    rules: Vec<String>,
+    reason: String,
+    used: bool,
+}
+
+/// Marks the findings in `manifests` that a `#` suppression comment covers, and returns the
+/// findings about the comments themselves (missing reason, suppressing nothing, unknown
+/// rule). `read` returns a manifest's text by its shown path; `level` gives a rule's
+/// configured level (`allow` drops those findings).
 ///
 /// # Examples
 ///
@@ -14,51 +30,134 @@ use std::path::PathBuf;
 /// use shutdown_lint::audit::suppress::apply_manifest_suppressions;
 /// use shutdown_lint::finding::{Finding, Region, Severity};
 ///
-/// let text = "services:\n  # shutdown-lint: allow(budget-exceeds-grace) -- third-party image\n  redis:\n";
+/// let text = "services:\n  # shutdown-lint: allow(budget-exceeds-grace) -- third-party image\n  redis:\n    # shutdown-lint: allow(stopsignal-unhandled)\n";
 /// let mut findings = vec![Finding {
 ///     rule: "budget-exceeds-grace".into(), severity: Severity::Deny, path: "compose.yaml".into(),
 ///     region: Region { line: 3, column: 3, end_line: 3, end_column: 8, offset: 0, len: 5 },
 ///     message: "m".into(), help: None, item: "services.redis".into(), suppressed: None,
 /// }];
-/// apply_manifest_suppressions(&mut findings, &|_| Some(text.to_string()));
+/// let extra = apply_manifest_suppressions(
+///     &mut findings, &["compose.yaml".into()], &|_| Some(text.to_string()), &|m| m.default_severity,
+/// );
 /// assert_eq!(findings[0].suppressed.as_ref().unwrap().reason, "third-party image");
+/// let rules: Vec<&str> = extra.iter().map(|f| f.rule.as_str()).collect();
+/// assert_eq!(rules, ["suppression-without-reason", "unused-suppression"]);
+/// assert_eq!(extra[0].region.line, 4);
 /// ```
 pub fn apply_manifest_suppressions(
     findings: &mut [Finding],
-    read: &dyn Fn(&std::path::Path) -> Option<String>,
-) {
-    let mut cache: HashMap<PathBuf, Option<Vec<String>>> = HashMap::new();
-    for f in findings.iter_mut() {
-        if f.suppressed.is_some() {
+    manifests: &[PathBuf],
+    read: &dyn Fn(&Path) -> Option<String>,
+    level: &dyn Fn(&RuleMeta) -> Severity,
+) -> Vec<Finding> {
+    let mut extra = Vec::new();
+    let mut files: Vec<PathBuf> = manifests.to_vec();
+    for f in findings.iter() {
+        if !files.contains(&f.path) {
+            files.push(f.path.clone());
+        }
+    }
+    for path in files {
+        let Some(text) = read(&path) else { continue };
+        let mut comments = comments_in(&text);
+        if comments.is_empty() {
             continue;
         }
-        let lines = cache
-            .entry(f.path.clone())
-            .or_insert_with(|| read(&f.path).map(|t| t.lines().map(str::to_owned).collect()));
-        let Some(lines) = lines else { continue };
-        for line_no in [f.region.line, f.region.line.saturating_sub(1)] {
-            if line_no == 0 {
-                continue;
-            }
-            let Some(text) = lines.get(line_no - 1) else {
-                continue;
-            };
-            if let Some((rules, reason)) = parse_comment(text)
-                && rules.iter().any(|r| r == &f.rule)
-            {
+        for f in findings
+            .iter_mut()
+            .filter(|f| f.path == path && f.suppressed.is_none())
+        {
+            let hit = comments.iter_mut().find(|c| {
+                (c.line == f.region.line || c.line + 1 == f.region.line)
+                    && c.rules.contains(&f.rule)
+            });
+            if let Some(c) = hit {
+                c.used = true;
                 f.suppressed = Some(Suppressed {
-                    reason,
-                    line: line_no,
+                    reason: c.reason.clone(),
+                    line: c.line,
                 });
-                break;
+            }
+        }
+        for c in &comments {
+            let region = Region {
+                line: c.line,
+                column: c.column,
+                end_line: c.line,
+                end_column: c.column + text[c.offset..c.offset + c.len].chars().count(),
+                offset: c.offset,
+                len: c.len,
+            };
+            let mut push = |meta: &RuleMeta, message: String, help: &str| {
+                let severity = level(meta);
+                if severity != Severity::Allow {
+                    extra.push(Finding {
+                        rule: meta.name.to_owned(),
+                        severity,
+                        path: path.clone(),
+                        region,
+                        message,
+                        help: Some(help.to_owned()),
+                        item: String::new(),
+                        suppressed: None,
+                    });
+                }
+            };
+            if c.reason.is_empty() {
+                push(
+                    &rules::suppression_without_reason::META,
+                    format!("suppression of `{}` gives no reason", c.rules.join("`, `")),
+                    "add `-- <why this is safe>` after `allow(..)`",
+                );
+            }
+            if let Some(unknown) = c.rules.iter().find(|r| rules::rule(r).is_none()) {
+                push(
+                    &rules::unused_suppression::META,
+                    format!("suppression names unknown rule `{unknown}`"),
+                    "`shutdown-lint --list-rules` lists the rule names",
+                );
+            } else if !c.used {
+                push(
+                    &rules::unused_suppression::META,
+                    format!(
+                        "suppression of `{}` matches no finding on this line or the next",
+                        c.rules.join("`, `")
+                    ),
+                    "remove the comment",
+                );
             }
         }
     }
+    extra
 }
 
-/// `# shutdown-lint: allow(a, b) -- reason` → (`[a, b]`, `reason`).
-fn parse_comment(line: &str) -> Option<(Vec<String>, String)> {
-    let hash = line.find('#')?;
+/// Every suppression comment of a manifest, with the region of the comment.
+fn comments_in(text: &str) -> Vec<Comment> {
+    let mut out = Vec::new();
+    let mut offset = 0;
+    for (index, line) in text.split_inclusive('\n').enumerate() {
+        if let Some((hash, rules, reason)) = parse_comment(line) {
+            let body = line[hash..].trim_end();
+            out.push(Comment {
+                line: index + 1,
+                column: line[..hash].chars().count() + 1,
+                offset: offset + hash,
+                len: body.len(),
+                rules,
+                reason,
+                used: false,
+            });
+        }
+        offset += line.len();
+    }
+    out
+}
+
+/// `# shutdown-lint: allow(a, b) -- reason` → (byte index of `#`, `[a, b]`, `reason`).
+fn parse_comment(line: &str) -> Option<(usize, Vec<String>, String)> {
+    let hash = line
+        .find("# shutdown-lint:")
+        .or_else(|| line.find("#shutdown-lint:"))?;
     let comment = line[hash + 1..].trim_start();
     let rest = comment.strip_prefix("shutdown-lint:")?.trim_start();
     let rest = rest.strip_prefix("allow(")?;
@@ -73,7 +172,7 @@ fn parse_comment(line: &str) -> Option<(Vec<String>, String)> {
         .strip_prefix("--")
         .map(|r| r.trim().to_owned())
         .unwrap_or_default();
-    Some((rules, reason))
+    Some((hash, rules, reason))
 }
 
 #[cfg(test)]
@@ -82,19 +181,34 @@ mod tests {
 
     #[test]
     fn comment_forms() {
+        let (_, rules, reason) = parse_comment(
+            "  stop_signal: SIGQUIT  # shutdown-lint: allow(stopsignal-unhandled, budget-exceeds-grace) -- nginx",
+        )
+        .unwrap();
+        assert_eq!(rules, ["stopsignal-unhandled", "budget-exceeds-grace"]);
+        assert_eq!(reason, "nginx");
+        let (hash, rules, reason) = parse_comment("# shutdown-lint: allow(x)").unwrap();
         assert_eq!(
-            parse_comment(
-                "  stop_signal: SIGQUIT  # shutdown-lint: allow(stopsignal-unhandled, budget-exceeds-grace) -- nginx"
-            ),
-            Some((
-                vec!["stopsignal-unhandled".into(), "budget-exceeds-grace".into()],
-                "nginx".into()
-            ))
-        );
-        assert_eq!(
-            parse_comment("# shutdown-lint: allow(x)"),
-            Some((vec!["x".into()], String::new()))
+            (hash, rules, reason),
+            (0, vec!["x".to_owned()], String::new())
         );
         assert_eq!(parse_comment("image: a#b"), None);
+    }
+
+    #[test]
+    fn unknown_rules_are_reported() {
+        let text = "# shutdown-lint: allow(no-such-rule) -- because\nkind: Pod\n";
+        let extra = apply_manifest_suppressions(
+            &mut [],
+            &["k.yaml".into()],
+            &|_| Some(text.into()),
+            &|m| m.default_severity,
+        );
+        assert_eq!(extra.len(), 1);
+        assert_eq!(
+            extra[0].message,
+            "suppression names unknown rule `no-such-rule`"
+        );
+        assert_eq!((extra[0].region.column, extra[0].region.len), (1, 47));
     }
 }
