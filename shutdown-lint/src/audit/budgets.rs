@@ -122,7 +122,10 @@ impl CodeBudget {
 /// assert_eq!(pairs, [(BudgetOrigin::MainAttribute, 120, 2), (BudgetOrigin::FromGrace, 45, 4)]);
 /// ```
 pub fn budgets_in_source(source: &str, path: &Path) -> Vec<CodeBudget> {
-    if !(source.contains("grace") || source.contains("Budgets") || source.contains("main")) {
+    // only files that can hold a budget are parsed: a grace argument, `Budgets`, or the
+    // runtime's main attribute (its default grace)
+    let needles = ["grace", "Budgets", "shutdown_runtime::main"];
+    if !needles.iter().any(|n| source.contains(n)) {
         return Vec::new();
     }
     let Ok(file) = syn::parse_file(source) else {
