@@ -22,6 +22,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use shutdown_discipline::cli::{ArgError, Flags};
+use shutdown_discipline::early_signals::EarlySignals;
 use shutdown_runtime::{Budgets, RunConfig};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -59,6 +60,10 @@ impl Config {
 }
 
 fn main() {
+    // First of all: a SIGTERM before `run` has installed its handlers stays pending.
+    let early = EarlySignals::block()
+        .inspect_err(|e| eprintln!("http_server: cannot block signals during start-up: {e}"))
+        .ok();
     let config = match Config::from_args(std::env::args_os().skip(1)) {
         Ok(config) => config,
         Err(e) => {
@@ -76,13 +81,18 @@ fn main() {
             std::process::exit(1);
         }
     };
-    let outcome = runtime.block_on(RunConfig::new(config.budgets).run(serve(config)));
+    let outcome = runtime.block_on(RunConfig::new(config.budgets).run(serve(config, early)));
     println!("{}", outcome.report.to_json_line());
     std::process::exit(outcome.exit_code());
 }
 
 /// The accept loop (the coordinator): one tracked task per connection until shutdown.
-async fn serve(config: Config) -> std::io::Result<()> {
+async fn serve(config: Config, early: Option<EarlySignals>) -> std::io::Result<()> {
+    // `run` installed the signal handlers before polling this future: deliver any signal
+    // that arrived during start-up to them.
+    if let Some(early) = early {
+        early.release();
+    }
     let listener = TcpListener::bind(config.addr).await.inspect_err(|e| {
         eprintln!("http_server: cannot listen on {}: {e}", config.addr);
     })?;

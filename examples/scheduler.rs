@@ -24,6 +24,7 @@
 use std::time::Duration;
 
 use shutdown_discipline::cli::{ArgError, Flags};
+use shutdown_discipline::early_signals::EarlySignals;
 use shutdown_runtime::{Budgets, RunConfig};
 
 const USAGE: &str = "usage: scheduler [--grace-ms MS] [--jobs N] [--tick-ms MS] [--cards N] \
@@ -91,6 +92,10 @@ impl Config {
 }
 
 fn main() {
+    // First of all: a SIGTERM before `run` has installed its handlers stays pending.
+    let early = EarlySignals::block()
+        .inspect_err(|e| eprintln!("scheduler: cannot block signals during start-up: {e}"))
+        .ok();
     let config = match Config::from_args(std::env::args_os().skip(1)) {
         Ok(config) => config,
         Err(e) => {
@@ -109,14 +114,19 @@ fn main() {
         }
     };
     let run = RunConfig::new(config.budgets);
-    let outcome = runtime.block_on(run.run(coordinator(config)));
+    let outcome = runtime.block_on(run.run(coordinator(config, early)));
     println!("{}", outcome.report.to_json_line());
     std::process::exit(outcome.exit_code());
 }
 
 /// The tick loop: claim the next job on each tick until SIGTERM, then return at once; the
 /// detached children are drained by `run` within the children's budget.
-async fn coordinator(config: Config) {
+async fn coordinator(config: Config, early: Option<EarlySignals>) {
+    // `run` installed the signal handlers before polling this future: deliver any signal
+    // that arrived during start-up to them.
+    if let Some(early) = early {
+        early.release();
+    }
     eprintln!("scheduler: ready (pid {})", std::process::id());
     let mut ticks = tokio::time::interval(config.tick);
     let mut next_job = 0;

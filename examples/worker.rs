@@ -33,6 +33,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use shutdown_discipline::cli::{ArgError, Flags};
+use shutdown_discipline::early_signals::EarlySignals;
 use shutdown_discipline::ledger::Entry;
 use shutdown_discipline::ledger_file::LedgerFile;
 use shutdown_runtime::signals::SecondSignal;
@@ -200,6 +201,10 @@ struct CallTimedOut {
 }
 
 fn main() {
+    // First of all: a SIGTERM before `run` has installed its handlers stays pending.
+    let early = EarlySignals::block()
+        .inspect_err(|e| eprintln!("worker: cannot block signals during start-up: {e}"))
+        .ok();
     let config = match Config::from_args(std::env::args_os().skip(1)) {
         Ok(config) => config,
         Err(e) => {
@@ -218,14 +223,18 @@ fn main() {
         }
     };
     let run = RunConfig::new(config.budgets).second_signal(config.second_signal);
-    let outcome = runtime.block_on(run.run(coordinator(config)));
+    let outcome = runtime.block_on(run.run(coordinator(config, early)));
     println!("{}", outcome.report.to_json_line());
     std::process::exit(outcome.exit_code());
 }
 
 /// The coordinator: opens the ledger, starts the tracked workers and waits for them.
-async fn coordinator(config: Config) -> Result<(), io::Error> {
-    // `run` installed the signal handlers before polling this future.
+async fn coordinator(config: Config, early: Option<EarlySignals>) -> Result<(), io::Error> {
+    // `run` installed the signal handlers before polling this future: deliver any signal
+    // that arrived during start-up to them.
+    if let Some(early) = early {
+        early.release();
+    }
     eprintln!("worker: ready (pid {})", std::process::id());
     if let Some(warning) = config.warning() {
         eprintln!("worker: {warning}");
