@@ -54,7 +54,9 @@ pub(crate) fn expand_with_stats(args: TokenStream, item: TokenStream) -> (TokenS
             "#[drainable] cannot be used on a `const fn`: a checkpoint is not a `const` operation",
         ));
     }
-    let mut rewritten = function.clone();
+    // The original is re-parsed from `item` only on the error path, which saves cloning the
+    // whole syntax tree on the common path.
+    let mut rewritten = function;
     if let (Some(args), true) = (&args, errors.is_empty()) {
         let mode = if args.scope.is_some() {
             ScopeMode::Custom
@@ -73,7 +75,15 @@ pub(crate) fn expand_with_stats(args: TokenStream, item: TokenStream) -> (TokenS
     match errors.finish() {
         None => (emit_fn(rewritten, defaultness), stats),
         Some(error) => {
-            let mut original = function;
+            let Ok(original) = syn::parse2::<ImplItemFn>(item) else {
+                return (error.to_compile_error(), stats);
+            };
+            let mut original = ItemFn {
+                attrs: original.attrs,
+                vis: original.vis,
+                sig: original.sig,
+                block: Box::new(original.block),
+            };
             strip_markers(&mut original.block);
             let original = emit_fn(original, defaultness);
             let error = error.to_compile_error();

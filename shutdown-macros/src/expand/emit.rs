@@ -6,6 +6,8 @@
 //! shadow them. A routed spawn is spanned at the user's call, so `#[track_caller]` in the
 //! runtime records the user's file and line.
 
+use std::cell::OnceCell;
+
 use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::{format_ident, quote, quote_spanned};
 use syn::{Block, Expr, Path, Stmt};
@@ -23,10 +25,28 @@ pub(crate) enum ScopeMode {
 }
 
 /// Builds the generated fragments for one expansion.
+///
+/// Fixed fragments (the checkpoint, the loop skeletons, the scope clone) are parsed once per
+/// expansion and cloned; user code is moved into them as syntax trees, never printed and
+/// re-parsed.
 #[derive(Debug, Clone)]
 pub(crate) struct Emitter {
     krate: Path,
     mode: ScopeMode,
+    checkpoint: OnceCell<Stmt>,
+    while_skeleton: OnceCell<Expr>,
+    for_skeleton: OnceCell<Expr>,
+    scope_clone: OnceCell<Expr>,
+    scope_ref: OnceCell<Expr>,
+}
+
+/// Clones the cached fragment, parsing it on first use.
+fn cached<T: Clone>(cell: &OnceCell<T>, make: impl FnOnce() -> syn::Result<T>) -> syn::Result<T> {
+    if let Some(value) = cell.get() {
+        return Ok(value.clone());
+    }
+    let value = make()?;
+    Ok(cell.get_or_init(|| value).clone())
 }
 
 /// Parses generated tokens; a failure is an internal error, reported instead of panicking.
@@ -39,6 +59,10 @@ pub(crate) fn parse<T: syn::parse::Parse>(tokens: TokenStream) -> syn::Result<T>
             ),
         )
     })
+}
+
+fn internal(what: &str) -> syn::Error {
+    syn::Error::new(Span::call_site(), format!("internal error in #[drainable]: bad `{what}` template"))
 }
 
 /// Re-spans every token of `tokens` at `span`.
@@ -67,7 +91,15 @@ pub(crate) fn scope_ident() -> syn::Ident {
 impl Emitter {
     /// An emitter for the runtime at `krate`, using the given scope.
     pub(crate) fn new(krate: Path, mode: ScopeMode) -> Self {
-        Emitter { krate, mode }
+        Emitter {
+            krate,
+            mode,
+            checkpoint: OnceCell::new(),
+            while_skeleton: OnceCell::new(),
+            for_skeleton: OnceCell::new(),
+            scope_clone: OnceCell::new(),
+            scope_ref: OnceCell::new(),
+        }
     }
 
     /// The scope mode.
@@ -96,26 +128,43 @@ impl Emitter {
 
     /// `if checkpoint(scope) { break <value>; }`: the first statement of a rewritten loop.
     pub(crate) fn checkpoint(&self, on_shutdown: Option<&Expr>) -> syn::Result<Stmt> {
-        let private = self.private();
-        let scope = self.scope_ref();
-        let value = on_shutdown.map(|e| quote!(#e));
-        parse(quote! {
-            if #private::checkpoint(#scope) {
-                break #value;
+        let mut stmt = cached(&self.checkpoint, || {
+            let private = self.private();
+            let scope = self.scope_ref();
+            parse(quote! {
+                if #private::checkpoint(#scope) {
+                    break;
+                }
+            })
+        })?;
+        if let Some(value) = on_shutdown {
+            let target = match &mut stmt {
+                Stmt::Expr(Expr::If(i), _) => match i.then_branch.stmts.first_mut() {
+                    Some(Stmt::Expr(Expr::Break(b), _)) => Some(b),
+                    _ => None,
+                },
+                _ => None,
+            };
+            match target {
+                Some(b) => b.expr = Some(Box::new(value.clone())),
+                None => return Err(internal("checkpoint")),
             }
-        })
+        }
+        Ok(stmt)
     }
 
     /// The skeleton of a rewritten `while`: `loop { <checkpoint> if __COND {} else { break } }`.
     ///
     /// The caller moves the user's condition and body into the `if` (fields, not tokens).
     pub(crate) fn while_skeleton(&self) -> syn::Result<Expr> {
-        let checkpoint = self.checkpoint(None)?;
-        parse(quote! {
-            loop {
-                #checkpoint
-                if __COND {} else { break }
-            }
+        cached(&self.while_skeleton, || {
+            let checkpoint = self.checkpoint(None)?;
+            parse(quote! {
+                loop {
+                    #checkpoint
+                    if __COND {} else { break }
+                }
+            })
         })
     }
 
@@ -123,6 +172,10 @@ impl Emitter {
     /// `match IntoIterator::into_iter(__EXPR) { mut iter => loop { <checkpoint>
     /// match Iterator::next(&mut iter) { Some(__PAT) => {} None => break } } }`.
     pub(crate) fn for_skeleton(&self) -> syn::Result<Expr> {
+        cached(&self.for_skeleton, || self.make_for_skeleton())
+    }
+
+    fn make_for_skeleton(&self) -> syn::Result<Expr> {
         let checkpoint = self.checkpoint(None)?;
         let iter = syn::Ident::new("__drainable_iter", Span::mixed_site());
         parse(quote! {
@@ -140,23 +193,30 @@ impl Emitter {
 
     /// `match idle(scope, <future>).await { Some(v) => v, None => break <value> }`: the wait
     /// for the next unit wakes when shutdown is requested.
-    pub(crate) fn idle(
-        &self,
-        future: &Expr,
-        on_shutdown: Option<&Expr>,
-        span: Span,
-    ) -> syn::Result<Expr> {
+    pub(crate) fn idle(&self, future: Expr, on_shutdown: Option<&Expr>, span: Span) -> syn::Result<Expr> {
         let private = self.private();
         let scope = self.scope_ref();
         let value = on_shutdown.map(|e| quote!(#e));
         let next = syn::Ident::new("__drainable_next", Span::mixed_site());
         let idle = quote_spanned!(span=> #private::idle);
-        parse(quote! {
-            match #idle(#scope, #future).await {
+        let mut expr: Expr = parse(quote! {
+            match #idle(#scope, __FUTURE).await {
                 ::core::option::Option::Some(#next) => #next,
                 ::core::option::Option::None => break #value,
             }
-        })
+        })?;
+        let slot = match &mut expr {
+            Expr::Match(m) => match &mut *m.expr {
+                Expr::Await(a) => match &mut *a.base {
+                    Expr::Call(call) => call.args.last_mut(),
+                    _ => None,
+                },
+                _ => None,
+            },
+            _ => None,
+        };
+        *slot.ok_or_else(|| internal("idle"))? = future;
+        Ok(expr)
     }
 
     /// A routed spawn: `__private::<function>(scope, args..)`, spanned at the user's call.
@@ -164,15 +224,25 @@ impl Emitter {
         &self,
         function: &str,
         span: Span,
-        args: &syn::punctuated::Punctuated<Expr, syn::Token![,]>,
+        args: syn::punctuated::Punctuated<Expr, syn::Token![,]>,
     ) -> syn::Result<Expr> {
         let private = respan(self.private(), span);
         let function = format_ident!("{}", function, span = span);
-        let scope = self.scope_ref();
-        let args = args.iter();
-        parse(quote_spanned! {span=>
-            #private::#function(#scope, #(#args),*)
-        })
+        let func: Expr = parse(quote_spanned!(span=> #private::#function))?;
+        let mut all = syn::punctuated::Punctuated::new();
+        all.push(self.scope_expr()?);
+        all.extend(args);
+        Ok(Expr::Call(syn::ExprCall {
+            attrs: Vec::new(),
+            func: Box::new(func),
+            paren_token: syn::token::Paren(span),
+            args: all,
+        }))
+    }
+
+    /// [`Emitter::scope_ref`] as an expression.
+    fn scope_expr(&self) -> syn::Result<Expr> {
+        cached(&self.scope_ref, || parse(self.scope_ref()))
     }
 
     /// `let __drainable_scope: Shutdown = Clone::clone(AsScope::as_scope(&(<expr>)));`
@@ -189,13 +259,23 @@ impl Emitter {
     /// `{ let __drainable_scope = Clone::clone(&__drainable_scope); <inner> }`: gives a closure
     /// or async block its own handle to the scope.
     pub(crate) fn with_scope_clone(&self, inner: Expr) -> syn::Result<Expr> {
-        let ident = scope_ident();
-        parse(quote! {
-            {
-                let #ident = ::core::clone::Clone::clone(&#ident);
-                #inner
-            }
-        })
+        let mut block = cached(&self.scope_clone, || {
+            let ident = scope_ident();
+            parse(quote! {
+                {
+                    let #ident = ::core::clone::Clone::clone(&#ident);
+                    __INNER
+                }
+            })
+        })?;
+        match &mut block {
+            Expr::Block(b) => match b.block.stmts.last_mut() {
+                Some(Stmt::Expr(tail, None)) => *tail = inner,
+                _ => return Err(internal("scope clone")),
+            },
+            _ => return Err(internal("scope clone")),
+        }
+        Ok(block)
     }
 
     /// `let __drainable_scope = __drainable_scope;`: makes a non-`move` async block (or a

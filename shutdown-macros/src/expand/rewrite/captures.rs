@@ -54,12 +54,9 @@ impl<'a> CaptureRewriter<'a> {
 
     fn wrap(&mut self, expr: &mut Expr) {
         let inner = std::mem::replace(expr, Expr::Verbatim(Default::default()));
-        match self.emit.with_scope_clone(inner.clone()) {
+        match self.emit.with_scope_clone(inner) {
             Ok(wrapped) => *expr = wrapped,
-            Err(e) => {
-                self.errors.push(e);
-                *expr = inner;
-            }
+            Err(e) => self.errors.push(e),
         }
     }
 

@@ -291,15 +291,21 @@ impl<'a> LoopRewriter<'a> {
             ));
             return;
         };
-        let Expr::Await(await_expr) = &*node else {
+        let taken = std::mem::replace(node, Expr::Verbatim(Default::default()));
+        let Expr::Await(await_expr) = taken else {
+            *node = taken;
             return;
         };
-        if let Some(wrapped) = self
-            .errors
-            .ok(self.emit.idle(&await_expr.base, value, span))
-        {
-            *node = wrapped;
-            self.stats.idle += 1;
+        let base = (*await_expr.base).clone();
+        match self.emit.idle(base, value, span) {
+            Ok(wrapped) => {
+                *node = wrapped;
+                self.stats.idle += 1;
+            }
+            Err(e) => {
+                *node = Expr::Await(await_expr);
+                self.errors.push(e);
+            }
         }
     }
 

@@ -18,18 +18,26 @@ pub(crate) fn route(path: &ExprPath) -> Option<&'static str> {
     if path.qself.is_some() || path.path.segments.iter().any(|s| !s.arguments.is_none()) {
         return None;
     }
-    let names: Vec<String> = path
-        .path
-        .segments
-        .iter()
-        .map(|s| s.ident.to_string())
-        .collect();
-    let names: Vec<&str> = names.iter().map(String::as_str).collect();
-    match names.as_slice() {
-        ["tokio", "spawn"] | ["tokio", "task", "spawn"] => Some("spawn"),
-        ["tokio", "task", "spawn_blocking"] => Some("spawn_blocking"),
-        ["tokio", "task", "spawn_local"] => Some("spawn_local"),
-        ["std", "thread", "spawn"] => Some("spawn_thread"),
+    let mut names = path.path.segments.iter().map(|s| &s.ident);
+    let (Some(first), Some(second)) = (names.next(), names.next()) else { return None };
+    let third = names.next();
+    if names.next().is_some() {
+        return None;
+    }
+    match third {
+        None if first == "tokio" && second == "spawn" => Some("spawn"),
+        Some(function) if first == "tokio" && second == "task" => {
+            if function == "spawn" {
+                Some("spawn")
+            } else if function == "spawn_blocking" {
+                Some("spawn_blocking")
+            } else if function == "spawn_local" {
+                Some("spawn_local")
+            } else {
+                None
+            }
+        }
+        Some(function) if first == "std" && second == "thread" && function == "spawn" => Some("spawn_thread"),
         _ => None,
     }
 }
@@ -61,21 +69,23 @@ impl VisitMut for SpawnRewriter<'_> {
             _ => syn::visit_mut::visit_expr_mut(self, expr),
         }
         let Expr::Call(call) = expr else { return };
-        let Expr::Path(path) = &*call.func else {
-            return;
-        };
+        let Expr::Path(path) = &*call.func else { return };
         let Some(function) = route(path) else { return };
         let span = path
             .path
             .segments
             .first()
             .map_or_else(proc_macro2::Span::call_site, |s| s.ident.span());
-        if let Some(routed) = self
-            .errors
-            .ok(self.emit.routed_spawn(function, span, &call.args))
-        {
-            *expr = routed;
-            self.stats.spawns += 1;
+        let args = std::mem::take(&mut call.args);
+        match self.emit.routed_spawn(function, span, args.clone()) {
+            Ok(routed) => {
+                *expr = routed;
+                self.stats.spawns += 1;
+            }
+            Err(e) => {
+                call.args = args;
+                self.errors.push(e);
+            }
         }
     }
 
