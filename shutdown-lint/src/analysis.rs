@@ -264,8 +264,32 @@ impl Analyzer {
             return a;
         }
         let cleaned = blank_preamble(text);
-        let file = match syn::parse_str::<syn::File>(&cleaned) {
-            Ok(f) => f,
+        let mut module = vec![
+            fctx.crate_name
+                .clone()
+                .unwrap_or_else(|| "crate".to_string()),
+        ];
+        module.extend(fctx.module_path.iter().cloned());
+        let opts = CollectOptions {
+            file_module: module,
+            include_tests: config.include_tests,
+            aliases: self.aliases.clone(),
+            interesting: self.interesting.clone(),
+        };
+        let model = if cleaned.len() > collect::STREAMING_THRESHOLD {
+            collect::collect_streaming(&cleaned, &index, &opts)
+        } else {
+            syn::parse_str::<syn::File>(&cleaned).map(|file| {
+                let model = collect::collect(&file, &index, &opts);
+                if model.too_deep > 0 {
+                    // dropping a tree this deep recurses as deep: leak it (pathological input only)
+                    std::mem::forget(file);
+                }
+                model
+            })
+        };
+        let model = match model {
+            Ok(m) => m,
             Err(e) => {
                 let r = e.span().byte_range();
                 let region = index.region(r.start, r.end);
@@ -281,25 +305,6 @@ impl Analyzer {
             }
         };
         a.parsed = true;
-        let mut module = vec![
-            fctx.crate_name
-                .clone()
-                .unwrap_or_else(|| "crate".to_string()),
-        ];
-        module.extend(fctx.module_path.iter().cloned());
-        let opts = CollectOptions {
-            file_module: module,
-            include_tests: config.include_tests,
-            aliases: self.aliases.clone(),
-            interesting: self.interesting.clone(),
-        };
-        let model = collect::collect(&file, &index, &opts);
-        if model.too_deep > 0 {
-            // dropping a tree this deep recurses as deep: leak it instead (pathological input only)
-            std::mem::forget(file);
-        } else {
-            drop(file);
-        }
         proc_macro2::extra::invalidate_current_thread_spans();
 
         let cx = RuleContext {

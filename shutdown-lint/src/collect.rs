@@ -35,31 +35,106 @@ pub struct CollectOptions {
 
 /// Builds the model of a parsed file.
 pub fn collect(file: &syn::File, index: &LineIndex<'_>, opts: &CollectOptions) -> FileModel {
-    let tree = Arc::new(ModuleTree::build(&file.items, opts.file_module.clone()));
-    let resolver = Resolver::new(tree, opts.aliases.clone(), opts.interesting.clone());
-    let mut c = Collector {
-        index,
-        opts,
-        resolver,
-        model: FileModel::default(),
-        ctx: Ctx::default(),
-        item_stack: Vec::new(),
-        values: Vec::new(),
-        pending: Usage::Kept,
-        depth: 0,
-        consts: HashMap::new(),
-        mod_stack: Vec::new(),
-        resolver_blocks: 0,
-    };
-    c.collect_consts(&file.items);
-    c.model.has_main = file
-        .items
-        .iter()
-        .any(|i| matches!(i, syn::Item::Fn(f) if f.sig.ident == "main"));
+    let tree = ModuleTree::build(&file.items, opts.file_module.clone());
+    let mut finder = ConstFinder { out: Vec::new() };
+    for item in &file.items {
+        finder.visit_item(item);
+    }
+    let mut c = Collector::new(tree, finder.out, index, opts);
+    c.model.has_main = file.items.iter().any(is_main);
     for item in &file.items {
         c.visit_item(item);
     }
     c.model
+}
+
+/// Files larger than this are parsed item by item, twice (names first, then the walk), so
+/// only one item's syntax tree is alive at a time.
+pub const STREAMING_THRESHOLD: usize = 1 << 20;
+
+/// Like [`collect`], for a large file: parses `text` twice, one item at a time, instead of
+/// keeping the whole tree. Returns the parse error if the text is not a Rust file.
+pub fn collect_streaming(
+    text: &str,
+    index: &LineIndex<'_>,
+    opts: &CollectOptions,
+) -> syn::Result<FileModel> {
+    let mut tree = ModuleTree::new(opts.file_module.clone());
+    let mut finder = ConstFinder { out: Vec::new() };
+    let mut has_main = false;
+    for_each_item(text, |item, len| {
+        tree.add_items(std::slice::from_ref(&item));
+        finder.visit_item(&item);
+        has_main |= is_main(&item);
+        forget_if_deep(item, len);
+    })?;
+    let mut c = Collector::new(tree, finder.out, index, opts);
+    c.model.has_main = has_main;
+    for_each_item(text, |item, _| {
+        let before = c.model.too_deep;
+        c.visit_item(&item);
+        if c.model.too_deep > before {
+            std::mem::forget(item);
+        }
+    })?;
+    Ok(c.model)
+}
+
+fn is_main(item: &syn::Item) -> bool {
+    matches!(item, syn::Item::Fn(f) if f.sig.ident == "main")
+}
+
+/// Drops an item unless a quick look says it may be deep (then it is leaked: dropping a
+/// very deep tree recurses as deep as it is).
+fn forget_if_deep(item: syn::Item, len: usize) {
+    if len < 64 * 1024 {
+        return;
+    }
+    let mut probe = DepthProbe {
+        depth: 0,
+        deep: false,
+    };
+    probe.visit_item(&item);
+    if probe.deep {
+        std::mem::forget(item);
+    }
+}
+
+struct DepthProbe {
+    depth: usize,
+    deep: bool,
+}
+
+impl<'ast> Visit<'ast> for DepthProbe {
+    fn visit_expr(&mut self, e: &'ast syn::Expr) {
+        if self.deep || self.depth >= MAX_EXPR_DEPTH {
+            self.deep = true;
+            return;
+        }
+        self.depth += 1;
+        visit::visit_expr(self, e);
+        self.depth -= 1;
+    }
+}
+
+/// Parses the items of a file one at a time; `f` gets each item and its length in bytes.
+fn for_each_item(text: &str, mut f: impl FnMut(syn::Item, usize)) -> syn::Result<()> {
+    use syn::parse::Parser;
+    let parser = |input: syn::parse::ParseStream<'_>| -> syn::Result<()> {
+        input.call(syn::Attribute::parse_inner)?;
+        while !input.is_empty() {
+            let start = input.span().byte_range().start;
+            let item: syn::Item = input.parse()?;
+            let end = if input.is_empty() {
+                text.len()
+            } else {
+                input.span().byte_range().start
+            };
+            f(item, end.saturating_sub(start));
+        }
+        Ok(())
+    };
+    parser.parse_str(text)
 }
 
 /// The value a binding was bound to.
@@ -160,7 +235,7 @@ fn pat_idents(p: &syn::Pat, out: &mut Vec<String>) {
     }
 }
 
-impl Collector<'_, '_> {
+impl<'a, 'i> Collector<'a, 'i> {
     fn region(&self, span: proc_macro2::Span) -> Region {
         self.index.span_region(span)
     }
@@ -314,18 +389,44 @@ impl Collector<'_, '_> {
         }
     }
 
-    fn collect_consts(&mut self, items: &[syn::Item]) {
+    fn new(
+        tree: ModuleTree,
+        consts: Vec<(String, syn::Expr)>,
+        index: &'a LineIndex<'i>,
+        opts: &'a CollectOptions,
+    ) -> Self {
+        let resolver = Resolver::new(
+            Arc::new(tree),
+            opts.aliases.clone(),
+            opts.interesting.clone(),
+        );
+        let mut c = Collector {
+            index,
+            opts,
+            resolver,
+            model: FileModel::default(),
+            ctx: Ctx::default(),
+            item_stack: Vec::new(),
+            values: Vec::new(),
+            pending: Usage::Kept,
+            depth: 0,
+            consts: HashMap::new(),
+            mod_stack: Vec::new(),
+            resolver_blocks: 0,
+        };
+        c.collect_consts(&consts);
+        c
+    }
+
+    fn collect_consts(&mut self, consts: &[(String, syn::Expr)]) {
         // two passes so a const may use one declared later
         for _ in 0..2 {
-            let mut v = ConstFinder { out: Vec::new() };
-            for item in items {
-                v.visit_item(item);
-            }
-            for (name, expr) in v.out {
-                let val = if let Some(d) = self.eval_duration(&expr, 0) {
+            for (name, expr) in consts {
+                let name = name.clone();
+                let val = if let Some(d) = self.eval_duration(expr, 0) {
                     Some(BindVal::Duration(d))
                 } else {
-                    self.eval_number(&expr, 0).map(BindVal::Num)
+                    self.eval_number(expr, 0).map(BindVal::Num)
                 };
                 if let Some(val) = val {
                     self.consts.insert(name, val);

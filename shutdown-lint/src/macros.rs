@@ -83,6 +83,16 @@ pub fn parse_body(name: &str, tokens: TokenStream) -> Option<MacroBody> {
     {
         return Some(MacroBody::Exprs(vec![a, b]));
     }
+    if name == "lazy_static" {
+        // `static ref NAME: T = expr;` is a static item once `ref` is dropped
+        let tokens: TokenStream = tokens
+            .into_iter()
+            .filter(|t| !matches!(t, proc_macro2::TokenTree::Ident(i) if i == "ref"))
+            .collect();
+        return syn::parse2::<syn::File>(tokens)
+            .ok()
+            .map(|f| MacroBody::Items(f.items));
+    }
     if name == "matches" {
         return (|input: ParseStream<'_>| {
             let e: Expr = input.parse()?;

@@ -16,6 +16,9 @@ pub const MAX_NESTING: usize = 512;
 /// Stack size of the threads that parse and analyse files.
 pub const PARSE_STACK_BYTES: usize = 256 * 1024 * 1024;
 
+/// Operator characters in one flat expression that count as one level of nesting.
+pub const OPS_PER_LEVEL: usize = 8;
+
 /// Maps byte offsets of one file to 1-based lines and character columns.
 ///
 /// # Examples
@@ -88,7 +91,10 @@ impl<'a> LineIndex<'a> {
 }
 
 /// Deepest nesting in `text`: open brackets plus runs of prefix operators (`!`, `-`, `*`,
-/// `&`), skipping comments, strings and character literals. Linear, no allocation.
+/// `&`), skipping comments, strings and character literals; an expression with very many
+/// operators or method calls between `;`, `,`, braces and brackets (`1 + 1 + ..`, `a.b().c()..`,
+/// which parse into trees as deep as they are long) counts one level per
+/// [`OPS_PER_LEVEL`] operator characters. Linear, no allocation.
 ///
 /// # Examples
 /// ```
@@ -97,7 +103,7 @@ impl<'a> LineIndex<'a> {
 /// ```
 pub fn nesting_depth(text: &str) -> usize {
     let b = text.as_bytes();
-    let (mut depth, mut max, mut run) = (0usize, 0usize, 0usize);
+    let (mut depth, mut max, mut run, mut ops) = (0usize, 0usize, 0usize, 0usize);
     let mut i = 0;
     while i < b.len() {
         let c = b[i];
@@ -170,16 +176,32 @@ pub fn nesting_depth(text: &str) -> usize {
                     continue;
                 }
             }
-            b'(' | b'[' | b'{' => {
+            b'(' | b'[' => {
                 depth += 1;
                 max = max.max(depth + run);
             }
-            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            b'{' => {
+                depth += 1;
+                max = max.max(depth + run);
+                ops = 0;
+            }
+            b')' | b']' => depth = depth.saturating_sub(1),
+            b'}' | b';' | b',' => {
+                if c == b'}' {
+                    depth = depth.saturating_sub(1);
+                }
+                ops = 0;
+            }
             b'!' | b'-' | b'*' | b'&' => {
                 run += 1;
-                max = max.max(depth + run);
+                ops += 1;
+                max = max.max(depth + run).max(ops / OPS_PER_LEVEL);
                 i += 1;
                 continue;
+            }
+            b'+' | b'/' | b'%' | b'^' | b'|' | b'<' | b'>' | b'.' | b'=' => {
+                ops += 1;
+                max = max.max(ops / OPS_PER_LEVEL);
             }
             _ => {}
         }

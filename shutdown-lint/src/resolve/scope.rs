@@ -88,14 +88,24 @@ impl ModuleTree {
     /// assert!(tree.local_module(&vec!["app".into(), "rt".into()]).is_some());
     /// ```
     pub fn build(items: &[syn::Item], file_path: Canon) -> Self {
-        let mut tree = ModuleTree {
+        let mut tree = ModuleTree::new(file_path);
+        tree.add_items(items);
+        tree
+    }
+
+    /// An empty tree for a file whose module path is `file_path`.
+    pub fn new(file_path: Canon) -> Self {
+        ModuleTree {
             modules: vec![Module {
                 path: file_path,
                 ..Module::default()
             }],
-        };
-        tree.fill(ModId(0), items, 0);
-        tree
+        }
+    }
+
+    /// Adds top-level items of the file (a file may be fed item by item).
+    pub fn add_items(&mut self, items: &[syn::Item]) {
+        self.fill(ModId(0), items, 0);
     }
 
     fn fill(&mut self, id: ModId, items: &[syn::Item], depth: usize) {

@@ -202,6 +202,28 @@ pub fn clients_without_timeout(
             }
         }
     }
+    for r in &model.refs {
+        let p = r.path.join("::");
+        let ctor = known::HTTP_CTORS
+            .iter()
+            .find(|(c, _, _)| *c == p)
+            .map(|(_, k, l)| (*k, *l));
+        let ctor = ctor.or_else(|| {
+            wrappers
+                .iter()
+                .any(|w| w.trim_start_matches("::") == p)
+                .then_some((HttpKind::Client, &known::WRAPPER))
+        });
+        if let Some((kind @ (HttpKind::Client | HttpKind::OneShot), lib)) = ctor {
+            let what = if kind == HttpKind::OneShot {
+                "sends through a shared default client that"
+            } else {
+                "builds a client that"
+            };
+            let msg = format!("`{p}` passed as a function {what} {}", default_note(lib));
+            found.push((r.region, r.ctx.item.clone(), msg, lib.help));
+        }
+    }
     found
 }
 
