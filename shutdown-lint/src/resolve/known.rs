@@ -297,26 +297,27 @@ pub const SIGTERM: &[&str] = &[
     "shutdown_runtime::main",
 ];
 
-/// Bytes at least one of which a file must contain (outside `//` comments) for any rule
-/// to possibly report in it; config adds the last segments of its paths.
+/// Words at least one of which a file must contain (outside `//` comments) for any rule to
+/// possibly report in it: every path a rule matches ends in, or is imported through, one
+/// of these (aliases keep the original name in their `use`); config adds the last segments
+/// of its paths and the roots of its re-exports.
 pub const NEEDLES: &[&str] = &[
-    "tokio",
-    "Handle",
-    "thread",
+    "spawn",
+    "ctrl_c",
+    "CtrlC",
+    "interrupt",
+    "terminate",
+    "set_handler",
+    "SIGINT",
+    "SIGTERM",
+    "shutdown_runtime",
+    "shutdown_macros",
+    "drainable",
     "reqwest",
     "ureq",
     "hyper",
     "isahc",
-    "ctrlc",
-    "signal",
-    "SIGINT",
-    "SIGTERM",
-    "drainable",
-    "shutdown_runtime",
     "shutdown-lint",
-    "spawn",
-    "libc",
-    "nix",
 ];
 
 /// Every path any rule matches (glob imports are only followed to these).
