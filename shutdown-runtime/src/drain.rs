@@ -31,9 +31,7 @@ pub(crate) async fn drain(inner: &Inner, budget: Duration) -> DrainReport {
         "draining tracked tasks"
     );
 
-    let finished = timeout_at(deadline, reg.wait_until(|r| r.live() == 0))
-        .await
-        .is_ok();
+    let finished = timeout_at(deadline, reg.wait_idle()).await.is_ok();
 
     let mut aborted: Vec<Aborted> = Vec::new();
     if !finished {

@@ -2,22 +2,26 @@
 //!
 //! # Design
 //!
-//! * **Live count + drain bit** in one atomic word (`live << 2 | NOTIFY_EACH << 1 | DRAINING`):
-//!   a task's end is one `fetch_sub`; only when a drain is waiting *and* the count reaches zero
-//!   (or during the short abort-landing phase) does it touch the drain `Notify`, so `drain` wakes
-//!   as soon as the last task ends, without polling and without lost wake-ups.
-//! * **Slots** (24 bytes: `Option<AbortHandle>`, spawn `Location`, packed start time + flags) live
-//!   in [`SHARDS`] cache-padded shards, each a `Mutex<Vec<Slot>>` with an intrusive free list.
-//!   A spawn picks a shard by a thread-local round-robin counter, so there is no global lock:
-//!   concurrent spawns and task ends mostly touch different shards. Names (only for
-//!   `spawn_named`) live in a per-shard side table so unnamed slots stay small.
-//! * A task's slot index travels in the task's own wrapper (see `tracked.rs`); the wrapper's
-//!   drop removes the slot (tasks remove themselves when done).
-//!
-//! The spawner reserves a slot before `tokio::spawn` and arms it with the `AbortHandle` after.
-//! A task that ends before it was armed marks its slot `ENDED_EARLY` and the arming spawner
-//! frees it; a drain that aborts a reserved-but-unarmed slot marks it `ABORTING` and the arming
-//! spawner aborts the task at once.
+//! * **Slots** (24 bytes: `Option<AbortHandle>`, spawn `Location`, packed start time + flags)
+//!   live in [`SHARDS`] cache-padded shards, each a `Mutex` over chunked slot storage with an
+//!   intrusive free list, a live count and a count of normally ended tasks. A spawn picks a
+//!   shard by a thread-local round-robin counter, so there is no global lock: concurrent spawns
+//!   and task ends mostly touch different shards. Names (only for `spawn_named`) live in a
+//!   per-shard side table so unnamed slots stay small.
+//! * **One critical section per spawn and one per end.** The spawner holds the shard lock
+//!   across `tokio::spawn` and stores the `AbortHandle` before unlocking, so a task can never
+//!   end (its end takes the same lock) before its slot is complete. The one case where a task
+//!   ends *inside* `tokio::spawn` on the spawning thread (the runtime is shutting down and drops
+//!   the future at once) is detected with a thread-local marker and rolled back by the
+//!   spawner, so it never re-locks the shard.
+//! * **Busy shards** are counted in one atomic word (`busy << 2 | NOTIFY_EACH | DRAINING`),
+//!   touched only when a shard's live count goes 0 ↔ 1. The last end wakes a waiting drain
+//!   (no polling; the waiter registers with the `Notify` before it checks the count, so no
+//!   wake-up is lost). While a drain waits for aborts to land, `NOTIFY_EACH` makes every end
+//!   wake it.
+//! * The live tasks **collectively hold one strong reference** to the scope, taken when the
+//!   busy count leaves zero and released when it returns to zero, so a task does not clone an
+//!   `Arc` per spawn and the scope outlives its last task.
 
 use std::borrow::Cow;
 use std::cell::Cell;
@@ -67,10 +71,7 @@ impl Kind {
 const KIND_MASK: u64 = 0b11;
 const F_NAMED: u64 = 1 << 2;
 const F_ABORTING: u64 = 1 << 3;
-const F_ENDED_EARLY: u64 = 1 << 4;
-/// Set once the spawner has handed over the abort handle (threads: armed with none).
-const F_ARMED: u64 = 1 << 5;
-const META_SHIFT: u32 = 6;
+const META_SHIFT: u32 = 4;
 const NONE: u32 = u32::MAX;
 
 const DRAINING: usize = 1;
@@ -96,18 +97,67 @@ struct Slot {
     meta: u64,
 }
 
+/// Slots per chunk: chunks never move or shrink, so growing never copies (or page-faults)
+/// the slots already in use.
+const CHUNK: usize = 1024;
+
+/// Slot storage in fixed-capacity chunks, addressed by a flat index.
 #[derive(Default)]
+struct Slots {
+    chunks: Vec<Vec<Slot>>,
+    len: usize,
+}
+
+impl Slots {
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn push(&mut self, slot: Slot) {
+        if self.len == self.chunks.len() * CHUNK {
+            self.chunks.push(Vec::with_capacity(CHUNK));
+        }
+        if let Some(last) = self.chunks.last_mut() {
+            last.push(slot);
+        }
+        self.len += 1;
+    }
+}
+
+impl std::ops::Index<usize> for Slots {
+    type Output = Slot;
+    #[inline]
+    fn index(&self, i: usize) -> &Slot {
+        &self.chunks[i / CHUNK][i % CHUNK]
+    }
+}
+
+impl std::ops::IndexMut<usize> for Slots {
+    #[inline]
+    fn index_mut(&mut self, i: usize) -> &mut Slot {
+        &mut self.chunks[i / CHUNK][i % CHUNK]
+    }
+}
+
 struct ShardInner {
-    slots: Vec<Slot>,
+    slots: Slots,
     free: u32,
     names: HashMap<u32, Cow<'static, str>>,
+    /// Occupied slots.
+    live: usize,
+    /// Occupied slots of kind `Blocking` or `Thread`.
+    blocking: usize,
     /// Tasks of this shard that completed normally (not aborted), ever.
     ended_ok: u64,
 }
 
 impl ShardInner {
     fn alloc(&mut self, slot: Slot) -> u32 {
-        if self.free != NONE && !self.slots.is_empty() {
+        self.live += 1;
+        if Kind::from_meta(slot.meta) != Kind::Task {
+            self.blocking += 1;
+        }
+        if self.free != NONE {
             let idx = self.free;
             let s = &mut self.slots[idx as usize];
             self.free = s.meta as u32;
@@ -123,13 +173,18 @@ impl ShardInner {
     /// Frees a slot; returns its abort handle so the caller can drop it outside the lock.
     fn release(&mut self, idx: u32) -> Option<AbortHandle> {
         let s = &mut self.slots[idx as usize];
-        if s.meta & F_NAMED != 0 {
-            self.names.remove(&idx);
-        }
+        let meta = s.meta;
         let abort = s.abort.take();
         s.location = None;
         s.meta = u64::from(self.free);
         self.free = idx;
+        self.live -= 1;
+        if meta & F_NAMED != 0 {
+            self.names.remove(&idx);
+        }
+        if Kind::from_meta(meta) != Kind::Task {
+            self.blocking -= 1;
+        }
         abort
     }
 
@@ -164,15 +219,25 @@ struct Padded<T>(T);
 
 /// Identifies a slot: `shard << 32 | index`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Key(pub(crate) u64);
+pub(crate) struct Key(u64);
 
 impl Key {
+    fn new(shard: usize, idx: u32) -> Key {
+        Key(((shard as u64) << 32) | u64::from(idx))
+    }
     fn shard(self) -> usize {
         (self.0 >> 32) as usize & (SHARDS - 1)
     }
     fn idx(self) -> u32 {
         self.0 as u32
     }
+}
+
+/// What the registry records about a task being spawned.
+pub(crate) struct NewTask {
+    pub(crate) kind: Kind,
+    pub(crate) location: &'static Location<'static>,
+    pub(crate) name: Option<Cow<'static, str>>,
 }
 
 /// A task aborted at the budget, remembered until the abort lands.
@@ -185,7 +250,7 @@ pub(crate) struct Aborted {
 
 /// The per-scope registry.
 pub(crate) struct Registry {
-    state: Padded<AtomicUsize>,
+    busy: Padded<AtomicUsize>,
     shards: Box<[Shard]>,
     drain_notify: Notify,
     spawned_during_drain: AtomicUsize,
@@ -201,37 +266,87 @@ impl std::fmt::Debug for Registry {
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // A panic while holding a shard lock cannot leave a slot half-written in a way that
-    // matters for reporting; keep going rather than poisoning every later spawn.
+    // Shard data stays consistent at every unlock point; a panic elsewhere must not make
+    // every later spawn of the scope panic too.
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// Marker for "this thread is inside `tokio::spawn` for slot `key`, holding its shard lock".
+#[derive(Clone, Copy)]
+struct Spawning {
+    key: u64,
+    ended: bool,
+}
+
+const NOT_SPAWNING: Spawning = Spawning {
+    key: u64::MAX,
+    ended: false,
+};
+
 thread_local! {
     static NEXT_SHARD: Cell<u32> = const { Cell::new(u32::MAX) };
+    static SPAWNING: Cell<Spawning> = const { Cell::new(NOT_SPAWNING) };
 }
 
 fn pick_shard() -> usize {
+    let held = SPAWNING.with(|c| c.get().key);
     NEXT_SHARD.with(|c| {
         let mut n = c.get();
         if n == u32::MAX {
             // Seed threads differently so two spawning threads start on different shards.
             static SEED: AtomicUsize = AtomicUsize::new(0);
-            n = (SEED.fetch_add(7, Ordering::Relaxed) as u32) & 0xFFFF;
+            n = (SEED.fetch_add(5, Ordering::Relaxed) as u32) & 0xFFFF;
+        }
+        let mut shard = n as usize & (SHARDS - 1);
+        // A spawn nested inside another spawn on this thread (a future whose drop spawns,
+        // dropped by a shutting-down runtime) must not take the shard lock it already holds.
+        if held != u64::MAX && Key(held).shard() == shard {
+            n = n.wrapping_add(1);
+            shard = n as usize & (SHARDS - 1);
         }
         c.set(n.wrapping_add(1) & 0xFFFF);
-        n as usize & (SHARDS - 1)
+        shard
     })
+}
+
+/// Rolls a half-done insertion back if spawning unwinds.
+struct Inserting<'a> {
+    registry: &'a Registry,
+    guard: Option<MutexGuard<'a, ShardInner>>,
+    key: Key,
+    saved: Spawning,
+    on_idle: &'a dyn Fn(),
+}
+
+impl Drop for Inserting<'_> {
+    fn drop(&mut self) {
+        // The guard is still here only when the spawn closure panicked.
+        if let Some(mut guard) = self.guard.take() {
+            SPAWNING.with(|c| c.set(self.saved));
+            let dropped = guard.release(self.key.idx());
+            let idle = guard.live == 0 && self.registry.shard_idle();
+            drop(guard);
+            drop(dropped);
+            if idle {
+                (self.on_idle)();
+            }
+        }
+    }
 }
 
 impl Registry {
     pub(crate) fn new() -> Registry {
         Registry {
-            state: Padded(AtomicUsize::new(0)),
+            busy: Padded(AtomicUsize::new(0)),
             shards: (0..SHARDS)
                 .map(|_| {
                     Shard(Mutex::new(ShardInner {
+                        slots: Slots::default(),
                         free: NONE,
-                        ..ShardInner::default()
+                        names: HashMap::new(),
+                        live: 0,
+                        blocking: 0,
+                        ended_ok: 0,
                     }))
                 })
                 .collect(),
@@ -243,102 +358,148 @@ impl Registry {
 
     /// Number of tracked tasks, blocking jobs and threads still alive.
     pub(crate) fn live(&self) -> usize {
-        self.state.0.load(Ordering::Acquire) / ONE
+        self.shards.iter().map(|s| lock(&s.0).live).sum()
     }
 
-    /// Reserves a slot for a task about to be spawned and counts it live.
-    pub(crate) fn reserve(
+    /// Whether no shard has live tasks.
+    fn idle(&self) -> bool {
+        self.busy.0.load(Ordering::Acquire) / ONE == 0
+    }
+
+    /// A shard went 0 → 1 live. Returns `true` if the whole registry left idle.
+    fn shard_busy(&self) -> bool {
+        // AcqRel: transitions of the busy count are ordered with each other (0 -> 1 and
+        // 1 -> 0 pair up to take and drop the collective scope reference).
+        let prev = self.busy.0.fetch_add(ONE, Ordering::AcqRel);
+        prev / ONE == 0
+    }
+
+    /// A shard went 1 → 0 live. Wakes a waiting drain if this was the last busy shard;
+    /// returns `true` if the whole registry became idle.
+    fn shard_idle(&self) -> bool {
+        let prev = self.busy.0.fetch_sub(ONE, Ordering::AcqRel);
+        let last = prev / ONE == 1;
+        if prev & (DRAINING | NOTIFY_EACH) != 0 && last {
+            self.drain_notify.notify_waiters();
+        }
+        last
+    }
+
+    /// Inserts a slot for a task and spawns it with `spawn(key)` while holding the shard
+    /// lock, then stores the abort handle `abort(&handle)`. `on_busy` / `on_idle` are called
+    /// when the registry leaves / re-enters the idle state (to take / drop the collective
+    /// reference to the scope); `on_busy` runs before the task can possibly end.
+    #[inline]
+    pub(crate) fn insert<T>(
         &self,
-        kind: Kind,
-        location: &'static Location<'static>,
-        name: Option<Cow<'static, str>>,
-    ) -> Key {
+        task: NewTask,
+        on_busy: &dyn Fn(),
+        on_idle: &dyn Fn(),
+        spawn: impl FnOnce(Key) -> T,
+        abort: impl FnOnce(&T) -> Option<AbortHandle>,
+    ) -> T {
+        let NewTask {
+            kind,
+            location,
+            name,
+        } = task;
         let start = clock::now_ms();
         let mut meta = (start << META_SHIFT) | kind as u64;
         if name.is_some() {
             meta |= F_NAMED;
         }
         let shard = pick_shard();
-        let idx = {
-            let mut g = lock(&self.shards[shard].0);
-            let idx = g.alloc(Slot {
-                abort: None,
-                location: Some(location),
-                meta,
-            });
-            if let Some(name) = name {
-                g.names.insert(idx, name);
-            }
-            idx
-        };
-        // Relaxed: the matching decrement happens in the task, which is spawned after this
-        // (spawning synchronizes), so the count never goes below zero.
-        let prev = self.state.0.fetch_add(ONE, Ordering::Relaxed);
-        if prev & DRAINING != 0 {
+        let mut guard = lock(&self.shards[shard].0);
+        let idx = guard.alloc(Slot {
+            abort: None,
+            location: Some(location),
+            meta,
+        });
+        if let Some(name) = name {
+            guard.names.insert(idx, name);
+        }
+        if guard.live == 1 && self.shard_busy() {
+            on_busy();
+        }
+        if self.busy.0.load(Ordering::Relaxed) & DRAINING != 0 {
             self.spawned_during_drain.fetch_add(1, Ordering::Relaxed);
         }
-        Key(((shard as u64) << 32) | u64::from(idx))
+        let key = Key::new(shard, idx);
+        let saved = SPAWNING.with(|c| {
+            c.replace(Spawning {
+                key: key.0,
+                ended: false,
+            })
+        });
+        let mut ins = Inserting {
+            registry: self,
+            guard: Some(guard),
+            key,
+            saved,
+            on_idle,
+        };
+        let handle = spawn(key);
+        let ended = SPAWNING.with(|c| c.replace(ins.saved)).ended;
+        // Disarm the rollback.
+        let Some(mut guard) = ins.guard.take() else {
+            unreachable!("the shard guard is only taken here or on unwind")
+        };
+        drop(ins);
+        if ended {
+            // The runtime dropped the task inside `spawn` (it is shutting down).
+            let dropped = guard.release(idx);
+            let idle = guard.live == 0 && self.shard_idle();
+            drop(guard);
+            drop(dropped);
+            if idle {
+                on_idle();
+            }
+        } else {
+            let mut a = abort(&handle);
+            let slot = &mut guard.slots[idx as usize];
+            if let Some(h) = &a
+                && slot.meta & F_ABORTING != 0
+            {
+                h.abort();
+            }
+            std::mem::swap(&mut slot.abort, &mut a);
+            drop(guard);
+        }
+        handle
     }
 
-    /// Gives a reserved slot the spawned task's abort handle (or frees it if the task already
-    /// ended, or aborts the task if a drain aborted the slot meanwhile).
-    pub(crate) fn arm(&self, key: Key, abort: Option<AbortHandle>) {
-        let dropped = {
-            let mut g = lock(&self.shards[key.shard()].0);
-            let s = &mut g.slots[key.idx() as usize];
-            if s.meta & F_ENDED_EARLY != 0 {
-                let mine = g.release(key.idx());
-                (abort, mine)
+    /// Called by a task's guard when it ends: frees the slot and counts the outcome. Returns
+    /// `true` when the registry became idle (the caller drops the collective reference).
+    #[inline]
+    pub(crate) fn end(&self, key: Key, outcome: Outcome) -> bool {
+        let inside_spawn = SPAWNING.with(|c| {
+            let mut s = c.get();
+            if s.key == key.0 {
+                s.ended = true;
+                c.set(s);
+                true
             } else {
-                if s.meta & F_ABORTING != 0
-                    && let Some(a) = &abort
-                {
-                    a.abort();
-                }
-                s.abort = abort;
-                // Threads and blocking jobs are armed too (a thread with `None`), so the end
-                // path knows the slot is no longer merely reserved.
-                s.meta |= F_ARMED;
-                (None, None)
+                false
             }
-        };
+        });
+        if inside_spawn {
+            return false;
+        }
+        let mut guard = lock(&self.shards[key.shard()].0);
+        let meta = guard.slots[key.idx() as usize].meta;
+        if outcome == Outcome::Completed && meta & F_ABORTING == 0 {
+            guard.ended_ok += 1;
+        }
+        let dropped = guard.release(key.idx());
+        let shard_empty = guard.live == 0;
+        let idle = shard_empty && self.shard_idle();
+        let each = !idle && self.busy.0.load(Ordering::Relaxed) & NOTIFY_EACH != 0;
+        drop(guard);
         drop(dropped);
-    }
-
-    /// Called by a task's guard when it ends: frees the slot and counts the outcome.
-    pub(crate) fn end(&self, key: Key, outcome: Outcome) {
-        let dropped = {
-            let mut g = lock(&self.shards[key.shard()].0);
-            let meta = g.slots[key.idx() as usize].meta;
-            if outcome == Outcome::Completed && meta & F_ABORTING == 0 {
-                g.ended_ok += 1;
-            }
-            if meta & F_ARMED == 0 {
-                g.slots[key.idx() as usize].meta |= F_ENDED_EARLY;
-                None
-            } else {
-                g.release(key.idx())
-            }
-        };
-        drop(dropped);
-        // AcqRel: the drain's Acquire load of zero must see every task's effects.
-        let prev = self.state.0.fetch_sub(ONE, Ordering::AcqRel);
-        if prev & (DRAINING | NOTIFY_EACH) != 0 && (prev / ONE == 1 || prev & NOTIFY_EACH != 0) {
+        if each {
             self.drain_notify.notify_waiters();
         }
-    }
-
-    /// Undoes a reservation whose spawn failed (panicked before returning a handle).
-    pub(crate) fn cancel(&self, key: Key) {
-        let ended = {
-            let mut g = lock(&self.shards[key.shard()].0);
-            let ended = g.slots[key.idx() as usize].meta & F_ENDED_EARLY != 0;
-            drop(g.release(key.idx()));
-            ended
-        };
-        if !ended {
-            self.state.0.fetch_sub(ONE, Ordering::AcqRel);
-        }
+        idle
     }
 
     /// Records a panic of the task in slot `key`.
@@ -370,12 +531,12 @@ impl Registry {
     pub(crate) fn set_draining(&self, on: bool) -> usize {
         if on {
             self.spawned_during_drain.store(0, Ordering::Relaxed);
-            // SeqCst pairs with the `fetch_sub` in `end`: either the last task sees the bit,
-            // or the drain sees the count at zero.
-            self.state.0.fetch_or(DRAINING, Ordering::SeqCst);
+            // SeqCst pairs with the `fetch_sub` in `shard_idle`: either the last end sees the
+            // bit, or the drain sees the busy count at zero.
+            self.busy.0.fetch_or(DRAINING, Ordering::SeqCst);
             0
         } else {
-            self.state
+            self.busy
                 .0
                 .fetch_and(!(DRAINING | NOTIFY_EACH), Ordering::SeqCst);
             self.spawned_during_drain.load(Ordering::Relaxed)
@@ -384,7 +545,12 @@ impl Registry {
 
     /// Asks every ending task to wake the drain (used while aborts land).
     pub(crate) fn notify_each(&self) {
-        self.state.0.fetch_or(NOTIFY_EACH, Ordering::SeqCst);
+        self.busy.0.fetch_or(NOTIFY_EACH, Ordering::SeqCst);
+    }
+
+    /// Waits until every tracked task has ended.
+    pub(crate) async fn wait_idle(&self) {
+        self.wait_until(|r| r.idle()).await
     }
 
     /// Waits until `done()` holds; re-checked after every wake-up of the drain `Notify`.
@@ -401,21 +567,23 @@ impl Registry {
         }
     }
 
-    /// Aborts every abortable tracked task; returns what was aborted (threads are skipped).
+    /// Aborts every abortable tracked task; returns the async tasks aborted. Blocking jobs
+    /// that have not started are cancelled too (running ones cannot be); threads are skipped.
     pub(crate) fn abort_all(&self) -> Vec<Aborted> {
         let mut out = Vec::new();
         for (shard, s) in self.shards.iter().enumerate() {
             let mut g = lock(&s.0);
+            if g.live == 0 {
+                continue;
+            }
             for idx in 0..g.slots.len() as u32 {
                 let slot = &g.slots[idx as usize];
-                if slot.location.is_none() || slot.meta & (F_ENDED_EARLY | F_ABORTING) != 0 {
+                if slot.location.is_none() || slot.meta & F_ABORTING != 0 {
                     continue;
                 }
                 match Kind::from_meta(slot.meta) {
                     Kind::Thread => continue,
                     Kind::Blocking => {
-                        // Cancels the job if it has not started; a running job cannot be
-                        // stopped and is reported as still running if it outlives the drain.
                         if let Some(a) = &slot.abort {
                             a.abort();
                         }
@@ -430,7 +598,7 @@ impl Registry {
                 g.slots[idx as usize].meta |= F_ABORTING;
                 if let Some((info, _)) = g.info(idx) {
                     out.push(Aborted {
-                        key: Key(((shard as u64) << 32) | u64::from(idx)),
+                        key: Key::new(shard, idx),
                         info,
                         meta,
                     });
@@ -441,10 +609,10 @@ impl Registry {
     }
 
     /// Whether the aborted entry's slot still holds that same task.
-    pub(crate) fn still_there(&self, a: &Aborted) -> bool {
+    fn still_there(&self, a: &Aborted) -> bool {
         let g = lock(&self.shards[a.key.shard()].0);
         let s = &g.slots[a.key.idx() as usize];
-        s.location.is_some() && (s.meta & !(F_ABORTING | F_ARMED)) == (a.meta & !F_ARMED)
+        s.location.is_some() && (s.meta & !F_ABORTING) == a.meta
     }
 
     /// Number of aborted tasks whose abort has not landed yet.
@@ -457,10 +625,12 @@ impl Registry {
         let mut out = Vec::new();
         for s in self.shards.iter() {
             let g = lock(&s.0);
+            if g.blocking == 0 {
+                continue;
+            }
             for idx in 0..g.slots.len() as u32 {
                 let slot = &g.slots[idx as usize];
                 if slot.location.is_some()
-                    && slot.meta & F_ENDED_EARLY == 0
                     && Kind::from_meta(slot.meta) != Kind::Task
                     && let Some((info, _)) = g.info(idx)
                 {

@@ -12,7 +12,7 @@ use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 
 use crate::reason::ShutdownReason;
-use crate::registry::{Key, Kind, Registry};
+use crate::registry::{Kind, NewTask, Registry};
 use crate::report::DrainReport;
 use crate::tracked::{Guard, Tracked};
 use crate::wait::WaitForShutdown;
@@ -112,21 +112,6 @@ impl fmt::Debug for Shutdown {
             .field("reason", &self.reason())
             .field("tracked", &self.tracked_len())
             .finish()
-    }
-}
-
-/// Undoes a reservation if spawning panics (no runtime, no `LocalSet`, thread limit).
-struct Reservation<'a> {
-    registry: &'a Registry,
-    key: Key,
-    armed: bool,
-}
-
-impl Drop for Reservation<'_> {
-    fn drop(&mut self) {
-        if !self.armed {
-            self.registry.cancel(self.key);
-        }
     }
 }
 
@@ -287,17 +272,23 @@ impl Shutdown {
         spawn: impl FnOnce(Guard) -> T,
         abort: impl FnOnce(&T) -> Option<tokio::task::AbortHandle>,
     ) -> T {
-        let registry = &self.inner.registry;
-        let key = registry.reserve(kind, location, name);
-        let mut reservation = Reservation {
-            registry,
-            key,
-            armed: false,
-        };
-        let handle = spawn(Guard::new(self.inner.clone(), key));
-        reservation.armed = true;
-        registry.arm(key, abort(&handle));
-        handle
+        let ptr = Arc::as_ptr(&self.inner);
+        // SAFETY (both closures): `ptr` comes from the `Arc` this handle owns, so the count
+        // is at least 1 while they run; the registry pairs every 0 -> 1 busy transition
+        // (`on_busy`) with one 1 -> 0 transition (`on_idle` or a guard's drop).
+        let on_busy = || unsafe { Arc::increment_strong_count(ptr) };
+        let on_idle = || unsafe { Arc::decrement_strong_count(ptr) };
+        self.inner.registry.insert(
+            NewTask {
+                kind,
+                location,
+                name,
+            },
+            &on_busy,
+            &on_idle,
+            |key| spawn(Guard::new(ptr, key)),
+            abort,
+        )
     }
 
     /// Spawns a tracked task on the current tokio runtime, like `tokio::spawn`.

@@ -5,6 +5,7 @@ use std::any::Any;
 use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 use std::pin::Pin;
+use std::ptr::NonNull;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
@@ -12,19 +13,38 @@ use crate::registry::{Key, Outcome};
 use crate::scope::Inner;
 
 /// Owns a task's registry slot; its drop reports how the task ended.
+///
+/// It points at the scope without owning a reference count of its own: the live tasks of a
+/// scope collectively hold one strong reference (see `registry.rs`), so the pointer stays
+/// valid until the last task's guard has returned from `Registry::end`.
 pub(crate) struct Guard {
-    inner: Arc<Inner>,
+    inner: NonNull<Inner>,
     key: Key,
     outcome: Outcome,
 }
 
+// SAFETY: `Inner` is `Send + Sync` (atomics, mutexes, Notify); the guard only reads it through
+// shared references, exactly like an `Arc<Inner>` would.
+unsafe impl Send for Guard {}
+// SAFETY: see above.
+unsafe impl Sync for Guard {}
+
 impl Guard {
-    pub(crate) fn new(inner: Arc<Inner>, key: Key) -> Guard {
+    /// `inner` must come from `Arc::as_ptr` of the scope whose registry holds `key`.
+    pub(crate) fn new(inner: *const Inner, key: Key) -> Guard {
         Guard {
-            inner,
+            inner: NonNull::from(
+                // SAFETY: `Arc::as_ptr` never returns null.
+                unsafe { &*inner },
+            ),
             key,
             outcome: Outcome::Cancelled,
         }
+    }
+
+    fn inner(&self) -> &Inner {
+        // SAFETY: the collective reference keeps `Inner` alive while this guard exists.
+        unsafe { self.inner.as_ref() }
     }
 
     pub(crate) fn completed(&mut self) {
@@ -33,7 +53,7 @@ impl Guard {
 
     pub(crate) fn panicked(&mut self, payload: &(dyn Any + Send)) {
         self.outcome = Outcome::Panicked;
-        self.inner
+        self.inner()
             .registry
             .record_panic(self.key, panic_message(payload));
     }
@@ -56,7 +76,14 @@ impl Guard {
 
 impl Drop for Guard {
     fn drop(&mut self) {
-        self.inner.registry.end(self.key, self.outcome);
+        let idle = self.inner().registry.end(self.key, self.outcome);
+        if idle {
+            // The registry became idle: drop the collective reference taken when it became
+            // busy. Nothing touches `Inner` through this guard afterwards.
+            // SAFETY: that reference was taken with `Arc::increment_strong_count` on this
+            // very pointer (see `Shutdown::tracked`).
+            unsafe { Arc::decrement_strong_count(self.inner.as_ptr().cast_const()) };
+        }
     }
 }
 
