@@ -62,7 +62,10 @@ pub(crate) fn parse<T: syn::parse::Parse>(tokens: TokenStream) -> syn::Result<T>
 }
 
 fn internal(what: &str) -> syn::Error {
-    syn::Error::new(Span::call_site(), format!("internal error in #[drainable]: bad `{what}` template"))
+    syn::Error::new(
+        Span::call_site(),
+        format!("internal error in #[drainable]: bad `{what}` template"),
+    )
 }
 
 /// Re-spans every token of `tokens` at `span`.
@@ -193,7 +196,12 @@ impl Emitter {
 
     /// `match idle(scope, <future>).await { Some(v) => v, None => break <value> }`: the wait
     /// for the next unit wakes when shutdown is requested.
-    pub(crate) fn idle(&self, future: Expr, on_shutdown: Option<&Expr>, span: Span) -> syn::Result<Expr> {
+    pub(crate) fn idle(
+        &self,
+        future: Expr,
+        on_shutdown: Option<&Expr>,
+        span: Span,
+    ) -> syn::Result<Expr> {
         let private = self.private();
         let scope = self.scope_ref();
         let value = on_shutdown.map(|e| quote!(#e));

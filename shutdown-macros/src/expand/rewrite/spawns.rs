@@ -19,7 +19,9 @@ pub(crate) fn route(path: &ExprPath) -> Option<&'static str> {
         return None;
     }
     let mut names = path.path.segments.iter().map(|s| &s.ident);
-    let (Some(first), Some(second)) = (names.next(), names.next()) else { return None };
+    let (Some(first), Some(second)) = (names.next(), names.next()) else {
+        return None;
+    };
     let third = names.next();
     if names.next().is_some() {
         return None;
@@ -37,7 +39,9 @@ pub(crate) fn route(path: &ExprPath) -> Option<&'static str> {
                 None
             }
         }
-        Some(function) if first == "std" && second == "thread" && function == "spawn" => Some("spawn_thread"),
+        Some(function) if first == "std" && second == "thread" && function == "spawn" => {
+            Some("spawn_thread")
+        }
         _ => None,
     }
 }
@@ -69,7 +73,9 @@ impl VisitMut for SpawnRewriter<'_> {
             _ => syn::visit_mut::visit_expr_mut(self, expr),
         }
         let Expr::Call(call) = expr else { return };
-        let Expr::Path(path) = &*call.func else { return };
+        let Expr::Path(path) = &*call.func else {
+            return;
+        };
         let Some(function) = route(path) else { return };
         let span = path
             .path
