@@ -132,7 +132,11 @@ async fn serve(config: Config, early: Option<EarlySignals>) -> std::io::Result<(
 /// Serves one request on one connection.
 async fn connection(mut stream: TcpStream, config: Config) {
     let response = match tokio::time::timeout(config.read_timeout(), read_head(&mut stream)).await {
-        Ok(Ok(Some(head))) => respond(&head, config).await,
+        Ok(Ok(Some(head))) => {
+            // A one-line access log: the request is in flight from here on.
+            eprintln!("http_server: {}", head.lines().next().unwrap_or_default());
+            respond(&head, config).await
+        }
         Ok(Ok(None)) => return, // the client went away without a request
         Ok(Err(e)) => {
             eprintln!("http_server: reading a request failed: {e}");

@@ -35,7 +35,8 @@ fn in_flight_request_completes_after_sigterm() {
     client
         .write_all(b"GET /slow?ms=600 HTTP/1.1\r\nhost: test\r\n\r\n")
         .expect("send request");
-    std::thread::sleep(Duration::from_millis(100)); // the request is being served
+    // The server logs the request line once it has read it: from then on it is in flight.
+    proc.wait_stderr("GET /slow?ms=600", Duration::from_secs(10));
     let sent = proc.signal(libc::SIGTERM).expect("server is running");
 
     let mut response = String::new();
