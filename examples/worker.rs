@@ -48,6 +48,10 @@ const STEPS: [&str; 2] = ["reserve", "charge"];
 /// A simulated call lasts between 80 % and 100 % of its nominal time.
 const JITTER_PERCENT: u64 = 20;
 
+/// Upper bounds for `--units` and `--workers` (the queue and the tasks live in memory).
+const MAX_UNITS: u64 = 10_000_000;
+const MAX_WORKERS: usize = 10_000;
+
 /// Attempts per unit and run before the worker gives up on it (it stays uncommitted).
 const MAX_ATTEMPTS: u32 = 3;
 
@@ -87,6 +91,13 @@ impl Config {
         flags.finish()?;
         if workers == 0 {
             return Err(ArgError::new("--workers: must be at least 1"));
+        }
+        // The queue is held in memory: keep it to a sane size instead of failing to allocate.
+        if units > MAX_UNITS {
+            return Err(ArgError::new(format!("--units: at most {MAX_UNITS}")));
+        }
+        if workers > MAX_WORKERS {
+            return Err(ArgError::new(format!("--workers: at most {MAX_WORKERS}")));
         }
         if grace_ms == 0 {
             return Err(ArgError::new("--grace-ms: must be at least 1"));
