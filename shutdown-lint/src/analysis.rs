@@ -127,6 +127,8 @@ pub struct FileAnalysis {
     pub macros_analysed: usize,
     /// Macro bodies that did not parse as Rust.
     pub macros_unanalysed: usize,
+    /// The same, by macro name.
+    pub unanalysed_by_name: std::collections::BTreeMap<String, usize>,
     /// Expressions nested deeper than the walk's bound.
     pub too_deep: usize,
     /// Test items skipped.
@@ -326,6 +328,7 @@ impl Analyzer {
         a.mod_decls = model.mod_decls.clone();
         a.macros_analysed = model.macros_analysed;
         a.macros_unanalysed = model.macros_unanalysed;
+        a.unanalysed_by_name = model.unanalysed_by_name.clone();
         a.too_deep = model.too_deep;
         a.test_items_skipped = model.test_items_skipped;
         suppress::apply(&mut a.findings, &mut a.facts.suppressions);

@@ -136,7 +136,7 @@ pub fn explain(rule: &str) -> Option<String> {
 /// `--stats` text.
 pub fn stats_text(report: &LintReport) -> String {
     let s = &report.stats;
-    format!(
+    let mut out = format!(
         "files seen:                 {}\n\
          files skipped (byte scan):  {}\n\
          files skipped (tests):      {}\n\
@@ -161,7 +161,18 @@ pub fn stats_text(report: &LintReport) -> String {
         s.test_items_skipped,
         s.bytes,
         s.elapsed.as_secs_f64()
-    )
+    );
+    let mut names: Vec<(&String, &usize)> = s.unanalysed_by_name.iter().collect();
+    names.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    if !names.is_empty() {
+        let top: Vec<String> = names
+            .iter()
+            .take(8)
+            .map(|(n, c)| format!("{n}! {c}"))
+            .collect();
+        out.push_str(&format!("not analysed, by macro:     {}\n", top.join(", ")));
+    }
+    out
 }
 
 /// Renders `report` in the CI formats: SARIF (with baselined findings as externally

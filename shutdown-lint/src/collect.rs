@@ -676,7 +676,10 @@ impl<'a, 'i> Collector<'a, 'i> {
                     self.visit_item(i);
                 }
             }
-            None => self.model.macros_unanalysed += 1,
+            None => {
+                self.model.macros_unanalysed += 1;
+                *self.model.unanalysed_by_name.entry(name).or_insert(0) += 1;
+            }
         }
         self.ctx = saved;
     }

@@ -74,6 +74,8 @@ pub struct Stats {
     pub macros_analysed: usize,
     /// Macro bodies that are not Rust and were not analysed.
     pub macros_unanalysed: usize,
+    /// The same, by macro name.
+    pub unanalysed_by_name: BTreeMap<String, usize>,
     /// Expressions nested deeper than the walk's bound (skipped).
     pub exprs_too_deep: usize,
     /// Test items (`#[cfg(test)]`, `#[test]`) skipped.
@@ -120,6 +122,17 @@ struct Job {
     display: PathBuf,
     cfg: usize,
     pkg: Option<Arc<Package>>,
+    /// Under a `tests/` or `benches/` directory below the path it was found from.
+    under_tests: bool,
+}
+
+/// Whether `file` sits in a `tests/` or `benches/` directory below `root`.
+fn under_test_dir(file: &Path, root: &Path) -> bool {
+    let rel = file.strip_prefix(root).unwrap_or(Path::new(""));
+    let dirs: Vec<_> = rel.components().collect();
+    dirs.iter()
+        .take(dirs.len().saturating_sub(1))
+        .any(|c| c.as_os_str() == "tests" || c.as_os_str() == "benches")
 }
 
 /// Shows `p` relative to `cwd` when under it.
@@ -208,7 +221,7 @@ pub fn lint_paths(paths: &[PathBuf], opts: &LintOptions) -> Result<LintReport, L
     // files
     let mut stats = Stats::default();
     let mut walk_errors: Vec<(PathBuf, usize, String)> = Vec::new();
-    let mut files: BTreeMap<PathBuf, usize> = BTreeMap::new();
+    let mut files: BTreeMap<PathBuf, (usize, bool)> = BTreeMap::new();
     for (root, cfg) in &roots {
         let excluded = |p: &Path| -> bool {
             let base = configs[*cfg].root_dir().map(Path::to_path_buf);
@@ -218,7 +231,7 @@ pub fn lint_paths(paths: &[PathBuf], opts: &LintOptions) -> Result<LintReport, L
         let meta =
             std::fs::symlink_metadata(root).map_err(|_| LintError::MissingPath(root.clone()))?;
         if !meta.is_dir() && !root.is_dir() {
-            files.entry(root.clone()).or_insert(*cfg);
+            files.entry(root.clone()).or_insert((*cfg, false));
             continue;
         }
         let walker = ignore::WalkBuilder::new(root)
@@ -243,7 +256,9 @@ pub fn lint_paths(paths: &[PathBuf], opts: &LintOptions) -> Result<LintReport, L
                         stats.files_excluded += 1;
                         continue;
                     }
-                    files.entry(p.to_path_buf()).or_insert(*cfg);
+                    files
+                        .entry(p.to_path_buf())
+                        .or_insert((*cfg, under_test_dir(p, root)));
                 }
                 Err(err) => {
                     let path = walk_error_path(&err).unwrap_or_else(|| root.clone());
@@ -256,13 +271,14 @@ pub fn lint_paths(paths: &[PathBuf], opts: &LintOptions) -> Result<LintReport, L
     // packages
     let mut pkg_cache: HashMap<PathBuf, Option<Arc<Package>>> = HashMap::new();
     let mut jobs: Vec<Job> = Vec::new();
-    for (abs, cfg) in files {
+    for (abs, (cfg, under_tests)) in files {
         let pkg = find_package(&abs, &mut pkg_cache);
         jobs.push(Job {
             display: display_path(&abs, &cwd),
             abs,
             cfg,
             pkg,
+            under_tests,
         });
     }
     stats.files_seen = jobs.len();
@@ -349,6 +365,9 @@ pub fn lint_paths(paths: &[PathBuf], opts: &LintOptions) -> Result<LintReport, L
         stats.files_parsed += usize::from(a.parsed);
         stats.macros_analysed += a.macros_analysed;
         stats.macros_unanalysed += a.macros_unanalysed;
+        for (k, v) in std::mem::take(&mut a.unanalysed_by_name) {
+            *stats.unanalysed_by_name.entry(k).or_insert(0) += v;
+        }
         stats.exprs_too_deep += a.too_deep;
         stats.test_items_skipped += a.test_items_skipped;
         let extra = std::mem::take(&mut cross[i]);
@@ -451,6 +470,7 @@ fn file_context(job: &Job) -> FileContext {
         ctx.module_path = guess.module_path;
         ctx.is_test_file = guess.is_test_file;
     }
+    ctx.is_test_file |= job.under_tests;
     ctx
 }
 
@@ -459,6 +479,20 @@ fn analyze_job(job: &Job, analyzer: &Analyzer, config: &Config) -> (FileAnalysis
         let f = parse_error(config, &job.display, region, msg);
         FileAnalysis::failed(&job.display, f)
     };
+    let ctx = file_context(job);
+    if ctx.is_test_file && !config.include_tests {
+        // test code by location: not even read (its bytes may be anything)
+        return (analyzer.analyze(&job.display, "", &ctx), 0);
+    }
+    // a FIFO would block the read forever and a device (`/dev/zero`) never ends: read
+    // regular files only (symlinks are followed)
+    match std::fs::metadata(&job.abs) {
+        Ok(m) if !m.is_file() => {
+            let msg = "not a regular file (a FIFO, socket or device); not read";
+            return (fail(msg.into(), Region::default_start()), 0);
+        }
+        _ => {}
+    }
     let bytes = match std::fs::read(&job.abs) {
         Ok(b) => b,
         Err(e) => {
@@ -482,7 +516,6 @@ fn analyze_job(job: &Job, analyzer: &Analyzer, config: &Config) -> (FileAnalysis
             );
         }
     };
-    let ctx = file_context(job);
     let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         analyzer.analyze(&job.display, &text, &ctx)
     }));
@@ -602,6 +635,7 @@ fn sigterm_across_binaries(
                     display: p.to_path_buf(),
                     cfg,
                     pkg: pkg.clone(),
+                    under_tests: false,
                 };
                 let ctx = FileContext {
                     is_test_file: false,

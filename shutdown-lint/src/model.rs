@@ -133,6 +133,8 @@ pub struct FileModel {
     pub mod_decls: Vec<ModDecl>,
     /// Macro invocations whose body did not parse as Rust (not analysed).
     pub macros_unanalysed: usize,
+    /// The same, by macro name.
+    pub unanalysed_by_name: std::collections::BTreeMap<String, usize>,
     /// Macro invocations whose body was parsed and analysed.
     pub macros_analysed: usize,
     /// Expressions skipped because they nest deeper than the walker's bound.
