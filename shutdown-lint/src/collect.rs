@@ -1002,17 +1002,18 @@ impl Collector<'_, '_> {
                 {
                     let name = id.to_string();
                     if self.resolver.is_binding(&name) {
+                        // update the binding itself, so an assignment in a nested block
+                        // (`if x { b = b.timeout(d); }`) is still seen after the block
                         let val = ch.map(BindVal::Chain);
-                        self.values.push((name, self.resolver_blocks, val));
+                        if let Some(entry) =
+                            self.values.iter_mut().rev().find(|(n, _, _)| *n == name)
+                        {
+                            entry.2 = val;
+                        }
                     }
                 }
             }
-            syn::Expr::Block(b) => {
-                if let Some(last) = b.block.stmts.last() {
-                    let _ = last;
-                }
-                self.visit_block(&b.block);
-            }
+            syn::Expr::Block(b) => self.visit_block(&b.block),
             syn::Expr::Closure(c) => {
                 self.enter_scope_empty();
                 for p in &c.inputs {
