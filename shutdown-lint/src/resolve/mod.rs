@@ -434,3 +434,6 @@ impl Found {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;
