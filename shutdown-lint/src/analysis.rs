@@ -55,7 +55,8 @@ pub struct FileContext {
 
 impl FileContext {
     /// Guesses the context from a path alone: modules after the last `src/`, test code
-    /// under `tests/` or `benches/`.
+    /// under `tests/` or `benches/`, or in a file named `tests.rs` / `test.rs` (the usual
+    /// target of `#[cfg(test)] mod tests;`).
     ///
     /// # Examples
     /// ```
@@ -74,7 +75,10 @@ impl FileContext {
             .collect();
         let is_test_file = comps[..comps.len().saturating_sub(1)]
             .iter()
-            .any(|c| c == "tests" || c == "benches");
+            .any(|c| c == "tests" || c == "benches")
+            || comps
+                .last()
+                .is_some_and(|f| f == "tests.rs" || f == "test.rs");
         let mut module_path = Vec::new();
         if let Some(src) = comps.iter().rposition(|c| c == "src") {
             let rest = &comps[src + 1..];

@@ -42,6 +42,10 @@ pub fn collect(file: &syn::File, index: &LineIndex<'_>, opts: &CollectOptions) -
     }
     let mut c = Collector::new(tree, finder.out, index, opts);
     c.model.has_main = file.items.iter().any(is_main);
+    if c.skip_test(&file.attrs) {
+        // `#![cfg(test)]`: the whole file is test code
+        return c.model;
+    }
     for item in &file.items {
         c.visit_item(item);
     }
