@@ -19,10 +19,13 @@ use std::time::{Duration, Instant};
 /// `cargo test` builds the examples into `target/<profile>/examples/`, next to the `deps/`
 /// directory holding this test binary (found from `std::env::current_exe()`). `cargo test
 /// --test X` does not build examples, and a binary left from an older build would be stale, so
-/// the first use of each example in a test process also runs `cargo build --example NAME` for
-/// the same target directory and profile (a no-op when it is up to date). Cargo has released
-/// its build lock by the time tests run, so this does not deadlock. Set `E2E_NO_BUILD=1` to use
-/// the binaries as they are.
+/// the first use of each example in a test process runs `cargo build --example NAME` for the
+/// same target directory and profile when the binary is missing or older than any source it is
+/// built from (the root package, the runtime, the macros, the manifests and the lock file).
+/// The freshness check matters: `cargo build --example` selects other packages than `cargo test
+/// --workspace`, so cargo unifies features differently and would rebuild half the dependency
+/// graph even when the binary is current. Cargo has released its build lock by the time tests
+/// run, so building does not deadlock. Set `E2E_NO_BUILD=1` to use the binaries as they are.
 pub(crate) fn example(name: &str) -> PathBuf {
     static BUILT: Mutex<Vec<String>> = Mutex::new(Vec::new());
     let exe = std::env::current_exe().expect("current_exe");
@@ -34,7 +37,10 @@ pub(crate) fn example(name: &str) -> PathBuf {
     let mut built = BUILT
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
-    if std::env::var_os("E2E_NO_BUILD").is_none() && !built.iter().any(|b| b == name) {
+    if std::env::var_os("E2E_NO_BUILD").is_none()
+        && !built.iter().any(|b| b == name)
+        && !is_fresh(&path)
+    {
         build_example(name, profile_dir);
         built.push(name.to_owned());
     }
@@ -44,6 +50,45 @@ pub(crate) fn example(name: &str) -> PathBuf {
         path.display()
     );
     path
+}
+
+/// Whether `binary` exists and is newer than every source file it is built from.
+fn is_fresh(binary: &Path) -> bool {
+    let Some(built) = modified(binary) else {
+        return false;
+    };
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let inputs = [
+        "Cargo.toml",
+        "Cargo.lock",
+        "src",
+        "examples",
+        "shutdown-runtime/Cargo.toml",
+        "shutdown-runtime/src",
+        "shutdown-macros/Cargo.toml",
+        "shutdown-macros/src",
+    ];
+    inputs
+        .iter()
+        .all(|input| newest(&root.join(input)).is_some_and(|source| source <= built))
+}
+
+/// Modification time of `path`, or `None` when it cannot be read.
+fn modified(path: &Path) -> Option<std::time::SystemTime> {
+    std::fs::metadata(path).and_then(|m| m.modified()).ok()
+}
+
+/// The newest modification time of a file, or of any file under a directory.
+fn newest(path: &Path) -> Option<std::time::SystemTime> {
+    let meta = std::fs::metadata(path).ok()?;
+    if !meta.is_dir() {
+        return meta.modified().ok();
+    }
+    let mut latest = meta.modified().ok()?;
+    for entry in std::fs::read_dir(path).ok()? {
+        latest = latest.max(newest(&entry.ok()?.path())?);
+    }
+    Some(latest)
 }
 
 fn build_example(name: &str, profile_dir: &Path) {
