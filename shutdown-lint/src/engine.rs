@@ -7,12 +7,16 @@
 // their size does not matter.
 #![allow(clippy::result_large_err)]
 
-use crate::analysis::{Analyzer, FileAnalysis, FileContext, FileFacts, parse_error};
+/// Per-file counts for the audit (defined in [`crate::analysis`]).
+pub use crate::analysis::FileFacts;
+use crate::analysis::{Analyzer, FileAnalysis, FileContext, parse_error};
 use crate::config::{Config, ConfigError};
 use crate::finding::{Finding, Region, Severity};
 use crate::package::Package;
 use crate::rules::sigterm_missing;
 use crate::source::{LineIndex, PARSE_STACK_BYTES};
+/// A suppression comment (defined in [`crate::suppress`]).
+pub use crate::suppress::SuppressionFact;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
