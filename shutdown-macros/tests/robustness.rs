@@ -78,6 +78,14 @@ fn reparses(output: proc_macro2::TokenStream) -> bool {
     items.parse2(output).is_ok()
 }
 
+/// The output re-parsed and printed by `syn`, so token spacing does not matter.
+fn normalized(output: &proc_macro2::TokenStream) -> String {
+    match syn::parse2::<syn::File>(output.clone()) {
+        Ok(file) => file.to_token_stream().to_string(),
+        Err(_) => output.to_string(),
+    }
+}
+
 fn corpus() -> PathBuf {
     if let Some(dir) = std::env::var_os("DRAINABLE_CORPUS") {
         return PathBuf::from(dir);
@@ -99,6 +107,7 @@ fn every_function_of_a_real_code_base() {
     let (mut parsed_files, mut unparsable_files, mut functions) = (0usize, 0usize, 0usize);
     let (mut panics, mut unparsable_outputs, mut errors) = (0usize, 0usize, 0usize);
     let mut stats = expand::Stats::default();
+    let mut fast_path_differs = 0usize;
     let mut error_kinds = std::collections::BTreeMap::new();
     let started = std::time::Instant::now();
     std::panic::set_hook(Box::new(|_| {}));
@@ -117,11 +126,14 @@ fn every_function_of_a_real_code_base() {
             functions += 1;
             for args in ["", "scope = self.scope"] {
                 let input = tokens.clone();
+                let full_input = tokens.clone();
                 let before = tokens.to_string().matches("compile_error").count();
                 let result = std::panic::catch_unwind(move || {
-                    expand::drainable_with_stats(args.parse().unwrap(), input)
+                    let fast = expand::drainable_with_stats(args.parse().unwrap(), input);
+                    let full = expand::drainable::expand_full(args.parse().unwrap(), full_input).0;
+                    (fast, full)
                 });
-                let Ok((output, one)) = result else {
+                let Ok(((output, one), full)) = result else {
                     panics += 1;
                     eprintln!("PANIC in {}", file.display());
                     continue;
@@ -136,6 +148,10 @@ fn every_function_of_a_real_code_base() {
                     errors += 1;
                     let message: String = text[at..].chars().take(70).collect();
                     *error_kinds.entry(message).or_insert(0usize) += 1;
+                }
+                if normalized(&output) != normalized(&full) {
+                    fast_path_differs += 1;
+                    eprintln!("FAST PATH DIFFERS for a function in {}", file.display());
                 }
                 if !reparses(output) {
                     unparsable_outputs += 1;
@@ -160,10 +176,12 @@ fn every_function_of_a_real_code_base() {
     for (message, count) in &error_kinds {
         println!("  {count:>6} x {message}");
     }
+    println!("fast path output different from the full expansion: {fast_path_differs}");
     println!("panics: {panics}, unparsable outputs: {unparsable_outputs}");
     println!("elapsed: {:.1?}", started.elapsed());
     assert_eq!(panics, 0);
     assert_eq!(unparsable_outputs, 0);
+    assert_eq!(fast_path_differs, 0);
     assert!(
         functions >= 10_000,
         "only {functions} functions in {}",

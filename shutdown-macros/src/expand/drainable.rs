@@ -17,8 +17,21 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     expand_with_stats(args, item).0
 }
 
-/// Expands `#[drainable(args)]` on `item` and says what the rewrite did.
+/// Expands `#[drainable(args)]` on `item` and says what the rewrite did: the statement-level
+/// fast path when it applies, the full expansion otherwise (and for every error).
 pub(crate) fn expand_with_stats(args: TokenStream, item: TokenStream) -> (TokenStream, Stats) {
+    if let Ok(parsed) = DrainableArgs::parse(args.clone()) {
+        let mut stats = Stats::default();
+        if let Some(output) = super::fast::expand(&parsed, &item, &mut stats) {
+            return (output, stats);
+        }
+    }
+    expand_full(args, item)
+}
+
+/// The full expansion: parses and rewrites the whole function (the robustness run checks that
+/// the fast path produces the same code).
+pub(crate) fn expand_full(args: TokenStream, item: TokenStream) -> (TokenStream, Stats) {
     let mut errors = Errors::default();
     let mut stats = Stats::default();
     let args = errors.ok(DrainableArgs::parse(args));

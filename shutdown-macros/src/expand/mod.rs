@@ -9,6 +9,7 @@ pub(crate) mod drainable;
 pub(crate) mod duration;
 pub(crate) mod emit;
 pub(crate) mod errors;
+pub(crate) mod fast;
 pub(crate) mod main_attr;
 pub(crate) mod rewrite;
 pub(crate) mod strip;

@@ -57,14 +57,28 @@ pub(crate) fn rewrite_fn(
     stats: &mut Stats,
 ) {
     let ctx = loops::body_ctx(&function.sig.output);
-    loops::LoopRewriter::new(emit, errors, stats).rewrite_body(&mut function.block, ctx);
-    spawns::SpawnRewriter::new(emit, errors, stats).visit_block_mut(&mut function.block);
-    if let (ScopeMode::Custom, Some(scope)) = (emit.mode(), scope) {
-        captures::CaptureRewriter::new(emit, errors).visit_block_mut(&mut function.block);
-        if captures::uses_scope_block(&function.block)
-            && let Some(binding) = errors.ok(emit.scope_binding(scope))
-        {
-            function.block.stmts.insert(0, binding);
-        }
+    if rewrite_block(&mut function.block, ctx, emit, errors, stats)
+        && let Some(scope) = scope
+        && let Some(binding) = errors.ok(emit.scope_binding(scope))
+    {
+        function.block.stmts.insert(0, binding);
     }
+}
+
+/// Runs every concern over `block` (whose tail value is in context `ctx`); returns whether
+/// the rewritten block uses the scope binding (which the caller then has to declare).
+pub(crate) fn rewrite_block(
+    block: &mut syn::Block,
+    ctx: loops::Ctx,
+    emit: &Emitter,
+    errors: &mut Errors,
+    stats: &mut Stats,
+) -> bool {
+    loops::LoopRewriter::new(emit, errors, stats).rewrite_body(block, ctx);
+    spawns::SpawnRewriter::new(emit, errors, stats).visit_block_mut(block);
+    if emit.mode() == ScopeMode::Custom {
+        captures::CaptureRewriter::new(emit, errors).visit_block_mut(block);
+        return captures::uses_scope_block(block);
+    }
+    false
 }
