@@ -53,7 +53,7 @@ pub enum LintError {
     #[error(transparent)]
     #[diagnostic(transparent)]
     Config(#[from] ConfigError),
-    /// Something else of the environment (no current directory, thread spawn failure).
+    /// Something else of the environment (no current directory).
     #[error("{0}")]
     #[diagnostic(code(shutdown_lint::io))]
     Io(String),
@@ -310,32 +310,36 @@ pub fn lint_paths(paths: &[PathBuf], opts: &LintOptions) -> Result<LintReport, L
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<(FileAnalysis, usize)>>> =
         Mutex::new((0..jobs.len()).map(|_| None).collect());
-    let spawn_err = std::thread::scope(|s| {
-        let mut handles = Vec::new();
+    let work = || {
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(job) = jobs.get(i) else { break };
+            let out = analyze_job(job, &analyzer_of(job), &configs[job.cfg]);
+            results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(out);
+        }
+    };
+    std::thread::scope(|s| {
+        let mut started = 0;
         for _ in 0..threads {
-            let h = std::thread::Builder::new()
-                .stack_size(PARSE_STACK_BYTES)
-                .spawn_scoped(s, || {
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(job) = jobs.get(i) else { break };
-                        let out = analyze_job(job, &analyzer_of(job), &configs[job.cfg]);
-                        results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(out);
-                    }
+            // a large stack for deep (but bounded) syntax trees; a smaller one if the
+            // address space is limited; none at all: the current thread does the work
+            let spawned = [PARSE_STACK_BYTES, PARSE_STACK_BYTES / 16]
+                .into_iter()
+                .any(|size| {
+                    std::thread::Builder::new()
+                        .stack_size(size)
+                        .spawn_scoped(s, work)
+                        .is_ok()
                 });
-            match h {
-                Ok(h) => handles.push(h),
-                Err(e) => return Some(e.to_string()),
+            if !spawned {
+                break;
             }
+            started += 1;
         }
-        for h in handles {
-            let _ = h.join();
+        if started == 0 {
+            work();
         }
-        None
     });
-    if let Some(e) = spawn_err {
-        return Err(LintError::Io(format!("cannot start worker threads: {e}")));
-    }
     let mut analyses: Vec<FileAnalysis> = Vec::with_capacity(jobs.len());
     for (i, r) in results
         .into_inner()
