@@ -402,3 +402,115 @@ where
     crate::observe::emit(&outcome);
     outcome
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SEC: Duration = Duration::from_secs(1);
+
+    fn cfg(grace_secs: u64) -> RunConfig {
+        RunConfig::new(Budgets::from_grace(Duration::from_secs(grace_secs))).install_signals(false)
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn clean_when_main_returns_and_children_drain() {
+        let s = Shutdown::new();
+        let s2 = s.clone();
+        let o = lifecycle(cfg(30), &s, async move {
+            let s3 = s2.clone();
+            s2.spawn(async move { s3.wait().await });
+        })
+        .await;
+        assert_eq!(o.main, MainStatus::Ok);
+        assert_eq!(o.reason, Some(ShutdownReason::Manual));
+        assert_eq!(o.report.drained, 1);
+        assert_eq!(o.exit_code(), EXIT_CLEAN);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn coordinator_gets_its_budget_children_theirs() {
+        // grace 30 s: children 20 s, coordinator 25 s
+        let s = Shutdown::new();
+        let (s2, s3) = (s.clone(), s.clone());
+        tokio::spawn(async move {
+            tokio::time::sleep(SEC).await;
+            s3.request();
+        });
+        let o = lifecycle(cfg(30), &s, async move {
+            s2.spawn_named("stuck-child", std::future::pending::<()>());
+            s2.wait().await;
+            tokio::time::sleep(22 * SEC).await; // finishes its own work within 25 s
+        })
+        .await;
+        assert_eq!(o.main, MainStatus::Ok);
+        assert_eq!(o.report.aborted.len(), 1);
+        assert_eq!(o.report.aborted[0].name, "stuck-child");
+        assert!(!o.coordinator_overran);
+        assert_eq!(o.exit_code(), EXIT_ABORTED);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_coordinator_that_overruns_is_dropped() {
+        let s = Shutdown::new();
+        let s2 = s.clone();
+        let start = Instant::now();
+        let o = lifecycle(cfg(6), &s, async move {
+            s2.request();
+            std::future::pending::<()>().await;
+        })
+        .await;
+        assert!(o.coordinator_overran);
+        assert_eq!(o.main, MainStatus::Cancelled);
+        assert_eq!(start.elapsed(), 5 * SEC);
+        assert_eq!(o.exit_code(), EXIT_ABORTED);
+    }
+
+    fn s2_never() -> bool {
+        std::hint::black_box(false)
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn main_errors_and_panics_exit_with_failure() {
+        let s = Shutdown::new();
+        let o = lifecycle(cfg(3), &s, async { Err::<(), _>("bad") }).await;
+        assert_eq!(
+            (o.main.clone(), o.exit_code()),
+            (MainStatus::Failed(EXIT_FAILURE), EXIT_FAILURE)
+        );
+        let s = Shutdown::new();
+        let o = lifecycle(cfg(3), &s, async {
+            if s2_never() {
+                return;
+            }
+            panic!("main blew up")
+        })
+        .await;
+        assert_eq!(o.main, MainStatus::Panicked("main blew up".into()));
+        assert_eq!(o.exit_code(), EXIT_FAILURE);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_request_before_run_starts_counts_from_the_request() {
+        let s = Shutdown::new();
+        s.request_with(ShutdownReason::Signal(libc::SIGTERM)); // e.g. during start-up
+        let o = lifecycle(cfg(3), &s, async {}).await;
+        assert_eq!(o.reason, Some(ShutdownReason::Signal(libc::SIGTERM)));
+        assert_eq!(o.exit_code(), EXIT_CLEAN);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn children_spawned_late_by_the_coordinator_are_drained_too() {
+        let s = Shutdown::new();
+        let s2 = s.clone();
+        let o = lifecycle(cfg(30), &s, async move {
+            s2.wait().await;
+            tokio::time::sleep(SEC).await;
+            s2.spawn_named("late", tokio::time::sleep(SEC));
+        });
+        s.request();
+        let o = o.await;
+        assert_eq!(o.report.drained, 1);
+        assert_eq!(o.exit_code(), EXIT_CLEAN);
+    }
+}

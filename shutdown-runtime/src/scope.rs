@@ -500,3 +500,58 @@ impl Shutdown {
         self.inner.registry.abort_all().len()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn every_waiter_wakes_and_late_waiters_return_at_once() {
+        let s = Shutdown::new();
+        let early = s.wait(); // created before the request, polled after: not lost
+        let waiters: Vec<_> = (0..50).map(|_| tokio::spawn(s.wait())).collect();
+        tokio::task::yield_now().await;
+        s.request();
+        for w in waiters {
+            w.await.unwrap();
+        }
+        early.await;
+        s.wait().await;
+        assert!(format!("{:?}", s.wait()).contains("requested: true"));
+    }
+
+    #[test]
+    fn the_first_reason_wins_and_the_time_is_recorded() {
+        let s = Shutdown::new();
+        assert!(s.requested_at().is_none());
+        s.request_with(ShutdownReason::Signal(15));
+        let t = s.requested_at().unwrap();
+        s.request_with(ShutdownReason::Signal(2));
+        s.request();
+        assert_eq!(s.reason(), Some(ShutdownReason::Signal(15)));
+        assert_eq!(s.requested_at(), Some(t));
+    }
+
+    #[tokio::test]
+    async fn tasks_remove_themselves_when_done() {
+        let s = Shutdown::new();
+        let handles: Vec<_> = (0..1000).map(|i| s.spawn(async move { i })).collect();
+        let mut sum = 0;
+        for h in handles {
+            sum += h.await.unwrap();
+        }
+        assert_eq!(sum, 999 * 1000 / 2);
+        assert_eq!(s.tracked_len(), 0);
+        assert!(format!("{s:?}").contains("tracked: 0"));
+    }
+
+    #[test]
+    fn spawn_outside_a_runtime_panics_like_tokio_and_leaves_no_trace() {
+        let s = Shutdown::new();
+        let r = std::panic::catch_unwind(AssertUnwindSafe(|| drop(s.spawn(async {}))));
+        assert!(r.is_err());
+        assert_eq!(s.tracked_len(), 0);
+    }
+
+    use std::panic::AssertUnwindSafe;
+}
