@@ -661,6 +661,15 @@ fn sigterm_across_binaries(
         if let Some(lib) = pkg.as_ref().and_then(|p| p.lib.clone()) {
             files.extend(module_closure(&lib, &mut |p| load(p).map(|a| a.mod_decls)));
         }
+        // libraries of path dependencies are linked in too: a `shutdown` crate of the
+        // workspace may install the SIGTERM handler
+        for lib in pkg
+            .as_ref()
+            .map(|p| p.dependency_libs())
+            .unwrap_or_default()
+        {
+            files.extend(module_closure(&lib, &mut |p| load(p).map(|a| a.mod_decls)));
+        }
         let termination = pkg.as_ref().is_some_and(|p| p.ctrlc_termination);
         let mut sigterm = false;
         let mut sites = Vec::new();

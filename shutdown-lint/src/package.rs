@@ -21,6 +21,9 @@ pub struct Package {
     pub ctrlc_termination: bool,
     /// Renamed dependencies: `(local name, crate name)`.
     pub renames: Vec<(String, String)>,
+    /// Directories of path dependencies (normal and target-specific, also through
+    /// `workspace = true`): their libraries are linked into this package's binaries.
+    pub path_deps: Vec<PathBuf>,
 }
 
 #[derive(Debug, Deserialize, Default)]
@@ -126,8 +129,26 @@ impl Package {
             .iter()
             .chain(&m.dev_dependencies)
             .chain(m.target.values().flat_map(|t| t.dependencies.iter()));
+        let linked: Vec<&String> = m
+            .dependencies
+            .keys()
+            .chain(m.target.values().flat_map(|t| t.dependencies.keys()))
+            .collect();
         for (name, v) in all_deps {
             let t = v.as_table();
+            if linked.contains(&name) {
+                let local = t.and_then(|t| t.get("path")).and_then(|x| x.as_str());
+                let inherited =
+                    t.and_then(|t| t.get("workspace")).and_then(|x| x.as_bool()) == Some(true);
+                let dep_dir = match local {
+                    Some(rel) => Some(dir.join(rel)),
+                    None if inherited => workspace_dep_path(dir, name),
+                    None => None,
+                };
+                if let Some(d) = dep_dir.filter(|d| d.join("Cargo.toml").is_file()) {
+                    p.path_deps.push(d);
+                }
+            }
             let real = t
                 .and_then(|t| t.get("package"))
                 .and_then(|x| x.as_str())
@@ -144,6 +165,30 @@ impl Package {
             }
         }
         Some(p)
+    }
+
+    /// The libraries of this package's path dependencies, transitively (bounded).
+    pub fn dependency_libs(&self) -> Vec<PathBuf> {
+        let mut out = Vec::new();
+        let mut seen = vec![self.dir.clone()];
+        let mut stack: Vec<(PathBuf, usize)> =
+            self.path_deps.iter().map(|d| (d.clone(), 1)).collect();
+        while let Some((dir, depth)) = stack.pop() {
+            if seen.contains(&dir) || seen.len() > 64 {
+                continue;
+            }
+            seen.push(dir.clone());
+            let Some(dep) = Package::read(&dir) else {
+                continue;
+            };
+            if let Some(lib) = &dep.lib {
+                out.push(lib.clone());
+            }
+            if depth < 4 {
+                stack.extend(dep.path_deps.iter().map(|d| (d.clone(), depth + 1)));
+            }
+        }
+        out
     }
 
     /// The nearest package containing `path` (walking up from it).
@@ -163,4 +208,25 @@ impl Package {
         }
         None
     }
+}
+
+/// `path` of `name` in the nearest `[workspace.dependencies]` above `dir`.
+fn workspace_dep_path(dir: &Path, name: &str) -> Option<PathBuf> {
+    let mut cur = dir.parent();
+    while let Some(d) = cur {
+        if let Ok(text) = std::fs::read_to_string(d.join("Cargo.toml")) {
+            if let Ok(v) = toml::from_str::<toml::Table>(&text) {
+                if let Some(ws) = v.get("workspace").and_then(|w| w.as_table()) {
+                    let path = ws
+                        .get("dependencies")
+                        .and_then(|deps| deps.get(name))
+                        .and_then(|dep| dep.get("path"))
+                        .and_then(|p| p.as_str())?;
+                    return Some(d.join(path));
+                }
+            }
+        }
+        cur = d.parent();
+    }
+    None
 }

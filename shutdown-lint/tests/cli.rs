@@ -272,6 +272,41 @@ fn sigterm_missing_follows_the_binary_module_tree() {
 }
 
 #[test]
+fn sigterm_handled_in_a_path_dependency_counts() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "Cargo.toml",
+        "[workspace]\nmembers = [\"app\", \"signals\"]\n[workspace.dependencies]\nsignals = { path = \"signals\" }\n",
+    );
+    write(
+        d.path(),
+        "app/Cargo.toml",
+        "[package]\nname = \"app\"\nversion = \"0.1.0\"\n[dependencies]\nsignals = { workspace = true }\n",
+    );
+    write(
+        d.path(),
+        "app/src/main.rs",
+        "#[tokio::main]\nasync fn main() { tokio::signal::ctrl_c().await.ok(); }\n",
+    );
+    write(
+        d.path(),
+        "signals/Cargo.toml",
+        "[package]\nname = \"signals\"\nversion = \"0.1.0\"\n",
+    );
+    write(d.path(), "signals/src/lib.rs", "pub fn install() {}\n");
+    let o = run_in(d.path(), &["app"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    write(
+        d.path(),
+        "signals/src/lib.rs",
+        "use tokio::signal::unix::{signal, SignalKind};\npub fn install() { let _ = signal(SignalKind::terminate()); }\n",
+    );
+    let o = run_in(d.path(), &["app"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+}
+
+#[test]
 fn bad_input_is_reported_and_the_run_goes_on() {
     let d = tempfile::tempdir().unwrap();
     std::fs::write(

@@ -16,7 +16,8 @@ pub const META: RuleMeta = RuleMeta {
     summary: "binary handles Ctrl-C (SIGINT) but not SIGTERM",
     doc: r#"## What it does
 For each binary target (`src/main.rs`, `src/bin/*`, `[[bin]]` paths, any file with a
-top-level `fn main`, together with the modules it declares and its package's library),
+top-level `fn main`, together with the modules it declares, its package's library and the
+libraries of its path dependencies),
 flags Ctrl-C handling — `tokio::signal::ctrl_c()`, `SignalKind::interrupt()`,
 `ctrlc::set_handler`, signal-hook or libc `SIGINT` — when nothing in the binary handles
 SIGTERM. SIGTERM counts when handled by tokio's `SignalKind::terminate()`, signal-hook /
