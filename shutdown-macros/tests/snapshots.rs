@@ -15,11 +15,16 @@ fn pretty(tokens: TokenStream) -> String {
     prettyplease::unparse(&file)
 }
 
+/// The expansion (fast path when it applies), checked against the full expansion.
 fn drainable(args: &str, item: &str) -> String {
-    pretty(expand::drainable(
+    let fast = pretty(expand::drainable(
         args.parse().unwrap(),
         item.parse().unwrap(),
-    ))
+    ));
+    let full =
+        pretty(expand::drainable::expand_full(args.parse().unwrap(), item.parse().unwrap()).0);
+    assert_eq!(fast, full, "the fast path and the full expansion differ");
+    fast
 }
 
 fn main_attr(args: &str, item: &str) -> String {
