@@ -214,17 +214,16 @@ impl Package {
 fn workspace_dep_path(dir: &Path, name: &str) -> Option<PathBuf> {
     let mut cur = dir.parent();
     while let Some(d) = cur {
-        if let Ok(text) = std::fs::read_to_string(d.join("Cargo.toml")) {
-            if let Ok(v) = toml::from_str::<toml::Table>(&text) {
-                if let Some(ws) = v.get("workspace").and_then(|w| w.as_table()) {
-                    let path = ws
-                        .get("dependencies")
-                        .and_then(|deps| deps.get(name))
-                        .and_then(|dep| dep.get("path"))
-                        .and_then(|p| p.as_str())?;
-                    return Some(d.join(path));
-                }
-            }
+        if let Ok(text) = std::fs::read_to_string(d.join("Cargo.toml"))
+            && let Ok(v) = toml::from_str::<toml::Table>(&text)
+            && let Some(ws) = v.get("workspace").and_then(|w| w.as_table())
+        {
+            let path = ws
+                .get("dependencies")
+                .and_then(|deps| deps.get(name))
+                .and_then(|dep| dep.get("path"))
+                .and_then(|p| p.as_str())?;
+            return Some(d.join(path));
         }
         cur = d.parent();
     }
