@@ -428,3 +428,33 @@ async fn a_non_cooperative_routed_spawn_is_aborted_and_named_at_the_users_line()
     assert_eq!(location.file(), file!());
     assert_eq!(location.line(), line);
 }
+
+#[drainable(scope = scope)]
+fn start_local(scope: &Shutdown, ticks: std::rc::Rc<Cell<u32>>) -> tokio::task::JoinHandle<u32> {
+    tokio::task::spawn_local(async move {
+        loop {
+            ticks.set(ticks.get() + 1);
+            tokio::task::yield_now().await;
+        }
+        ticks.get()
+    })
+}
+
+#[tokio::test]
+async fn routed_spawn_local_is_tracked_and_drained() {
+    let scope = Shutdown::new();
+    let local = tokio::task::LocalSet::new();
+    let ticks = std::rc::Rc::new(Cell::new(0));
+    let handle = local.run_until(async {
+        let handle = start_local(&scope, ticks.clone());
+        assert_eq!(scope.tracked_len(), 1);
+        while ticks.get() < 3 {
+            tokio::task::yield_now().await;
+        }
+        scope.request();
+        handle.await.unwrap()
+    });
+    assert!(handle.await >= 3);
+    let report = scope.drain(Duration::from_secs(10)).await;
+    assert!(report.aborted.is_empty(), "{report:?}");
+}
