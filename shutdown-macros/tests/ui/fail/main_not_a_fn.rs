@@ -1,0 +1,4 @@
+#[shutdown_runtime::main]
+struct Main;
+
+fn main() {}

@@ -1,0 +1,7 @@
+#[shutdown_runtime::drainable]
+fn f() {
+    #[drainable(skip = true)]
+    loop {}
+}
+
+fn main() {}
