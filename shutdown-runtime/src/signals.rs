@@ -124,13 +124,16 @@ async fn listen(mut term: Signal, mut int: Signal) {
                 tracing::warn!(target: "shutdown_runtime", phase = "signal", signo, "second signal ignored (policy Ignore); still draining");
             }
             SecondSignal::AbortAll => {
-                let n = Shutdown::global().abort_all();
-                tracing::warn!(target: "shutdown_runtime", phase = "signal", signo, aborted = n, "second signal: aborting every tracked task");
+                tracing::warn!(target: "shutdown_runtime", phase = "signal", signo, "second signal: aborting every tracked task");
                 FORCED.store(true, Ordering::SeqCst);
                 FORCED_NOTIFY.notify_waiters();
                 if !RUN_ACTIVE.load(Ordering::SeqCst) {
+                    // No life cycle to report: abort and leave at once.
+                    Shutdown::global().abort_all();
                     std::process::exit(EXIT_SECOND_SIGNAL);
                 }
+                // `run` aborts everything (drain with a zero budget), reports, and returns
+                // exit code 4.
             }
             SecondSignal::Reraise => {
                 tracing::warn!(target: "shutdown_runtime", phase = "signal", signo, "second signal: restoring default disposition and re-raising");
