@@ -137,6 +137,9 @@ fn bench_expansion(name: &str, block: &str) {
     let expand_global = time_per_iter(iterations, || {
         std::hint::black_box(expand::drainable(args.clone(), tokens.clone()));
     });
+    let full = time_per_iter(iterations, || {
+        std::hint::black_box(expand::drainable::expand_full(args.clone(), tokens.clone()));
+    });
     let scope_args: TokenStream = "scope = self.scope".parse().unwrap();
     let expand_scope = time_per_iter(iterations, || {
         std::hint::black_box(expand::drainable(scope_args.clone(), tokens.clone()));
@@ -155,6 +158,10 @@ fn bench_expansion(name: &str, block: &str) {
         } else {
             "NOT met"
         }
+    );
+    println!(
+        "  full expansion (no fast path)    {full:>10.2?}   {:.2}x",
+        full.as_secs_f64() / parse.as_secs_f64()
     );
     println!(
         "  #[drainable(scope = self.scope)] {expand_scope:>10.2?}   {:.2}x   target <= 5 ms: {}",
