@@ -36,54 +36,62 @@ fn median(v: &mut [f64]) -> f64 {
 
 const ITERS: u64 = 50_000_000;
 
-/// ~2 ns of dependent work (an LCG step: multiply + add on the loop-carried value).
+/// ~2 ns of dependent work on the loop-carried value (xorshift + LCG step: shift, xor,
+/// multiply, add ≈ 6 cycles). No `black_box` inside the loop: it would add a store/load round
+/// trip whose forwarding latency varies with the surrounding code and skews the baseline; the
+/// xorshift keeps LLVM from fusing several LCG steps into one.
 #[inline(always)]
 fn work(x: u64) -> u64 {
+    let x = x ^ (x >> 29);
     x.wrapping_mul(6364136223846793005)
         .wrapping_add(1442695040888963407)
 }
 
 #[inline(never)]
 fn loop_bare(n: u64) -> u64 {
+    let n = black_box(n);
     let mut x = 1u64;
     for _ in 0..n {
-        x = work(black_box(x));
+        x = work(x);
     }
     x
 }
 
 #[inline(never)]
 fn loop_global(n: u64) -> u64 {
+    let n = black_box(n);
     let mut x = 1u64;
     for _ in 0..n {
         if shutdown_runtime::shutdown_requested() {
             break;
         }
-        x = work(black_box(x));
+        x = work(x);
     }
     x
 }
 
 #[inline(never)]
 fn loop_scope(s: &Shutdown, n: u64) -> u64 {
+    let n = black_box(n);
     let mut x = 1u64;
     for _ in 0..n {
         if s.is_requested() {
             break;
         }
-        x = work(black_box(x));
+        x = work(x);
     }
     x
 }
 
 #[inline(never)]
 fn loop_token(t: &CancellationToken, n: u64) -> u64 {
+    let n = black_box(n);
     let mut x = 1u64;
     for _ in 0..n {
         if t.is_cancelled() {
             break;
         }
-        x = work(black_box(x));
+        x = work(x);
     }
     x
 }
@@ -335,8 +343,13 @@ fn bench_wakeup(iters: usize) {
 }
 
 fn main() {
-    // Profiling aid: `SHUTDOWN_BENCH_PROFILE=raw|tracker|tracked` runs only that spawn variant.
+    // Profiling aid: `SHUTDOWN_BENCH_PROFILE=raw|tracker|tracked` runs only that spawn variant
+    // (5 times); `SHUTDOWN_BENCH_PROFILE=checkpoint` only the checkpoint comparison.
     if let Ok(which) = std::env::var("SHUTDOWN_BENCH_PROFILE") {
+        if which == "checkpoint" {
+            bench_checkpoint(25);
+            return;
+        }
         let rt = runtime();
         for _ in 0..5 {
             match which.as_str() {
