@@ -94,7 +94,9 @@ impl<'a> LineIndex<'a> {
 /// `&`), skipping comments, strings and character literals; an expression with very many
 /// operators or method calls between `;`, `,`, braces and brackets (`1 + 1 + ..`, `a.b().c()..`,
 /// which parse into trees as deep as they are long) counts one level per
-/// [`OPS_PER_LEVEL`] operator characters. Linear, no allocation.
+/// [`OPS_PER_LEVEL`] operator characters; `?`, `[` and the keywords `return`, `break`, `as`,
+/// `yield`, `become`, `move` count as operators (`return return ..`, `x as u8 as u8 ..`,
+/// `x[0][0]..` chain without operator characters). Linear, no allocation.
 ///
 /// # Examples
 /// ```
@@ -179,6 +181,11 @@ pub fn nesting_depth(text: &str) -> usize {
             b'(' | b'[' => {
                 depth += 1;
                 max = max.max(depth + run);
+                if c == b'[' {
+                    // `x[0][0]..` chains nest like method calls
+                    ops += 1;
+                    max = max.max(ops / OPS_PER_LEVEL);
+                }
             }
             b'{' => {
                 depth += 1;
@@ -199,9 +206,26 @@ pub fn nesting_depth(text: &str) -> usize {
                 i += 1;
                 continue;
             }
-            b'+' | b'/' | b'%' | b'^' | b'|' | b'<' | b'>' | b'.' | b'=' => {
+            b'+' | b'/' | b'%' | b'^' | b'|' | b'<' | b'>' | b'.' | b'=' | b'?' => {
                 ops += 1;
                 max = max.max(ops / OPS_PER_LEVEL);
+            }
+            b'a'..=b'z' | b'A'..=b'Z' | b'_' => {
+                // a word; keywords that chain without operator characters (`return return ..`,
+                // `break break ..` nest to the right, `x as T as T ..` to the left) count
+                let start = i;
+                while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                    i += 1;
+                }
+                if matches!(
+                    &b[start..i],
+                    b"return" | b"break" | b"as" | b"yield" | b"become" | b"move"
+                ) {
+                    ops += 1;
+                    max = max.max(ops / OPS_PER_LEVEL);
+                }
+                run = 0;
+                continue;
             }
             _ => {}
         }
