@@ -166,6 +166,8 @@ struct Collector<'a, 'i> {
     mod_stack: Vec<String>,
     /// Number of block scopes pushed in the current item (bindings carry it).
     resolver_blocks: usize,
+    /// Some configured path is written `crate::..` (see [`Collector::is_interesting`]).
+    crate_relative: bool,
 }
 
 /// `#[cfg(..)]` predicate text, e.g. `windows`, `test`, `all(test, unix)`.
@@ -417,6 +419,7 @@ impl<'a, 'i> Collector<'a, 'i> {
             consts: HashMap::new(),
             mod_stack: Vec::new(),
             resolver_blocks: 0,
+            crate_relative: opts.interesting.contains(&["crate".to_string()][..]),
         };
         c.collect_consts(&consts);
         c
@@ -470,10 +473,12 @@ impl<'a, 'i> Collector<'a, 'i> {
                 syn::Expr::Path(p) => match self.resolve(&p.path, true) {
                     Resolution::Path(root) => {
                         drop_call = root.len() == 1 && root[0] == "drop";
-                        Some(Chain {
-                            root,
+                        // only calls of paths a rule knows become chains: the others
+                        // (most calls of a file) cost no regions, steps or argument values
+                        self.is_interesting(&root).then(|| Chain {
                             root_region: self.region(p.path.span()),
                             root_args: c.args.iter().map(|a| self.eval_arg(a)).collect(),
+                            root,
                             steps: Vec::new(),
                             inherited: 0,
                             via_binding: false,
@@ -561,6 +566,19 @@ impl<'a, 'i> Collector<'a, 'i> {
         chain
     }
 
+    /// Whether a rule may look at calls of `path`: a known or configured path (configured
+    /// ones may be written `crate::..`, which resolves to the crate's own name).
+    fn is_interesting(&self, path: &[String]) -> bool {
+        let set = &self.opts.interesting;
+        set.contains(path)
+            || (self.crate_relative && path.len() > 1 && {
+                let mut p = Vec::with_capacity(path.len());
+                p.push("crate".to_string());
+                p.extend_from_slice(&path[1..]);
+                set.contains(&p)
+            })
+    }
+
     fn record_ref(&mut self, path: Canon, span: proc_macro2::Span) {
         if self.opts.interesting.contains(&path) {
             let region = self.region(span);
@@ -610,7 +628,8 @@ impl<'a, 'i> Collector<'a, 'i> {
         self.resolver_blocks += 1;
         for input in &sig.inputs {
             if let syn::FnArg::Typed(t) = input {
-                self.bind_pat(&t.pat, None);
+                let val = self.runtime_param(&t.ty).map(BindVal::Chain);
+                self.bind_pat(&t.pat, val);
             }
         }
         if let Some(block) = block {
@@ -620,6 +639,37 @@ impl<'a, 'i> Collector<'a, 'i> {
         self.pop_scope_raw();
         self.item_stack.pop();
         self.ctx = saved_ctx;
+    }
+
+    /// A parameter typed `Handle`, `&Handle`, `Runtime` or `&Runtime` (tokio's) is a
+    /// spawner: its `.spawn*(..)` calls are raw spawns, as on `Handle::current()`.
+    fn runtime_param(&self, ty: &syn::Type) -> Option<Chain> {
+        let mut ty = ty;
+        loop {
+            match ty {
+                syn::Type::Reference(r) => ty = &r.elem,
+                syn::Type::Paren(p) => ty = &p.elem,
+                syn::Type::Group(g) => ty = &g.elem,
+                _ => break,
+            }
+        }
+        let syn::Type::Path(p) = ty else { return None };
+        let Resolution::Path(canon) = self.resolve(&p.path, false) else {
+            return None;
+        };
+        let root = match canon.join("::").as_str() {
+            "tokio::runtime::Handle" => "tokio::runtime::Handle::current",
+            "tokio::runtime::Runtime" => "tokio::runtime::Runtime::new",
+            _ => return None,
+        };
+        Some(Chain {
+            root: crate::resolve::split_path(root),
+            root_region: self.region(p.path.span()),
+            root_args: Vec::new(),
+            steps: Vec::new(),
+            inherited: 0,
+            via_binding: false,
+        })
     }
 
     fn pop_scope_raw(&mut self) {
@@ -876,7 +926,18 @@ impl<'ast> Visit<'ast> for Collector<'_, '_> {
                 }
                 let mut val = None;
                 if let Some(init) = &l.init {
-                    let dropped = matches!(l.pat, syn::Pat::Wild(_));
+                    // `let _ = ..` drops at once; `let _name = ..` says "unused": the
+                    // handle is dropped at the end of the block, never joined
+                    let dropped = match &l.pat {
+                        syn::Pat::Wild(_) => true,
+                        syn::Pat::Ident(i) => i.ident.to_string().starts_with('_'),
+                        syn::Pat::Type(t) => match &*t.pat {
+                            syn::Pat::Wild(_) => true,
+                            syn::Pat::Ident(i) => i.ident.to_string().starts_with('_'),
+                            _ => false,
+                        },
+                        _ => false,
+                    };
                     self.pending = if dropped { Usage::Dropped } else { Usage::Kept };
                     let chain = self.visit_expr_value(&init.expr);
                     val = match chain {

@@ -109,10 +109,28 @@ pub fn parse_body(name: &str, tokens: TokenStream) -> Option<MacroBody> {
     if let Ok(stmts) = syn::Block::parse_within.parse2(tokens.clone()) {
         return Some(MacroBody::Stmts(stmts));
     }
-    if let Ok(file) = syn::parse2::<syn::File>(tokens) {
+    if let Ok(file) = syn::parse2::<syn::File>(tokens.clone()) {
         return Some(MacroBody::Items(file.items));
     }
-    None
+    braced_groups(tokens)
+}
+
+/// A body that is not Rust as a whole but holds Rust in top-level `{ .. }` groups:
+/// `cfg_if! { if #[cfg(unix)] { .. } else { .. } }`, `cfg_select! { unix => { .. } _ => { .. } }`.
+/// The groups that parse as statements (items included) are analysed, in order.
+fn braced_groups(tokens: TokenStream) -> Option<MacroBody> {
+    let mut stmts = Vec::new();
+    let mut any = false;
+    for t in tokens {
+        if let proc_macro2::TokenTree::Group(g) = t
+            && g.delimiter() == proc_macro2::Delimiter::Brace
+            && let Ok(mut s) = syn::Block::parse_within.parse2(g.stream())
+        {
+            any = true;
+            stmts.append(&mut s);
+        }
+    }
+    any.then_some(MacroBody::Stmts(stmts))
 }
 
 fn parse_select(input: ParseStream<'_>) -> syn::Result<Vec<SelectBranch>> {

@@ -25,6 +25,7 @@ pub const FACADES: &[(&str, &str)] = &[
     ("nix::sys::signal::Signal", "nix::sys::signal"),
     ("hyper::client::Client", "hyper::Client"),
     ("shutdown_macros", "shutdown_runtime"),
+    ("actix_web::rt", "actix_rt"),
     (
         "isahc::HttpClientBuilder",
         "isahc::HttpClient::builder_type",
@@ -36,6 +37,8 @@ pub const RAW_SPAWN_FNS: &[&str] = &[
     "tokio::spawn",
     "tokio::task::spawn_blocking",
     "tokio::task::spawn_local",
+    // actix's runtime: `spawn_local` on the current arbiter (also `actix_web::rt::spawn`)
+    "actix_rt::spawn",
 ];
 
 /// Receivers whose `.spawn*` methods are untracked spawns (`Handle::current().spawn(..)`).
