@@ -21,7 +21,7 @@ pub(crate) async fn drain(inner: &Inner, budget: Duration) -> DrainReport {
     let reg = &inner.registry;
     let start = Instant::now();
     let deadline = start + budget;
-    let base_ok = reg.ended_ok();
+    let base_ok = reg.drain_base();
     reg.set_draining(true);
     tracing::info!(
         target: "shutdown_runtime",
@@ -60,8 +60,10 @@ pub(crate) async fn drain(inner: &Inner, budget: Duration) -> DrainReport {
 
     let spawned_during_drain = reg.set_draining(false);
     let still_running_blocking: Vec<TaskInfo> = reg.running_blocking();
+    let ended_ok = reg.ended_ok();
+    reg.set_drain_base(ended_ok);
     let report = DrainReport {
-        drained: reg.ended_ok().saturating_sub(base_ok) as usize,
+        drained: ended_ok.saturating_sub(base_ok) as usize,
         aborted: aborted.into_iter().map(|a| a.info).collect(),
         panicked: reg.take_panics(),
         still_running_blocking,

@@ -8,12 +8,14 @@
 //!   shard by a thread-local round-robin counter, so there is no global lock: concurrent spawns
 //!   and task ends mostly touch different shards. Names (only for `spawn_named`) live in a
 //!   per-shard side table so unnamed slots stay small.
-//! * **One critical section per spawn and one per end.** The spawner holds the shard lock
-//!   across `tokio::spawn` and stores the `AbortHandle` before unlocking, so a task can never
-//!   end (its end takes the same lock) before its slot is complete. The one case where a task
-//!   ends *inside* `tokio::spawn` on the spawning thread (the runtime is shutting down and drops
-//!   the future at once) is detected with a thread-local marker and rolled back by the
-//!   spawner, so it never re-locks the shard.
+//! * **One critical section per spawn and one per end, none around `tokio::spawn`.** The
+//!   spawner reserves a slot under the shard lock, spawns without holding any lock, then *arms*
+//!   the slot lock-free: it writes the `AbortHandle` and sets `ARMED` in the slot's atomic
+//!   `meta` word (chunks never move, so the slot address is stable). A task that ends before
+//!   it is armed sets `ENDED_EARLY` instead and the arming spawner frees the slot; a drain that
+//!   aborts an unarmed slot sets `ABORTING` and the arming spawner aborts the task itself. The
+//!   handle is read by others only once `ARMED` is seen (Release/Acquire), and written only
+//!   before it.
 //! * **Busy shards** are counted in one atomic word (`busy << 2 | NOTIFY_EACH | DRAINING`),
 //!   touched only when a shard's live count goes 0 ↔ 1. The last end wakes a waiting drain
 //!   (no polling; the waiter registers with the `Notify` before it checks the count, so no
@@ -24,10 +26,10 @@
 //!   `Arc` per spawn and the scope outlives its last task.
 
 use std::borrow::Cow;
-use std::cell::Cell;
+use std::cell::{Cell, UnsafeCell};
 use std::collections::HashMap;
 use std::panic::Location;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
 use tokio::sync::Notify;
@@ -70,8 +72,14 @@ impl Kind {
 
 const KIND_MASK: u64 = 0b11;
 const F_NAMED: u64 = 1 << 2;
+/// A drain aborted (or asked to abort) this task.
 const F_ABORTING: u64 = 1 << 3;
-const META_SHIFT: u32 = 4;
+/// The spawner has stored the abort handle (set lock-free, once).
+const F_ARMED: u64 = 1 << 4;
+/// The task ended before it was armed; the arming spawner frees the slot.
+const F_ENDED_EARLY: u64 = 1 << 5;
+const STATE_BITS: u64 = F_ABORTING | F_ARMED | F_ENDED_EARLY;
+const META_SHIFT: u32 = 6;
 const NONE: u32 = u32::MAX;
 
 const DRAINING: usize = 1;
@@ -90,11 +98,34 @@ pub(crate) enum Outcome {
 }
 
 /// A slot: 24 bytes. `location == None` marks a vacant slot whose `meta` is the next free index.
+///
+/// Slots are only ever accessed through shared references (the spawner keeps one while it
+/// arms its slot). `location` and the non-state bits of `meta` are only written under the shard
+/// lock. `abort`
+/// is written by the spawner (without the lock) strictly before it sets `F_ARMED`, and read or
+/// taken by others (under the lock) only after they observed `F_ARMED`.
 struct Slot {
-    abort: Option<AbortHandle>,
-    location: Option<&'static Location<'static>>,
-    /// `start_ms << META_SHIFT | flags | kind` when occupied; next free index when vacant.
-    meta: u64,
+    abort: UnsafeCell<Option<AbortHandle>>,
+    location: UnsafeCell<Option<&'static Location<'static>>>,
+    /// `start_ms << META_SHIFT | state | flags | kind` when occupied; next free index when vacant.
+    meta: AtomicU64,
+}
+
+// SAFETY: `abort` follows the publication protocol above; everything else is either atomic or
+// accessed under the shard mutex.
+unsafe impl Sync for Slot {}
+
+impl Slot {
+    fn location(&self) -> Option<&'static Location<'static>> {
+        // SAFETY: written only under the shard lock, which the caller holds.
+        unsafe { *self.location.get() }
+    }
+
+    fn meta(&self) -> u64 {
+        // Acquire: pairs with the spawner's Release `fetch_or(F_ARMED)`, so a reader that sees
+        // `F_ARMED` also sees the abort handle written before it.
+        self.meta.load(Ordering::Acquire)
+    }
 }
 
 /// Slots per chunk: chunks never move or shrink, so growing never copies (or page-faults)
@@ -118,6 +149,7 @@ impl Slots {
             self.chunks.push(Vec::with_capacity(CHUNK));
         }
         if let Some(last) = self.chunks.last_mut() {
+            // Never exceeds the capacity: the chunk's buffer (and every slot address) is stable.
             last.push(slot);
         }
         self.len += 1;
@@ -129,13 +161,6 @@ impl std::ops::Index<usize> for Slots {
     #[inline]
     fn index(&self, i: usize) -> &Slot {
         &self.chunks[i / CHUNK][i % CHUNK]
-    }
-}
-
-impl std::ops::IndexMut<usize> for Slots {
-    #[inline]
-    fn index_mut(&mut self, i: usize) -> &mut Slot {
-        &mut self.chunks[i / CHUNK][i % CHUNK]
     }
 }
 
@@ -152,31 +177,41 @@ struct ShardInner {
 }
 
 impl ShardInner {
-    fn alloc(&mut self, slot: Slot) -> u32 {
+    /// Occupies a free slot (or a new one) with `location` and `meta` (unarmed, no handle).
+    fn alloc(&mut self, location: &'static Location<'static>, meta: u64) -> u32 {
         self.live += 1;
-        if Kind::from_meta(slot.meta) != Kind::Task {
+        if Kind::from_meta(meta) != Kind::Task {
             self.blocking += 1;
         }
         if self.free != NONE {
             let idx = self.free;
-            let s = &mut self.slots[idx as usize];
-            self.free = s.meta as u32;
-            *s = slot;
+            let s = &self.slots[idx as usize];
+            self.free = s.meta.load(Ordering::Relaxed) as u32;
+            // SAFETY: a vacant slot is touched by nobody but the lock holder.
+            unsafe { *s.location.get() = Some(location) };
+            s.meta.store(meta, Ordering::Relaxed);
             idx
         } else {
             let idx = self.slots.len() as u32;
-            self.slots.push(slot);
+            self.slots.push(Slot {
+                abort: UnsafeCell::new(None),
+                location: UnsafeCell::new(Some(location)),
+                meta: AtomicU64::new(meta),
+            });
             idx
         }
     }
 
     /// Frees a slot; returns its abort handle so the caller can drop it outside the lock.
+    /// The caller holds the lock and has seen `F_ARMED` or `F_ENDED_EARLY` (or is the spawner
+    /// undoing its own reservation), so nobody else touches the slot.
     fn release(&mut self, idx: u32) -> Option<AbortHandle> {
-        let s = &mut self.slots[idx as usize];
-        let meta = s.meta;
-        let abort = s.abort.take();
-        s.location = None;
-        s.meta = u64::from(self.free);
+        let s = &self.slots[idx as usize];
+        let meta = s.meta.load(Ordering::Acquire);
+        // SAFETY: see above.
+        let abort = unsafe { (*s.abort.get()).take() };
+        unsafe { *s.location.get() = None };
+        s.meta.store(u64::from(self.free), Ordering::Relaxed);
         self.free = idx;
         self.live -= 1;
         if meta & F_NAMED != 0 {
@@ -190,9 +225,10 @@ impl ShardInner {
 
     fn info(&self, idx: u32) -> Option<(TaskInfo, Kind)> {
         let s = &self.slots[idx as usize];
-        let location = s.location?;
-        let kind = Kind::from_meta(s.meta);
-        let name = if s.meta & F_NAMED != 0 {
+        let location = s.location()?;
+        let meta = s.meta();
+        let kind = Kind::from_meta(meta);
+        let name = if meta & F_NAMED != 0 {
             self.names
                 .get(&idx)
                 .cloned()
@@ -204,7 +240,7 @@ impl ShardInner {
             TaskInfo {
                 name,
                 location,
-                age: clock::age_since(s.meta >> META_SHIFT),
+                age: clock::age_since(meta >> META_SHIFT),
             },
             kind,
         ))
@@ -255,6 +291,9 @@ pub(crate) struct Registry {
     drain_notify: Notify,
     spawned_during_drain: AtomicUsize,
     panics: Mutex<Vec<PanicInfo>>,
+    /// `ended_ok` when shutdown was requested or the last drain finished (`u64::MAX`: unset):
+    /// the next drain counts tasks that ended normally since then as drained.
+    drain_base: AtomicU64,
 }
 
 impl std::fmt::Debug for Registry {
@@ -271,25 +310,11 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Marker for "this thread is inside `tokio::spawn` for slot `key`, holding its shard lock".
-#[derive(Clone, Copy)]
-struct Spawning {
-    key: u64,
-    ended: bool,
-}
-
-const NOT_SPAWNING: Spawning = Spawning {
-    key: u64::MAX,
-    ended: false,
-};
-
 thread_local! {
     static NEXT_SHARD: Cell<u32> = const { Cell::new(u32::MAX) };
-    static SPAWNING: Cell<Spawning> = const { Cell::new(NOT_SPAWNING) };
 }
 
 fn pick_shard() -> usize {
-    let held = SPAWNING.with(|c| c.get().key);
     NEXT_SHARD.with(|c| {
         let mut n = c.get();
         if n == u32::MAX {
@@ -297,39 +322,23 @@ fn pick_shard() -> usize {
             static SEED: AtomicUsize = AtomicUsize::new(0);
             n = (SEED.fetch_add(5, Ordering::Relaxed) as u32) & 0xFFFF;
         }
-        let mut shard = n as usize & (SHARDS - 1);
-        // A spawn nested inside another spawn on this thread (a future whose drop spawns,
-        // dropped by a shutting-down runtime) must not take the shard lock it already holds.
-        if held != u64::MAX && Key(held).shard() == shard {
-            n = n.wrapping_add(1);
-            shard = n as usize & (SHARDS - 1);
-        }
         c.set(n.wrapping_add(1) & 0xFFFF);
-        shard
+        n as usize & (SHARDS - 1)
     })
 }
 
-/// Rolls a half-done insertion back if spawning unwinds.
-struct Inserting<'a> {
+/// Frees a reserved slot if spawning unwinds (no runtime, no `LocalSet`, no thread).
+struct Reserved<'a> {
     registry: &'a Registry,
-    guard: Option<MutexGuard<'a, ShardInner>>,
     key: Key,
-    saved: Spawning,
     on_idle: &'a dyn Fn(),
+    armed: bool,
 }
 
-impl Drop for Inserting<'_> {
+impl Drop for Reserved<'_> {
     fn drop(&mut self) {
-        // The guard is still here only when the spawn closure panicked.
-        if let Some(mut guard) = self.guard.take() {
-            SPAWNING.with(|c| c.set(self.saved));
-            let dropped = guard.release(self.key.idx());
-            let idle = guard.live == 0 && self.registry.shard_idle();
-            drop(guard);
-            drop(dropped);
-            if idle {
-                (self.on_idle)();
-            }
+        if !self.armed {
+            self.registry.release_reserved(self.key, self.on_idle);
         }
     }
 }
@@ -353,6 +362,7 @@ impl Registry {
             drain_notify: Notify::new(),
             spawned_during_drain: AtomicUsize::new(0),
             panics: Mutex::new(Vec::new()),
+            drain_base: AtomicU64::new(u64::MAX),
         }
     }
 
@@ -385,10 +395,10 @@ impl Registry {
         last
     }
 
-    /// Inserts a slot for a task and spawns it with `spawn(key)` while holding the shard
-    /// lock, then stores the abort handle `abort(&handle)`. `on_busy` / `on_idle` are called
-    /// when the registry leaves / re-enters the idle state (to take / drop the collective
-    /// reference to the scope); `on_busy` runs before the task can possibly end.
+    /// Reserves a slot for a task, spawns it with `spawn(key)` (no lock held), then arms the
+    /// slot with `abort(&handle)`. `on_busy` / `on_idle` are called when the registry leaves /
+    /// re-enters the idle state (to take / drop the collective reference to the scope);
+    /// `on_busy` runs before the task can possibly end.
     #[inline]
     pub(crate) fn insert<T>(
         &self,
@@ -396,7 +406,7 @@ impl Registry {
         on_busy: &dyn Fn(),
         on_idle: &dyn Fn(),
         spawn: impl FnOnce(Key) -> T,
-        abort: impl FnOnce(&T) -> Option<AbortHandle>,
+        abort: impl Fn(&T) -> Option<AbortHandle>,
     ) -> T {
         let NewTask {
             kind,
@@ -409,84 +419,86 @@ impl Registry {
             meta |= F_NAMED;
         }
         let shard = pick_shard();
-        let mut guard = lock(&self.shards[shard].0);
-        let idx = guard.alloc(Slot {
-            abort: None,
-            location: Some(location),
-            meta,
-        });
-        if let Some(name) = name {
-            guard.names.insert(idx, name);
-        }
-        if guard.live == 1 && self.shard_busy() {
-            on_busy();
-        }
+        let (key, slot) = {
+            let mut guard = lock(&self.shards[shard].0);
+            let idx = guard.alloc(location, meta);
+            if let Some(name) = name {
+                guard.names.insert(idx, name);
+            }
+            if guard.live == 1 && self.shard_busy() {
+                on_busy();
+            }
+            // Chunks never move, so this address stays valid for the registry's lifetime.
+            let slot: *const Slot = &guard.slots[idx as usize];
+            (Key::new(shard, idx), slot)
+        };
         if self.busy.0.load(Ordering::Relaxed) & DRAINING != 0 {
             self.spawned_during_drain.fetch_add(1, Ordering::Relaxed);
         }
-        let key = Key::new(shard, idx);
-        let saved = SPAWNING.with(|c| {
-            c.replace(Spawning {
-                key: key.0,
-                ended: false,
-            })
-        });
-        let mut ins = Inserting {
+        let mut reserved = Reserved {
             registry: self,
-            guard: Some(guard),
             key,
-            saved,
             on_idle,
+            armed: false,
         };
         let handle = spawn(key);
-        let ended = SPAWNING.with(|c| c.replace(ins.saved)).ended;
-        // Disarm the rollback.
-        let Some(mut guard) = ins.guard.take() else {
-            unreachable!("the shard guard is only taken here or on unwind")
-        };
-        drop(ins);
-        if ended {
-            // The runtime dropped the task inside `spawn` (it is shutting down).
-            let dropped = guard.release(idx);
-            let idle = guard.live == 0 && self.shard_idle();
-            drop(guard);
-            drop(dropped);
-            if idle {
-                on_idle();
-            }
-        } else {
-            let mut a = abort(&handle);
-            let slot = &mut guard.slots[idx as usize];
-            if let Some(h) = &a
-                && slot.meta & F_ABORTING != 0
-            {
-                h.abort();
-            }
-            std::mem::swap(&mut slot.abort, &mut a);
-            drop(guard);
+        reserved.armed = true;
+        // SAFETY: `slot` points into a chunk owned by this registry (alive: `&self`). Until
+        // `F_ARMED` is set, nobody else reads or writes `abort` (see `Slot`), and the slot
+        // cannot be freed: `end` marks an unarmed slot `F_ENDED_EARLY` instead of freeing it.
+        let slot = unsafe { &*slot };
+        unsafe { *slot.abort.get() = abort(&handle) };
+        // Release: publishes the handle to whoever sees `F_ARMED`.
+        let prev = slot.meta.fetch_or(F_ARMED, Ordering::AcqRel);
+        if prev & F_ABORTING != 0
+            && let Some(a) = abort(&handle)
+        {
+            // A drain aborted this task while we were spawning it.
+            a.abort();
+        }
+        if prev & F_ENDED_EARLY != 0 {
+            // The task already ended (e.g. the runtime dropped it inside `spawn`).
+            self.release_reserved(key, on_idle);
         }
         handle
+    }
+
+    /// Frees a slot whose task ended before it was armed, or whose spawn failed.
+    fn release_reserved(&self, key: Key, on_idle: &dyn Fn()) {
+        let mut guard = lock(&self.shards[key.shard()].0);
+        let dropped = guard.release(key.idx());
+        let idle = guard.live == 0 && self.shard_idle();
+        drop(guard);
+        drop(dropped);
+        if idle {
+            on_idle();
+        }
     }
 
     /// Called by a task's guard when it ends: frees the slot and counts the outcome. Returns
     /// `true` when the registry became idle (the caller drops the collective reference).
     #[inline]
     pub(crate) fn end(&self, key: Key, outcome: Outcome) -> bool {
-        let inside_spawn = SPAWNING.with(|c| {
-            let mut s = c.get();
-            if s.key == key.0 {
-                s.ended = true;
-                c.set(s);
-                true
-            } else {
-                false
-            }
-        });
-        if inside_spawn {
-            return false;
-        }
         let mut guard = lock(&self.shards[key.shard()].0);
-        let meta = guard.slots[key.idx() as usize].meta;
+        let slot = &guard.slots[key.idx() as usize];
+        let mut meta = slot.meta();
+        if meta & F_ARMED == 0 {
+            // Not armed yet: leave the slot to the spawner, unless it arms it right now.
+            match slot.meta.compare_exchange(
+                meta,
+                meta | F_ENDED_EARLY,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => {
+                    if outcome == Outcome::Completed && meta & F_ABORTING == 0 {
+                        guard.ended_ok += 1;
+                    }
+                    return false;
+                }
+                Err(now) => meta = now, // armed meanwhile (only `F_ARMED` can change here)
+            }
+        }
         if outcome == Outcome::Completed && meta & F_ABORTING == 0 {
             guard.ended_ok += 1;
         }
@@ -520,6 +532,30 @@ impl Registry {
     /// Takes every recorded, not yet reported panic.
     pub(crate) fn take_panics(&self) -> Vec<PanicInfo> {
         std::mem::take(&mut *lock(&self.panics))
+    }
+
+    /// Remembers the count of normally ended tasks at the shutdown request, so tasks that stop
+    /// in response to it count as drained even if they end before `drain` is called.
+    pub(crate) fn mark_request(&self) {
+        let _ = self.drain_base.compare_exchange(
+            u64::MAX,
+            self.ended_ok(),
+            Ordering::AcqRel,
+            Ordering::Acquire,
+        );
+    }
+
+    /// The base for a drain starting now (see `drain_base`).
+    pub(crate) fn drain_base(&self) -> u64 {
+        match self.drain_base.load(Ordering::Acquire) {
+            u64::MAX => self.ended_ok(),
+            base => base,
+        }
+    }
+
+    /// Sets the base for the next drain.
+    pub(crate) fn set_drain_base(&self, base: u64) {
+        self.drain_base.store(base, Ordering::Release);
     }
 
     /// Sum of normally completed tasks over all shards.
@@ -572,35 +608,42 @@ impl Registry {
     pub(crate) fn abort_all(&self) -> Vec<Aborted> {
         let mut out = Vec::new();
         for (shard, s) in self.shards.iter().enumerate() {
-            let mut g = lock(&s.0);
+            let g = lock(&s.0);
             if g.live == 0 {
                 continue;
             }
             for idx in 0..g.slots.len() as u32 {
                 let slot = &g.slots[idx as usize];
-                if slot.location.is_none() || slot.meta & F_ABORTING != 0 {
+                let meta = slot.meta();
+                if slot.location().is_none() || meta & (F_ABORTING | F_ENDED_EARLY) != 0 {
                     continue;
                 }
-                match Kind::from_meta(slot.meta) {
-                    Kind::Thread => continue,
-                    Kind::Blocking => {
-                        if let Some(a) = &slot.abort {
-                            a.abort();
-                        }
-                        continue;
+                let kind = Kind::from_meta(meta);
+                if kind == Kind::Thread {
+                    continue;
+                }
+                let meta = if kind == Kind::Task {
+                    // AcqRel: if the slot is armed we see its handle; if not, the arming
+                    // spawner sees `F_ABORTING` and aborts the task itself.
+                    slot.meta.fetch_or(F_ABORTING, Ordering::AcqRel)
+                } else {
+                    meta
+                };
+                if meta & F_ARMED != 0 {
+                    // SAFETY: armed, and we hold the shard lock, so nobody writes or frees it.
+                    if let Some(a) = unsafe { &*slot.abort.get() } {
+                        // Cancels a blocking job that has not started; a running one cannot be
+                        // stopped and is reported as still running if it outlives the drain.
+                        a.abort();
                     }
-                    Kind::Task => {}
                 }
-                let meta = slot.meta;
-                if let Some(a) = &slot.abort {
-                    a.abort();
-                }
-                g.slots[idx as usize].meta |= F_ABORTING;
-                if let Some((info, _)) = g.info(idx) {
+                if kind == Kind::Task
+                    && let Some((info, _)) = g.info(idx)
+                {
                     out.push(Aborted {
                         key: Key::new(shard, idx),
                         info,
-                        meta,
+                        meta: meta & !STATE_BITS,
                     });
                 }
             }
@@ -612,7 +655,7 @@ impl Registry {
     fn still_there(&self, a: &Aborted) -> bool {
         let g = lock(&self.shards[a.key.shard()].0);
         let s = &g.slots[a.key.idx() as usize];
-        s.location.is_some() && (s.meta & !F_ABORTING) == a.meta
+        s.location().is_some() && (s.meta() & !STATE_BITS) == a.meta
     }
 
     /// Number of aborted tasks whose abort has not landed yet.
@@ -630,8 +673,9 @@ impl Registry {
             }
             for idx in 0..g.slots.len() as u32 {
                 let slot = &g.slots[idx as usize];
-                if slot.location.is_some()
-                    && Kind::from_meta(slot.meta) != Kind::Task
+                if slot.location().is_some()
+                    && slot.meta() & F_ENDED_EARLY == 0
+                    && Kind::from_meta(slot.meta()) != Kind::Task
                     && let Some((info, _)) = g.info(idx)
                 {
                     out.push(info);

@@ -65,8 +65,9 @@ pub struct PanicInfo {
 
 /// What [`Shutdown::drain`](crate::Shutdown::drain) did.
 ///
-/// * `drained`: tasks that ended on their own during the drain — including tasks that stopped
-///   because they observed the shutdown flag at a checkpoint (that is a drain, not a cancel);
+/// * `drained`: tasks that ended on their own since shutdown was requested (or since the drain
+///   started, if it was not requested; or since the previous drain) — including tasks that
+///   stopped because they observed the shutdown flag at a checkpoint (a drain, not a cancel);
 /// * `aborted`: tasks hard-cancelled at the budget, with name, spawn location and age;
 /// * `panicked`: every panic of a tracked task not reported before (panics before the drain
 ///   are reported too: a panic is never lost);
@@ -97,7 +98,8 @@ pub struct PanicInfo {
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct DrainReport {
-    /// Tasks that ended on their own during the drain (incl. those stopped at a checkpoint).
+    /// Tasks that ended on their own since the request / drain start (incl. those stopped at a
+    /// checkpoint).
     pub drained: usize,
     /// Tasks hard-cancelled at the budget.
     pub aborted: Vec<TaskInfo>,

@@ -176,6 +176,7 @@ impl Shutdown {
             return;
         }
         let _ = inner.requested_at.set(Instant::now());
+        inner.registry.mark_request();
         if inner.is_global {
             GLOBAL_REQUESTED.store(true, Ordering::SeqCst);
         }
@@ -270,7 +271,7 @@ impl Shutdown {
         name: Option<Cow<'static, str>>,
         location: &'static Location<'static>,
         spawn: impl FnOnce(Guard) -> T,
-        abort: impl FnOnce(&T) -> Option<tokio::task::AbortHandle>,
+        abort: impl Fn(&T) -> Option<tokio::task::AbortHandle>,
     ) -> T {
         let ptr = Arc::as_ptr(&self.inner);
         // SAFETY (both closures): `ptr` comes from the `Arc` this handle owns, so the count

@@ -9,22 +9,23 @@ use std::time::Duration;
 use common::{child_mode, say, start};
 
 fn child() -> ! {
-    say("starting");
-    shutdown_runtime::__private::main_entry(
-        Duration::from_secs(5),
-        tokio::runtime::Builder::new_multi_thread(),
-        async {
-            // initialisation that does not look at the flag
-            tokio::time::sleep(Duration::from_millis(300)).await;
-            say("initialised");
-            shutdown_runtime::wait_for_shutdown().await;
-            say(&format!(
-                "reason {:?}",
-                shutdown_runtime::Shutdown::global().reason()
-            ));
-            Ok::<(), String>(())
-        },
-    )
+    let mut builder = tokio::runtime::Builder::new_multi_thread();
+    // Printed by the runtime's threads as they start: while `main_entry` builds the runtime
+    // (signals blocked, handlers not yet installed) or just after.
+    builder
+        .worker_threads(2)
+        .on_thread_start(|| say("starting"));
+    shutdown_runtime::__private::main_entry(Duration::from_secs(5), builder, async {
+        // initialisation that does not look at the flag
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        say("initialised");
+        shutdown_runtime::wait_for_shutdown().await;
+        say(&format!(
+            "reason {:?}",
+            shutdown_runtime::Shutdown::global().reason()
+        ));
+        Ok::<(), String>(())
+    })
 }
 
 fn main() {
