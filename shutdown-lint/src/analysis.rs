@@ -149,7 +149,7 @@ pub struct Analyzer {
     config: Arc<Config>,
     aliases: Arc<Aliases>,
     interesting: Arc<HashSet<Canon>>,
-    needles: Vec<memchr::memmem::Finder<'static>>,
+    needles: Arc<Vec<memchr::memmem::Finder<'static>>>,
 }
 
 impl Analyzer {
@@ -203,7 +203,7 @@ impl Analyzer {
             config: Arc::new(config.clone()),
             aliases: Arc::new(aliases),
             interesting: Arc::new(interesting),
-            needles,
+            needles: Arc::new(needles),
         }
     }
 
@@ -215,7 +215,7 @@ impl Analyzer {
     /// Whether any needle occurs in `text` outside a `//` comment.
     pub fn may_match(&self, text: &str) -> bool {
         let b = text.as_bytes();
-        for f in &self.needles {
+        for f in self.needles.iter() {
             for pos in f.find_iter(b) {
                 let line_start = memchr::memrchr(b'\n', &b[..pos]).map_or(0, |i| i + 1);
                 let before = &b[line_start..pos];
@@ -281,6 +281,7 @@ impl Analyzer {
             include_tests: config.include_tests,
             aliases: self.aliases.clone(),
             interesting: self.interesting.clone(),
+            needles: self.needles.clone(),
         };
         let model = if cleaned.len() > collect::STREAMING_THRESHOLD {
             collect::collect_streaming(&cleaned, &index, &opts)

@@ -31,6 +31,8 @@ pub struct CollectOptions {
     pub aliases: Arc<Aliases>,
     /// Paths worth recording and following through glob imports.
     pub interesting: Arc<HashSet<Canon>>,
+    /// The byte scan's words: a macro body containing none of them is not parsed.
+    pub needles: Arc<Vec<memchr::memmem::Finder<'static>>>,
 }
 
 /// Builds the model of a parsed file.
@@ -689,6 +691,17 @@ impl<'a, 'i> Collector<'a, 'i> {
             .map(|s| s.ident.to_string())
             .unwrap_or_default();
         if mac.tokens.is_empty() || macros::is_opaque(&name) {
+            return;
+        }
+        // most bodies (asserts, format arguments, logging) name nothing a rule knows:
+        // re-parsing them would cost about as much as parsing the file
+        let body = self.index.text(mac.delimiter.span().join().byte_range());
+        if !self
+            .opts
+            .needles
+            .iter()
+            .any(|f| f.find(body.as_bytes()).is_some())
+        {
             return;
         }
         let saved = self.ctx.clone();

@@ -88,6 +88,18 @@ impl<'a> LineIndex<'a> {
     pub fn line_count(&self) -> usize {
         self.starts.len()
     }
+
+    /// The text of bytes `range` (clamped to the text; empty when not on char boundaries).
+    ///
+    /// # Examples
+    /// ```
+    /// use shutdown_lint::source::LineIndex;
+    /// assert_eq!(LineIndex::new("ab\ncd").text(3..9), "cd");
+    /// ```
+    pub fn text(&self, range: std::ops::Range<usize>) -> &'a str {
+        let end = range.end.min(self.text.len());
+        self.text.get(range.start.min(end)..end).unwrap_or("")
+    }
 }
 
 /// Deepest nesting in `text`: open brackets plus runs of prefix operators (`!`, `-`, `*`,
