@@ -344,10 +344,14 @@ fn bench_wakeup(iters: usize) {
 
 fn main() {
     // Profiling aid: `SHUTDOWN_BENCH_PROFILE=raw|tracker|tracked` runs only that spawn variant
-    // (5 times); `SHUTDOWN_BENCH_PROFILE=checkpoint` only the checkpoint comparison.
+    // (5 times); `checkpoint` / `spawn` run only that comparison.
     if let Ok(which) = std::env::var("SHUTDOWN_BENCH_PROFILE") {
         if which == "checkpoint" {
             bench_checkpoint(25);
+            return;
+        }
+        if which == "spawn" {
+            bench_spawn(11);
             return;
         }
         let rt = runtime();
