@@ -7,12 +7,11 @@ use std::time::Duration;
 
 use shutdown_runtime::{Budgets, RunConfig};
 
-/// Today `drained` counts only tasks that end after `Shutdown::drain` has started; a child
-/// that observed the flag while the coordinator was still busy (here: 100 ms of synchronous
-/// clean-up, or a panic hook printing a backtrace while holding the stderr lock) ends before
-/// that and appears nowhere in the report (`drained: 0, aborted: []`).
+/// Regression test: `drained` once counted only tasks that ended after `Shutdown::drain` had
+/// started, so a child that observed the flag while the coordinator was still busy (here: 100
+/// ms of synchronous clean-up, or a panic hook printing a backtrace while holding the stderr
+/// lock) appeared nowhere in the report (`drained: 0, aborted: []`).
 #[test]
-#[ignore = "runtime bug: children that stop between the request and the drain's start are not counted as drained"]
 fn a_child_stopping_before_the_drain_starts_is_counted_as_drained() {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

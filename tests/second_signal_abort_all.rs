@@ -48,10 +48,9 @@ fn second_sigterm_aborts_everything_with_its_own_exit_code() {
 }
 
 /// The tasks that the second signal aborted should be named in the report, as a budget abort
-/// names them. Today `signals` aborts them directly (`Shutdown::abort_all`) before `run`'s
-/// zero-budget drain, which then finds nothing: the report says `"aborted":[]`.
+/// names them (regression test: `signals` once aborted them directly, before `run`'s
+/// zero-budget drain, which then found nothing and reported `"aborted":[]`).
 #[test]
-#[ignore = "runtime bug: tasks aborted by a second signal (AbortAll) are missing from the report"]
 fn tasks_aborted_by_the_second_signal_are_named_in_the_report() {
     let (_dir, _ledger, mut proc) = busy_worker("abort-all");
     proc.signal(libc::SIGTERM).expect("worker is running");
