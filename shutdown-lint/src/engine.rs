@@ -164,6 +164,7 @@ fn is_build_dir(e: &ignore::DirEntry) -> bool {
 /// ```
 pub fn lint_paths(paths: &[PathBuf], opts: &LintOptions) -> Result<LintReport, LintError> {
     let start = Instant::now();
+    crate::package::clear_manifest_cache();
     let cwd = match &opts.cwd {
         Some(c) => c.clone(),
         None => std::env::current_dir()

