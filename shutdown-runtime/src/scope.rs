@@ -322,6 +322,7 @@ impl Shutdown {
             Kind::Task,
             None,
             Location::caller(),
+            // shutdown-lint: allow(raw-spawn) -- this is the tracked spawn itself: the task's registry slot is reserved before it starts and freed when it ends
             |g| tokio::spawn(Tracked::new(fut, g)),
             |h| Some(h.abort_handle()),
         )
@@ -352,6 +353,7 @@ impl Shutdown {
             Kind::Task,
             Some(name.into()),
             Location::caller(),
+            // shutdown-lint: allow(raw-spawn) -- this is the tracked spawn itself: the task's registry slot is reserved before it starts and freed when it ends
             |g| tokio::spawn(Tracked::new(fut, g)),
             |h| Some(h.abort_handle()),
         )
@@ -383,6 +385,7 @@ impl Shutdown {
             Kind::Blocking,
             None,
             Location::caller(),
+            // shutdown-lint: allow(raw-spawn) -- this is the tracked spawn itself: the task's registry slot is reserved before it starts and freed when it ends
             |g| tokio::task::spawn_blocking(move || g.run(f)),
             |h| Some(h.abort_handle()),
         )
@@ -414,6 +417,7 @@ impl Shutdown {
             Kind::Task,
             None,
             Location::caller(),
+            // shutdown-lint: allow(raw-spawn) -- this is the tracked spawn itself: the task's registry slot is reserved before it starts and freed when it ends
             |g| tokio::task::spawn_local(Tracked::new(fut, g)),
             |h| Some(h.abort_handle()),
         )

@@ -89,6 +89,7 @@ pub fn install(policy: SecondSignal) -> io::Result<()> {
     let term = signal(SignalKind::terminate())?;
     let int = signal(SignalKind::interrupt())?;
     // Not a tracked task: the listener must outlive every drain (it handles the 2nd signal).
+    // shutdown-lint: allow(raw-spawn) -- the signal listener holds no work and must outlive every drain to apply the second-signal policy
     tokio::spawn(listen(term, int));
     *installed = true;
     tracing::debug!(target: "shutdown_runtime", phase = "signals", ?policy, "SIGTERM and SIGINT handlers installed");
