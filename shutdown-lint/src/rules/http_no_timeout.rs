@@ -67,6 +67,23 @@ pub fn http_ctor(ch: &Chain, wrappers: &[String]) -> Option<(HttpKind, &'static 
     None
 }
 
+/// A client made for one request whose builder sets an overall timeout before sending it:
+/// `reqwest::Client::new().get(url).timeout(d).send()` (atuin `fetch_models`).
+fn one_request_with_timeout(lib: &HttpLib, steps: &[crate::model::Step]) -> bool {
+    const REQUEST_METHODS: &[&str] = &["get", "post", "put", "patch", "delete", "head", "request"];
+    let Some(req) = steps
+        .iter()
+        .position(|s| REQUEST_METHODS.contains(&s.name.as_str()))
+    else {
+        return false;
+    };
+    let send = steps[req..]
+        .iter()
+        .position(|s| SEND_METHODS.contains(&s.name.as_str()))
+        .map_or(steps.len(), |i| req + i);
+    timeout_set(lib, &steps[req + 1..send]) == Some(true)
+}
+
 /// How a timeout method was applied in `steps`: `Some(true)` set, `Some(false)` disabled
 /// with `None`, `None` never called.
 fn timeout_set(lib: &HttpLib, steps: &[crate::model::Step]) -> Option<bool> {
@@ -112,7 +129,7 @@ pub fn clients_without_timeout(
         let item = cu.ctx.item.clone();
         match kind {
             HttpKind::Client | HttpKind::OneShot => {
-                if ch.via_binding {
+                if ch.via_binding || one_request_with_timeout(lib, &ch.steps) {
                     continue;
                 }
                 let what = if kind == HttpKind::OneShot {
