@@ -106,6 +106,7 @@ fn worker() -> &'static Mutex<SyncSender<Job>> {
         let (tx, rx): (SyncSender<Job>, Receiver<Job>) = sync_channel(0);
         std::thread::Builder::new()
             .stack_size(PARSE_STACK_BYTES)
+            // shutdown-lint: allow(detached-thread) -- the fuzz harness's analysis thread lives as long as the fuzzing process; there is nothing to drain
             .spawn(move || {
                 for (sel, data, done) in rx {
                     check(sel, data);
