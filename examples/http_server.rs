@@ -22,7 +22,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use shutdown_discipline::cli::{ArgError, Flags};
-use shutdown_discipline::early_signals::EarlySignals;
+use shutdown_runtime::EarlySignals;
 use shutdown_runtime::{Budgets, RunConfig};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};

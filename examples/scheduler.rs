@@ -24,7 +24,7 @@
 use std::time::Duration;
 
 use shutdown_discipline::cli::{ArgError, Flags};
-use shutdown_discipline::early_signals::EarlySignals;
+use shutdown_runtime::EarlySignals;
 use shutdown_runtime::{Budgets, RunConfig};
 
 const USAGE: &str = "usage: scheduler [--grace-ms MS] [--jobs N] [--tick-ms MS] [--cards N] \

@@ -33,9 +33,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use shutdown_discipline::cli::{ArgError, Flags};
-use shutdown_discipline::early_signals::EarlySignals;
 use shutdown_discipline::ledger::Entry;
 use shutdown_discipline::ledger_file::LedgerFile;
+use shutdown_runtime::EarlySignals;
 use shutdown_runtime::signals::SecondSignal;
 use shutdown_runtime::{Budgets, RunConfig};
 

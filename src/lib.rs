@@ -2,7 +2,6 @@
 //! (the root package owns `examples/` and `tests/`).
 //!
 //! - [`cli`]: the examples' small `--name value` argument parser (bad input → exit 2);
-//! - [`early_signals`]: holding SIGTERM/SIGINT back until `run` has installed its handlers;
 //! - [`ledger`]: the worker's `begin <id>` / `commit <id>` ledger format and the checks the
 //!   tests apply to it (nothing half done, every unit committed exactly once);
 //! - [`ledger_file`]: appending to that ledger with an fsync per line;
@@ -10,7 +9,6 @@
 //!   line.
 
 pub mod cli;
-pub mod early_signals;
 pub mod ledger;
 pub mod ledger_file;
 pub mod report_line;

@@ -41,6 +41,7 @@
 mod budgets;
 mod clock;
 pub mod drain;
+mod early_signals;
 pub mod exit;
 pub mod observe;
 mod reason;
@@ -62,6 +63,7 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 pub use budgets::{BudgetError, Budgets};
+pub use early_signals::EarlySignals;
 pub use observe::{record_retry, retry_count};
 pub use reason::ShutdownReason;
 pub use report::{DrainReport, PanicInfo, TaskInfo};

@@ -120,18 +120,25 @@ pub fn main_entry<T: MainResult>(
     mut builder: tokio::runtime::Builder,
     body: impl Future<Output = T> + Send + 'static,
 ) -> ! {
-    let saved = crate::signals::block_startup();
+    let early = crate::EarlySignals::block()
+        .inspect_err(|e| eprintln!("warning: cannot block signals during start-up: {e}"))
+        .ok();
+    let release = |early: Option<crate::EarlySignals>| {
+        if let Some(early) = early {
+            early.release();
+        }
+    };
     let rt = match builder.enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
-            crate::signals::unblock_startup(saved);
+            release(early);
             eprintln!("Error: cannot build the tokio runtime: {e}");
             std::process::exit(crate::exit::EXIT_FAILURE);
         }
     };
     let code = rt.block_on(async move {
         let installed = crate::signals::install(crate::signals::SecondSignal::default());
-        crate::signals::unblock_startup(saved);
+        release(early);
         if let Err(e) = installed {
             tracing::error!(target: "shutdown_runtime", error = %e, "could not install signal handlers");
         }

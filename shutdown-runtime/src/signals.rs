@@ -152,7 +152,7 @@ fn reraise(signo: i32) -> ! {
         sa.sa_sigaction = libc::SIG_DFL;
         libc::sigemptyset(&mut sa.sa_mask);
         libc::sigaction(signo, &sa, std::ptr::null_mut());
-        // The signal may be blocked in this thread (see `block_startup`): unblock it here so
+        // The signal may be blocked in this thread (see `EarlySignals`): unblock it here so
         // the process-directed signal below can be delivered to this very thread.
         let mut set: libc::sigset_t = std::mem::zeroed();
         libc::sigemptyset(&mut set);
@@ -163,35 +163,6 @@ fn reraise(signo: i32) -> ! {
     // Delivery is asynchronous; if it somehow does not kill us, exit with the shell's code.
     std::thread::sleep(std::time::Duration::from_secs(1));
     std::process::exit(128 + signo)
-}
-
-/// The thread's signal mask before [`block_startup`], to restore with [`unblock_startup`].
-#[derive(Clone, Copy)]
-pub(crate) struct SavedMask(libc::sigset_t);
-
-/// Blocks SIGTERM and SIGINT in the calling thread (and in threads it spawns from now on),
-/// so a signal that arrives while the runtime is being built stays pending instead of killing
-/// the process; [`unblock_startup`] delivers it to the handler installed meanwhile.
-pub(crate) fn block_startup() -> Option<SavedMask> {
-    // SAFETY: plain libc calls on zero-initialised sigset_t values.
-    unsafe {
-        let mut set: libc::sigset_t = std::mem::zeroed();
-        let mut old: libc::sigset_t = std::mem::zeroed();
-        libc::sigemptyset(&mut set);
-        libc::sigaddset(&mut set, libc::SIGTERM);
-        libc::sigaddset(&mut set, libc::SIGINT);
-        (libc::pthread_sigmask(libc::SIG_BLOCK, &set, &mut old) == 0).then_some(SavedMask(old))
-    }
-}
-
-/// Restores the calling thread's mask saved by [`block_startup`].
-pub(crate) fn unblock_startup(saved: Option<SavedMask>) {
-    if let Some(SavedMask(old)) = saved {
-        // SAFETY: `old` was filled by pthread_sigmask.
-        unsafe {
-            libc::pthread_sigmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
-        }
-    }
 }
 
 /// Resolves when a second signal under `AbortAll` has arrived.

@@ -22,12 +22,13 @@ use std::io;
 /// # Examples
 ///
 /// ```
-/// use shutdown_discipline::early_signals::EarlySignals;
+/// use shutdown_runtime::EarlySignals;
 ///
 /// let early = EarlySignals::block().expect("sigprocmask");
 /// // ... build the runtime, enter `shutdown_runtime::run`, which installs the handlers ...
 /// early.release();
 /// ```
+#[must_use = "the signals stay blocked until `release` is called"]
 pub struct EarlySignals {
     previous: libc::sigset_t,
 }
@@ -49,7 +50,7 @@ impl EarlySignals {
     /// # Examples
     ///
     /// ```
-    /// use shutdown_discipline::early_signals::EarlySignals;
+    /// use shutdown_runtime::EarlySignals;
     ///
     /// EarlySignals::block().unwrap().release();
     /// ```
@@ -76,7 +77,7 @@ impl EarlySignals {
     /// # Examples
     ///
     /// ```
-    /// use shutdown_discipline::early_signals::EarlySignals;
+    /// use shutdown_runtime::EarlySignals;
     ///
     /// let early = EarlySignals::block().unwrap();
     /// early.release();
