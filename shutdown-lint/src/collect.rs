@@ -290,6 +290,16 @@ impl<'a, 'i> Collector<'a, 'i> {
         }
     }
 
+    /// The known value of a single-segment name: a local binding in scope shadows a const of
+    /// the file.
+    fn value_of(&self, name: &str) -> Option<&BindVal> {
+        if self.resolver.is_binding(name) {
+            self.binding_val(name)
+        } else {
+            self.consts.get(name)
+        }
+    }
+
     fn binding_val(&self, name: &str) -> Option<&BindVal> {
         self.values
             .iter()
@@ -328,12 +338,7 @@ impl<'a, 'i> Collector<'a, 'i> {
             }
             syn::Expr::Path(p) if p.path.segments.len() == 1 => {
                 let name = p.path.segments[0].ident.to_string();
-                let v = if self.resolver.is_binding(&name) {
-                    self.binding_val(&name)
-                } else {
-                    self.consts.get(&name)
-                };
-                match v {
+                match self.value_of(&name) {
                     Some(BindVal::Num(n)) => Some(*n),
                     _ => None,
                 }
@@ -367,12 +372,7 @@ impl<'a, 'i> Collector<'a, 'i> {
             }
             syn::Expr::Path(p) if p.path.segments.len() == 1 => {
                 let name = p.path.segments[0].ident.to_string();
-                let v = if self.resolver.is_binding(&name) {
-                    self.binding_val(&name)
-                } else {
-                    self.consts.get(&name)
-                };
-                match v {
+                match self.value_of(&name) {
                     Some(BindVal::Duration(d)) => Some(*d),
                     Some(BindVal::Chain(ch)) => duration_of_chain(ch),
                     _ => None,
