@@ -11,7 +11,7 @@ mod common;
 use std::os::unix::process::ExitStatusExt;
 use std::time::Duration;
 
-use common::{Proc, Rng, count_from_env, example, read_ledger, worker_args};
+use common::{Proc, Rng, assert_no_failures, count_from_env, example, read_ledger, worker_args};
 use shutdown_discipline::report_line::ReportLine;
 
 const UNITS: u64 = 30;
@@ -100,13 +100,7 @@ fn run_trials(count: usize) {
         tally.redone_units,
         tally.failures.len()
     );
-    assert!(
-        tally.failures.is_empty(),
-        "{} of {} trials failed:\n{}",
-        tally.failures.len(),
-        tally.trials,
-        tally.failures.join("\n\n")
-    );
+    assert_no_failures(&tally.failures, tally.trials);
     assert!(tally.kills > 0, "no run was killed");
 }
 

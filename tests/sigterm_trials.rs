@@ -10,7 +10,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{Proc, Rng, count_from_env, example, read_ledger, worker_args};
+use common::{Proc, Rng, assert_no_failures, count_from_env, example, read_ledger, worker_args};
 use shutdown_discipline::report_line::ReportLine;
 
 const UNITS: u64 = 40;
@@ -114,13 +114,7 @@ fn run_trials(count: usize) {
         tally.max_signal_to_exit,
         tally.failures.len()
     );
-    assert!(
-        tally.failures.is_empty(),
-        "{} of {} trials failed:\n{}",
-        tally.failures.len(),
-        tally.trials,
-        tally.failures.join("\n\n")
-    );
+    assert_no_failures(&tally.failures, tally.trials);
     assert!(tally.signalled > 0, "no trial received its signal mid-run");
 }
 

@@ -352,6 +352,16 @@ pub(crate) fn args(list: &[&str]) -> Vec<String> {
 }
 
 /// Reads a count from the environment (for the long trials), else `default`.
+/// Fails the test with every failed trial's description when any trial failed.
+pub(crate) fn assert_no_failures(failures: &[String], trials: usize) {
+    assert!(
+        failures.is_empty(),
+        "{} of {trials} trials failed:\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
+}
+
 pub(crate) fn count_from_env(var: &str, default: usize) -> usize {
     match std::env::var(var) {
         Ok(value) => value
