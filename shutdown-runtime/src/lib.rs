@@ -44,6 +44,7 @@ pub mod drain;
 mod early_signals;
 pub mod exit;
 pub mod observe;
+pub mod phase;
 mod reason;
 mod registry;
 mod report;

@@ -12,6 +12,7 @@ use tokio::time::{Instant, timeout_at};
 
 use crate::budgets::Budgets;
 use crate::exit::{EXIT_ABORTED, EXIT_CLEAN, EXIT_FAILURE, EXIT_SECOND_SIGNAL};
+use crate::phase::{Phase, Phases};
 use crate::reason::ShutdownReason;
 use crate::report::DrainReport;
 use crate::scope::Shutdown;
@@ -148,6 +149,8 @@ pub struct RunConfig {
     budgets: Budgets,
     second_signal: SecondSignal,
     install_signals: bool,
+    ready_delay: Duration,
+    phases: Option<Phases>,
 }
 
 impl RunConfig {
@@ -162,7 +165,55 @@ impl RunConfig {
             budgets,
             second_signal: SecondSignal::default(),
             install_signals: true,
+            ready_delay: Duration::ZERO,
+            phases: None,
         }
+    }
+
+    /// How long to stay in [`Phase::NotReady`] after the shutdown request before
+    /// [`Phase::Stopping`] (default zero): readiness already answers 503 and a server still
+    /// accepts, so load balancers and endpoint lists catch up before the listener closes. The
+    /// main future and the children keep running meanwhile; the delay counts against the
+    /// children budget (both run from the request) and is capped at half of it.
+    ///
+    /// ```
+    /// # use shutdown_runtime::{RunConfig, Budgets};
+    /// # use std::time::Duration;
+    /// let cfg = RunConfig::new(Budgets::from_grace(Duration::from_secs(30)))
+    ///     .ready_delay(Duration::from_secs(5));
+    /// assert_eq!(cfg.get_ready_delay(), Duration::from_secs(5));
+    /// ```
+    pub fn ready_delay(mut self, delay: Duration) -> RunConfig {
+        self.ready_delay = delay;
+        self
+    }
+
+    /// The ready-delay (see [`ready_delay`](RunConfig::ready_delay)), capped at half the
+    /// children budget.
+    ///
+    /// ```
+    /// # use shutdown_runtime::{RunConfig, Budgets};
+    /// # use std::time::Duration;
+    /// let cfg = RunConfig::new(Budgets::from_grace(Duration::from_secs(3))) // children: 2 s
+    ///     .ready_delay(Duration::from_secs(60));
+    /// assert_eq!(cfg.get_ready_delay(), Duration::from_secs(1));
+    /// ```
+    pub fn get_ready_delay(&self) -> Duration {
+        self.ready_delay.min(self.budgets.children() / 2)
+    }
+
+    /// The [`Phases`] this life cycle drives (default: [`Phases::global`] for [`run`] and
+    /// [`RunConfig::run`]).
+    ///
+    /// ```
+    /// # use shutdown_runtime::{RunConfig, Budgets, phase::Phases};
+    /// let phases = Phases::new();
+    /// let cfg = RunConfig::new(Budgets::from_grace(std::time::Duration::from_secs(1))).phases(&phases);
+    /// # let _ = cfg;
+    /// ```
+    pub fn phases(mut self, phases: &Phases) -> RunConfig {
+        self.phases = Some(phases.clone());
+        self
     }
 
     /// The policy for a second signal.
@@ -312,6 +363,12 @@ where
     }
     signals::RUN_ACTIVE.store(true, Ordering::SeqCst);
     let budgets = cfg.budgets;
+    let ready_delay = cfg.get_ready_delay();
+    let phases = match cfg.phases {
+        Some(phases) => phases,
+        None if std::ptr::eq(scope, Shutdown::global()) => Phases::global().clone(),
+        None => Phases::linked(scope),
+    };
     tracing::info!(target: "shutdown_runtime", phase = "run", grace_ms = budgets.grace().as_millis() as u64, "running");
 
     let mut main = pin!(CatchUnwind(main));
@@ -340,15 +397,45 @@ where
         .unwrap_or_default();
     let now = Instant::now();
     let t0 = now.checked_sub(since).unwrap_or(now);
+    phases.advance_at(Phase::NotReady, t0);
+    if !forced && !ready_delay.is_zero() {
+        // Not ready, still serving: main keeps running through the ready-delay.
+        let mut until = pin!(tokio::time::sleep_until(t0 + ready_delay));
+        tokio::select! {
+            biased;
+            _ = signals::forced() => forced = true,
+            r = &mut main, if status_.is_none() => {
+                status_ = Some(status(r));
+                tokio::select! {
+                    biased;
+                    _ = signals::forced() => forced = true,
+                    () = &mut until => {}
+                }
+            }
+            () = &mut until => {}
+        }
+    }
+    phases.advance(Phase::Stopping);
     tracing::info!(target: "shutdown_runtime", phase = "shutdown", reason = ?scope.reason(), "shutdown: coordinator and children draining");
 
     let children_budget = if forced {
         Duration::ZERO
     } else {
-        (t0 + budgets.children()).saturating_duration_since(now)
+        (t0 + budgets.children()).saturating_duration_since(Instant::now())
     };
     let mut report = {
-        let drain = scope.drain(children_budget);
+        let drain = async {
+            let drain = scope.drain(children_budget);
+            let mut drain = pin!(drain);
+            tokio::select! {
+                report = &mut drain => report,
+                () = tokio::time::sleep(children_budget) => {
+                    // The drain is aborting what is left (it reports it).
+                    phases.advance(Phase::Aborting);
+                    drain.await
+                }
+            }
+        };
         let coordinator = async {
             if status_.is_none() && !forced {
                 match timeout_at(t0 + budgets.coordinator(), &mut main).await {
@@ -364,6 +451,7 @@ where
             biased;
             _ = signals::forced(), if !forced => {
                 forced = true;
+                phases.advance(Phase::Aborting);
                 scope.drain(Duration::ZERO).await
             }
             (report, ()) = async { tokio::join!(drain, coordinator) } => report,
@@ -381,6 +469,9 @@ where
             left.min(budgets.children())
         };
         let late = scope.drain(budget).await;
+        if !late.aborted.is_empty() {
+            phases.advance(Phase::Aborting);
+        }
         report.drained += late.drained;
         report.aborted.extend(late.aborted);
         report.panicked.extend(late.panicked);
@@ -390,6 +481,8 @@ where
     }
     forced |= signals::FORCED.load(Ordering::SeqCst);
     signals::RUN_ACTIVE.store(false, Ordering::SeqCst);
+    phases.advance(Phase::Exited);
+    phases.emit();
 
     let outcome = Outcome {
         report,
@@ -497,6 +590,40 @@ mod tests {
         let o = lifecycle(cfg(3), &s, async {}).await;
         assert_eq!(o.reason, Some(ShutdownReason::Signal(libc::SIGTERM)));
         assert_eq!(o.exit_code(), EXIT_CLEAN);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn phases_follow_the_life_cycle_and_main_runs_through_the_ready_delay() {
+        let s = Shutdown::new();
+        let phases = Phases::linked(&s);
+        let (s2, p2) = (s.clone(), phases.clone());
+        let o = lifecycle(
+            cfg(30).ready_delay(3 * SEC).phases(&phases),
+            &s,
+            async move {
+                s2.spawn_named("stuck", std::future::pending::<()>());
+                s2.wait().await;
+                let asked = Instant::now();
+                assert!(!p2.is_ready());
+                assert_eq!(p2.current(), Phase::NotReady);
+                p2.reached(Phase::Stopping).await; // main is still polled during the delay
+                assert_eq!(asked.elapsed(), 3 * SEC);
+            },
+        );
+        let t0 = Instant::now();
+        s.request();
+        let o = o.await;
+        assert_eq!(o.main, MainStatus::Ok);
+        assert_eq!(o.report.aborted[0].name, "stuck");
+        let took = t0.elapsed();
+        assert!(
+            took >= 20 * SEC && took <= 20 * SEC + crate::drain::ABORT_LANDING,
+            "{took:?}"
+        );
+        assert_eq!(phases.current(), Phase::Exited);
+        assert_eq!(phases.time_in(Phase::NotReady), Some(3 * SEC));
+        assert_eq!(phases.time_in(Phase::Stopping), Some(17 * SEC));
+        assert!(phases.time_in(Phase::Aborting).is_some());
     }
 
     #[tokio::test(start_paused = true)]
