@@ -69,6 +69,7 @@ pub(crate) async fn drain(inner: &Inner, budget: Duration) -> DrainReport {
         still_running_blocking,
         spawned_during_drain,
         elapsed: start.elapsed(),
+        loops_stopped_early: crate::stops::take(std::ptr::from_ref(inner) as usize),
     };
     tracing::info!(
         target: "shutdown_runtime",

@@ -51,7 +51,9 @@ mod report;
 mod run;
 mod scope;
 pub mod signals;
+mod stops;
 mod tracked;
+pub mod unit;
 mod wait;
 
 #[doc(hidden)]
@@ -70,6 +72,7 @@ pub use reason::ShutdownReason;
 pub use report::{DrainReport, PanicInfo, TaskInfo};
 pub use run::{MainResult, MainStatus, Outcome, RunConfig, run};
 pub use scope::Shutdown;
+pub use stops::{LoopSite, LoopStop};
 pub use wait::WaitForShutdown;
 
 #[cfg(feature = "macros")]

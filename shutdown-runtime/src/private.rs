@@ -15,10 +15,71 @@ pub fn global() -> &'static Shutdown {
     Shutdown::global()
 }
 
-/// The checkpoint inserted in loops: `scope.is_requested()`.
+pub use crate::stops::LoopSite;
+pub use crate::unit;
+
+/// The checkpoint of a loop that claims units of work: `true` when the loop must stop.
+///
+/// Fast path: `!scope.is_requested()` → `false`, one atomic load (`site` is not touched).
+/// Slow path (only after a request): inside a claimed unit (see [`unit`]) → `false`, the
+/// enclosing unit runs to its end; otherwise the stop of the loop at `site` is recorded for the
+/// drain report → `true`.
 #[inline(always)]
-pub fn checkpoint(scope: &Shutdown) -> bool {
-    scope.is_requested()
+pub fn checkpoint(scope: &Shutdown, site: &'static LoopSite) -> bool {
+    if !scope.is_requested() {
+        return false;
+    }
+    stop(scope, site)
+}
+
+/// [`checkpoint`] on the global scope: the fast path reads the global flag directly.
+#[inline(always)]
+pub fn checkpoint_global(site: &'static LoopSite) -> bool {
+    if !crate::shutdown_requested() {
+        return false;
+    }
+    stop(Shutdown::global(), site)
+}
+
+#[cold]
+#[inline(never)]
+fn stop(scope: &Shutdown, site: &'static LoopSite) -> bool {
+    if unit::in_unit() {
+        return false;
+    }
+    crate::stops::record(Arc::as_ptr(&scope.inner) as usize, site);
+    true
+}
+
+/// The checkpoint of a nested loop opted in with `#[drainable(partial)]`: it runs inside the
+/// claimed unit of its function's outermost loop, whose guard set depth `claimed_at`. It
+/// stops when that unit is the only one (`claimed_at <= 1`): not inside a unit claimed by a
+/// caller or a request being served.
+#[inline(always)]
+pub fn checkpoint_partial(scope: &Shutdown, site: &'static LoopSite, claimed_at: u32) -> bool {
+    if !scope.is_requested() {
+        return false;
+    }
+    stop_partial(scope, site, claimed_at)
+}
+
+/// [`checkpoint_partial`] on the global scope.
+#[inline(always)]
+pub fn checkpoint_partial_global(site: &'static LoopSite, claimed_at: u32) -> bool {
+    if !crate::shutdown_requested() {
+        return false;
+    }
+    stop_partial(Shutdown::global(), site, claimed_at)
+}
+
+#[cold]
+#[inline(never)]
+fn stop_partial(scope: &Shutdown, site: &'static LoopSite, claimed_at: u32) -> bool {
+    if claimed_at > 1 {
+        return false;
+    }
+    crate::stops::record(Arc::as_ptr(&scope.inner) as usize, site);
+    true
 }
 
 /// Anything that can name a scope in `#[drainable(scope = expr)]`.
@@ -147,4 +208,74 @@ pub fn main_entry<T: MainResult>(
     });
     rt.shutdown_timeout(crate::drain::ABORT_LANDING);
     std::process::exit(code)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    static SITE: LoopSite = LoopSite {
+        file: "jobs.rs",
+        line: 7,
+        column: 5,
+    };
+
+    #[tokio::test]
+    async fn the_checkpoint_stops_outside_units_only_and_the_drain_reports_it() {
+        let s = Shutdown::new();
+        assert!(!checkpoint(&s, &SITE));
+        s.request();
+        {
+            let _unit = unit::enter();
+            assert!(!checkpoint(&s, &SITE), "a claimed unit is never cut");
+            assert!(!checkpoint_partial(&s, &SITE, 2), "a caller's unit");
+            assert!(checkpoint_partial(&s, &SITE, 1), "its own unit only");
+        }
+        assert!(checkpoint(&s, &SITE));
+        let report = s.drain(Duration::from_secs(1)).await;
+        assert_eq!(report.loops_stopped_early.len(), 1);
+        assert_eq!(report.loops_stopped_early[0].count, 2);
+        assert_eq!(report.loops_stopped_early[0].site.to_string(), "jobs.rs:7");
+        assert!(
+            report
+                .to_json_line()
+                .contains(r#""loops_stopped_early":[{"location":"jobs.rs:7","count":2}]"#)
+        );
+        assert!(
+            s.drain(Duration::from_secs(1))
+                .await
+                .loops_stopped_early
+                .is_empty()
+        );
+    }
+
+    #[tokio::test]
+    async fn a_tracked_task_starts_outside_the_spawners_unit() {
+        let s = Shutdown::new();
+        let _unit = unit::enter();
+        let inside = s.spawn(async { unit::in_unit() }).await.unwrap();
+        assert!(!inside);
+        assert!(unit::in_unit());
+    }
+
+    #[tokio::test]
+    async fn a_task_spawned_while_serving_a_request_belongs_to_it() {
+        let s = Shutdown::new();
+        let s2 = s.clone();
+        let (inside, grandchild) = unit::claimed(async move {
+            let _loop_unit = unit::enter();
+            let s3 = s2.clone();
+            s2.spawn(async move {
+                let grandchild = s3.spawn(async { unit::depth() }).await.unwrap();
+                (unit::depth(), grandchild)
+            })
+            .await
+            .unwrap()
+        })
+        .await;
+        assert_eq!((inside, grandchild), (1, 1));
+        let blocking = unit::claimed(async { s.spawn_blocking(unit::depth).await.unwrap() }).await;
+        assert_eq!(blocking, 1);
+        assert_eq!(s.spawn_blocking(unit::depth).await.unwrap(), 0);
+    }
 }

@@ -6,6 +6,8 @@ use std::time::Duration;
 
 use serde::{Serialize, Serializer};
 
+use crate::stops::LoopStop;
+
 /// A tracked task (or blocking job, or thread) named in a report.
 ///
 /// Serializes as `{"name": "...", "location": "file:line:col", "age_ms": 12.5}`.
@@ -75,7 +77,10 @@ pub struct PanicInfo {
 ///   when the report was made (they cannot be aborted);
 /// * `spawned_during_drain`: tasks spawned while the drain ran (accepted, tracked, counted, and
 ///   aborted at the budget like the others);
-/// * `elapsed`: wall time of the drain, serialized as `elapsed_ms`.
+/// * `elapsed`: wall time of the drain, serialized as `elapsed_ms`;
+/// * `loops_stopped_early`: loops that a `#[drainable]` checkpoint stopped before they ran out
+///   of work (their code after the loop recorded a partial result), with `file:line` and how
+///   many times; serialized only when not empty.
 ///
 /// # Examples
 ///
@@ -112,6 +117,9 @@ pub struct DrainReport {
     /// Wall time of the drain.
     #[serde(rename = "elapsed_ms", serialize_with = "ser_ms")]
     pub elapsed: Duration,
+    /// Loops stopped early by a checkpoint (site and count), in the order they first stopped.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub loops_stopped_early: Vec<LoopStop>,
 }
 
 impl DrainReport {

@@ -371,7 +371,8 @@ where
     };
     tracing::info!(target: "shutdown_runtime", phase = "run", grace_ms = budgets.grace().as_millis() as u64, "running");
 
-    let mut main = pin!(CatchUnwind(main));
+    // Its own unit context: units the coordinator claims are seen only by its own code.
+    let mut main = pin!(CatchUnwind(crate::unit::isolate(main)));
     let first = tokio::select! {
         biased;
         _ = signals::forced() => First::Forced,
@@ -478,7 +479,13 @@ where
         report.still_running_blocking = late.still_running_blocking;
         report.spawned_during_drain += late.spawned_during_drain;
         report.elapsed += late.elapsed;
+        crate::stops::merge(&mut report.loops_stopped_early, late.loops_stopped_early);
     }
+    // Loops stopped after the last drain (e.g. the coordinator's own) are reported too.
+    crate::stops::merge(
+        &mut report.loops_stopped_early,
+        crate::stops::take(std::sync::Arc::as_ptr(&scope.inner) as usize),
+    );
     forced |= signals::FORCED.load(Ordering::SeqCst);
     signals::RUN_ACTIVE.store(false, Ordering::SeqCst);
     phases.advance(Phase::Exited);

@@ -323,7 +323,7 @@ impl Shutdown {
             None,
             Location::caller(),
             // shutdown-lint: allow(raw-spawn) -- this is the tracked spawn itself: the task's registry slot is reserved before it starts and freed when it ends
-            |g| tokio::spawn(Tracked::new(fut, g)),
+            |g| tokio::spawn(Tracked::new(crate::unit::spawned(fut), g)),
             |h| Some(h.abort_handle()),
         )
     }
@@ -354,7 +354,7 @@ impl Shutdown {
             Some(name.into()),
             Location::caller(),
             // shutdown-lint: allow(raw-spawn) -- this is the tracked spawn itself: the task's registry slot is reserved before it starts and freed when it ends
-            |g| tokio::spawn(Tracked::new(fut, g)),
+            |g| tokio::spawn(Tracked::new(crate::unit::spawned(fut), g)),
             |h| Some(h.abort_handle()),
         )
     }
@@ -385,8 +385,11 @@ impl Shutdown {
             Kind::Blocking,
             None,
             Location::caller(),
-            // shutdown-lint: allow(raw-spawn) -- this is the tracked spawn itself: the task's registry slot is reserved before it starts and freed when it ends
-            |g| tokio::task::spawn_blocking(move || g.run(f)),
+            |g| {
+                let f = crate::unit::spawned_fn(f);
+                // shutdown-lint: allow(raw-spawn) -- this is the tracked spawn itself: the task's registry slot is reserved before it starts and freed when it ends
+                tokio::task::spawn_blocking(move || g.run(f))
+            },
             |h| Some(h.abort_handle()),
         )
     }
@@ -418,7 +421,7 @@ impl Shutdown {
             None,
             Location::caller(),
             // shutdown-lint: allow(raw-spawn) -- this is the tracked spawn itself: the task's registry slot is reserved before it starts and freed when it ends
-            |g| tokio::task::spawn_local(Tracked::new(fut, g)),
+            |g| tokio::task::spawn_local(Tracked::new(crate::unit::spawned(fut), g)),
             |h| Some(h.abort_handle()),
         )
     }
@@ -450,7 +453,10 @@ impl Shutdown {
             Kind::Thread,
             None,
             Location::caller(),
-            |g| std::thread::spawn(move || g.run(f)),
+            |g| {
+                let f = crate::unit::spawned_fn(f);
+                std::thread::spawn(move || g.run(f))
+            },
             |_| None,
         )
     }

@@ -135,7 +135,11 @@ impl Emitter {
             let private = self.private();
             let scope = self.scope_ref();
             parse(quote! {
-                if #private::checkpoint(#scope) {
+                if #private::checkpoint(#scope, &#private::LoopSite {
+                    file: ::core::file!(),
+                    line: ::core::line!(),
+                    column: ::core::column!(),
+                }) {
                     break;
                 }
             })
