@@ -137,6 +137,9 @@ pub struct FileAnalysis {
     pub too_deep: usize,
     /// Test items skipped.
     pub test_items_skipped: usize,
+    /// Elementary name-resolution steps (linear in the file: see
+    /// [`crate::resolve::Resolver::ops`]).
+    pub resolve_ops: u64,
     /// Rules set to `allow` (their suppressions are never "unused").
     pub allowed_rules: Vec<String>,
     /// Levels of `suppression-without-reason` and `unused-suppression`.
@@ -336,6 +339,7 @@ impl Analyzer {
         a.unanalysed_by_name = model.unanalysed_by_name.clone();
         a.too_deep = model.too_deep;
         a.test_items_skipped = model.test_items_skipped;
+        a.resolve_ops = model.resolve_ops;
         suppress::apply(&mut a.findings, &mut a.facts.suppressions);
         a
     }

@@ -141,4 +141,6 @@ pub struct FileModel {
     pub too_deep: usize,
     /// Items skipped as test code.
     pub test_items_skipped: usize,
+    /// Elementary name-resolution steps the walk took ([`crate::resolve::Resolver::ops`]).
+    pub resolve_ops: u64,
 }

@@ -1,0 +1,87 @@
+//! Attribute and pattern helpers of the walk: `#[cfg(test)]` and test attributes, Windows-only
+//! `cfg`s, path segments and the names a pattern binds.
+
+/// `#[cfg(..)]` predicate text, e.g. `windows`, `test`, `all(test, unix)`.
+pub(super) fn cfg_text(attr: &syn::Attribute) -> Option<String> {
+    if !attr.path().is_ident("cfg") {
+        return None;
+    }
+    match &attr.meta {
+        syn::Meta::List(l) => Some(l.tokens.to_string()),
+        _ => None,
+    }
+}
+
+pub(super) fn is_test_attrs(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| {
+        if let Some(t) = cfg_text(a) {
+            let words: Vec<&str> = t
+                .split(|c: char| !c.is_alphanumeric() && c != '_')
+                .collect();
+            return words.contains(&"test") && !words.contains(&"not");
+        }
+        let last = a
+            .path()
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .unwrap_or_default();
+        matches!(
+            last.as_str(),
+            "test" | "rstest" | "test_case" | "quickcheck" | "bench"
+        )
+    })
+}
+
+pub(super) fn is_windows_cfg_text(t: &str) -> bool {
+    let t: String = t.chars().filter(|c| !c.is_whitespace()).collect();
+    t == "windows"
+        || t == "target_os=\"windows\""
+        || t == "target_family=\"windows\""
+        || t == "not(unix)"
+        || (t.starts_with("all(") && (t.contains("(windows") || t.contains(",windows")))
+}
+
+pub(super) fn is_windows_only(attrs: &[syn::Attribute]) -> bool {
+    attrs
+        .iter()
+        .any(|a| cfg_text(a).is_some_and(|t| is_windows_cfg_text(&t)))
+}
+
+pub(super) fn path_segs(p: &syn::Path) -> Vec<String> {
+    p.segments.iter().map(|s| s.ident.to_string()).collect()
+}
+
+pub(super) fn pat_idents(p: &syn::Pat, out: &mut Vec<String>) {
+    match p {
+        syn::Pat::Ident(i) => {
+            out.push(i.ident.to_string());
+            if let Some((_, sub)) = &i.subpat {
+                pat_idents(sub, out);
+            }
+        }
+        syn::Pat::Or(o) => o.cases.iter().for_each(|c| pat_idents(c, out)),
+        syn::Pat::Paren(x) => pat_idents(&x.pat, out),
+        syn::Pat::Reference(r) => pat_idents(&r.pat, out),
+        syn::Pat::Slice(s) => s.elems.iter().for_each(|c| pat_idents(c, out)),
+        syn::Pat::Struct(s) => s.fields.iter().for_each(|f| pat_idents(&f.pat, out)),
+        syn::Pat::Tuple(t) => t.elems.iter().for_each(|c| pat_idents(c, out)),
+        syn::Pat::TupleStruct(t) => t.elems.iter().for_each(|c| pat_idents(c, out)),
+        syn::Pat::Type(t) => pat_idents(&t.pat, out),
+        _ => {}
+    }
+}
+
+pub(super) fn expr_attrs(e: &syn::Expr) -> &[syn::Attribute] {
+    match e {
+        syn::Expr::Call(x) => &x.attrs,
+        syn::Expr::MethodCall(x) => &x.attrs,
+        syn::Expr::Block(x) => &x.attrs,
+        syn::Expr::If(x) => &x.attrs,
+        syn::Expr::Macro(x) => &x.attrs,
+        syn::Expr::Match(x) => &x.attrs,
+        syn::Expr::Try(x) => &x.attrs,
+        syn::Expr::Await(x) => &x.attrs,
+        _ => &[],
+    }
+}

@@ -1,0 +1,126 @@
+//! Argument values known at lint time: numbers, durations (`Duration::from_secs(30)`, a
+//! `const`, a binding), `None`; the file's numeric and duration consts.
+
+use super::state::{BindVal, Collector};
+use crate::model::{ArgValue, Chain};
+use crate::resolve::Resolution;
+use crate::resolve::known;
+use syn::spanned::Spanned;
+
+impl Collector<'_, '_> {
+    pub(super) fn eval_number(&self, e: &syn::Expr, depth: usize) -> Option<f64> {
+        if depth > 16 {
+            return None;
+        }
+        match e {
+            syn::Expr::Lit(l) => match &l.lit {
+                syn::Lit::Int(i) => i.base10_parse::<u128>().ok().map(|v| v as f64),
+                syn::Lit::Float(f) => f.base10_parse::<f64>().ok(),
+                _ => None,
+            },
+            syn::Expr::Paren(p) => self.eval_number(&p.expr, depth + 1),
+            syn::Expr::Group(g) => self.eval_number(&g.expr, depth + 1),
+            syn::Expr::Cast(c) => self.eval_number(&c.expr, depth + 1),
+            syn::Expr::Binary(b) => {
+                let (l, r) = (
+                    self.eval_number(&b.left, depth + 1)?,
+                    self.eval_number(&b.right, depth + 1)?,
+                );
+                match b.op {
+                    syn::BinOp::Mul(_) => Some(l * r),
+                    syn::BinOp::Add(_) => Some(l + r),
+                    syn::BinOp::Sub(_) => Some(l - r),
+                    syn::BinOp::Div(_) if r != 0.0 => Some(l / r),
+                    _ => None,
+                }
+            }
+            syn::Expr::Path(p) if p.path.segments.len() == 1 => {
+                let name = p.path.segments[0].ident.to_string();
+                match self.value_of(&name) {
+                    Some(BindVal::Num(n)) => Some(*n),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    pub(super) fn eval_duration(&self, e: &syn::Expr, depth: usize) -> Option<f64> {
+        if depth > 16 {
+            return None;
+        }
+        match e {
+            syn::Expr::Paren(p) => self.eval_duration(&p.expr, depth + 1),
+            syn::Expr::Group(g) => self.eval_duration(&g.expr, depth + 1),
+            syn::Expr::Reference(r) => self.eval_duration(&r.expr, depth + 1),
+            syn::Expr::Call(c) => {
+                let syn::Expr::Path(p) = &*c.func else {
+                    return None;
+                };
+                let Resolution::Path(canon) = self.resolve(&p.path, true) else {
+                    return None;
+                };
+                let s = canon.join("::");
+                if s == "Some" && c.args.len() == 1 {
+                    return self.eval_duration(&c.args[0], depth + 1);
+                }
+                let factor = known::DURATION_CTORS.iter().find(|(n, _)| *n == s)?.1;
+                let n = self.eval_number(c.args.first()?, depth + 1)?;
+                Some(n * factor)
+            }
+            syn::Expr::Path(p) if p.path.segments.len() == 1 => {
+                let name = p.path.segments[0].ident.to_string();
+                match self.value_of(&name) {
+                    Some(BindVal::Duration(d)) => Some(*d),
+                    Some(BindVal::Chain(ch)) => duration_of_chain(ch),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    pub(super) fn eval_arg(&self, e: &syn::Expr) -> ArgValue {
+        if let Some(d) = self.eval_duration(e, 0) {
+            return ArgValue::Duration(d, self.region(e.span()));
+        }
+        if let syn::Expr::Path(p) = e
+            && p.path.is_ident("None")
+        {
+            return ArgValue::NoneLit;
+        }
+        match self.eval_number(e, 0) {
+            Some(n) => ArgValue::Num(n),
+            None => ArgValue::Other,
+        }
+    }
+
+    pub(super) fn collect_consts(&mut self, consts: &[(String, syn::Expr)]) {
+        // two passes so a const may use one declared later
+        for _ in 0..2 {
+            for (name, expr) in consts {
+                let name = name.clone();
+                let val = if let Some(d) = self.eval_duration(expr, 0) {
+                    Some(BindVal::Duration(d))
+                } else {
+                    self.eval_number(expr, 0).map(BindVal::Num)
+                };
+                if let Some(val) = val {
+                    self.consts.insert(name, val);
+                }
+            }
+        }
+    }
+}
+
+pub(super) fn duration_of_chain(ch: &Chain) -> Option<f64> {
+    if !ch.steps.is_empty() {
+        return None;
+    }
+    let s = ch.root_str();
+    let factor = known::DURATION_CTORS.iter().find(|(n, _)| *n == s)?.1;
+    match ch.root_args.first()? {
+        ArgValue::Num(n) => Some(n * factor),
+        _ => None,
+    }
+}

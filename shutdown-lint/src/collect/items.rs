@@ -1,0 +1,389 @@
+//! Items, functions, statements and macro bodies: where scopes start and end, what is test
+//! code, and which `mod x;` declarations the file makes.
+
+use super::attrs::{expr_attrs, is_windows_cfg_text, is_windows_only};
+use super::eval::duration_of_chain;
+use super::state::{BindVal, Collector};
+use crate::macros::{self, MacroBody};
+use crate::model::{Chain, ModDecl, Usage};
+use crate::resolve::Resolution;
+use crate::resolve::known;
+use syn::spanned::Spanned;
+use syn::visit::Visit;
+
+impl Collector<'_, '_> {
+    pub(super) fn visit_fn(
+        &mut self,
+        attrs: &[syn::Attribute],
+        sig: &syn::Signature,
+        block: Option<&syn::Block>,
+    ) {
+        if self.skip_test(attrs) {
+            return;
+        }
+        let saved_ctx = self.ctx.clone();
+        if is_windows_only(attrs) {
+            self.ctx.windows_only = true;
+        }
+        let mut drainable = false;
+        for a in attrs {
+            let res = self.resolve(a.path(), false);
+            if let Resolution::Path(p) = res {
+                let s = p.join("::");
+                if known::DRAINABLE_ATTRS.contains(&s.as_str())
+                    || p.last().is_some_and(|l| l == "drainable")
+                {
+                    drainable = true;
+                }
+                let span = a.path().span();
+                self.record_ref(p, span);
+            }
+        }
+        if drainable {
+            self.model.drainable_fns += 1;
+        }
+        self.ctx.in_drainable = drainable;
+        self.item_stack.push(sig.ident.to_string());
+        self.resolver.push_item_boundary();
+        self.resolver_blocks += 1;
+        for input in &sig.inputs {
+            if let syn::FnArg::Typed(t) = input {
+                let val = self.runtime_param(&t.ty).map(BindVal::Chain);
+                self.bind_pat(&t.pat, val);
+            }
+        }
+        if let Some(block) = block {
+            self.visit_block(block);
+        }
+        self.resolver_blocks -= 1;
+        self.pop_scope_raw();
+        self.item_stack.pop();
+        self.ctx = saved_ctx;
+    }
+
+    /// A parameter typed `Handle`, `&Handle`, `Runtime` or `&Runtime` (tokio's) is a
+    /// spawner: its `.spawn*(..)` calls are raw spawns, as on `Handle::current()`.
+    pub(super) fn runtime_param(&self, ty: &syn::Type) -> Option<Chain> {
+        let mut ty = ty;
+        loop {
+            match ty {
+                syn::Type::Reference(r) => ty = &r.elem,
+                syn::Type::Paren(p) => ty = &p.elem,
+                syn::Type::Group(g) => ty = &g.elem,
+                _ => break,
+            }
+        }
+        let syn::Type::Path(p) = ty else { return None };
+        let Resolution::Path(canon) = self.resolve(&p.path, false) else {
+            return None;
+        };
+        let root = match canon.join("::").as_str() {
+            "tokio::runtime::Handle" => "tokio::runtime::Handle::current",
+            "tokio::runtime::Runtime" => "tokio::runtime::Runtime::new",
+            _ => return None,
+        };
+        Some(Chain {
+            root: crate::resolve::split_path(root),
+            root_region: self.region(p.path.span()),
+            root_args: Vec::new(),
+            steps: Vec::new(),
+            inherited: 0,
+            via_binding: false,
+        })
+    }
+
+    pub(super) fn visit_macro_body(&mut self, mac: &syn::Macro, usage_hint: Usage) {
+        let _ = usage_hint;
+        let name = mac
+            .path
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .unwrap_or_default();
+        if mac.tokens.is_empty() || macros::is_opaque(&name) {
+            return;
+        }
+        // most bodies (asserts, format arguments, logging) name nothing a rule knows:
+        // re-parsing them would cost about as much as parsing the file
+        let body = self.index.text(mac.delimiter.span().join().byte_range());
+        if !self
+            .opts
+            .needles
+            .iter()
+            .any(|f| f.find(body.as_bytes()).is_some())
+        {
+            return;
+        }
+        let saved = self.ctx.clone();
+        match macros::parse_body(&name, mac.tokens.clone()) {
+            Some(MacroBody::Exprs(exprs)) => {
+                self.model.macros_analysed += 1;
+                for e in &exprs {
+                    self.visit_expr(e);
+                }
+            }
+            Some(MacroBody::Select(branches)) => {
+                self.model.macros_analysed += 1;
+                for b in &branches {
+                    self.visit_expr(&b.future);
+                    if let Some(g) = &b.guard {
+                        self.visit_expr(g);
+                    }
+                    self.enter_scope_empty();
+                    if let Some(p) = &b.pat {
+                        self.bind_pat(p, None);
+                    }
+                    self.visit_expr(&b.handler);
+                    self.leave_scope_empty();
+                }
+            }
+            Some(MacroBody::Stmts(stmts)) => {
+                self.model.macros_analysed += 1;
+                self.push_block_scope(&stmts);
+                self.resolver_blocks += 1;
+                for s in &stmts {
+                    self.visit_stmt(s);
+                }
+                self.resolver_blocks -= 1;
+                self.pop_scope_raw();
+            }
+            Some(MacroBody::Items(items)) => {
+                self.model.macros_analysed += 1;
+                for i in &items {
+                    self.visit_item(i);
+                }
+            }
+            None => {
+                self.model.macros_unanalysed += 1;
+                *self.model.unanalysed_by_name.entry(name).or_insert(0) += 1;
+            }
+        }
+        self.ctx = saved;
+    }
+
+    pub(super) fn cfg_windows_macro(e: &syn::Expr) -> bool {
+        if let syn::Expr::Macro(m) = e
+            && m.mac.path.is_ident("cfg")
+        {
+            return is_windows_cfg_text(&m.mac.tokens.to_string());
+        }
+        false
+    }
+}
+
+impl<'ast> Visit<'ast> for Collector<'_, '_> {
+    fn visit_item(&mut self, item: &'ast syn::Item) {
+        let attrs: &[syn::Attribute] = match item {
+            syn::Item::Fn(f) => &f.attrs,
+            syn::Item::Mod(m) => &m.attrs,
+            syn::Item::Impl(i) => &i.attrs,
+            syn::Item::Trait(t) => &t.attrs,
+            syn::Item::Const(c) => &c.attrs,
+            syn::Item::Static(s) => &s.attrs,
+            syn::Item::Macro(m) => &m.attrs,
+            _ => &[],
+        };
+        if self.skip_test(attrs) {
+            return;
+        }
+        let saved = self.ctx.clone();
+        if is_windows_only(attrs) {
+            self.ctx.windows_only = true;
+        }
+        match item {
+            syn::Item::Fn(f) => self.visit_fn(&f.attrs, &f.sig, Some(&f.block)),
+            syn::Item::Mod(m) => {
+                let name = m.ident.to_string();
+                match &m.content {
+                    Some((_, items)) => {
+                        let child = self
+                            .resolver
+                            .tree()
+                            .get(self.resolver.module())
+                            .children
+                            .get(&name)
+                            .copied();
+                        let saved_values = std::mem::take(&mut self.values);
+                        let saved_blocks = std::mem::replace(&mut self.resolver_blocks, 0);
+                        let saved_res = child.map(|c| self.resolver.enter_module(c));
+                        self.item_stack.push(name.clone());
+                        self.mod_stack.push(name);
+                        self.ctx.in_drainable = false;
+                        for i in items {
+                            self.visit_item(i);
+                        }
+                        self.mod_stack.pop();
+                        self.item_stack.pop();
+                        if let Some(s) = saved_res {
+                            self.resolver.leave_module(s);
+                        }
+                        self.values = saved_values;
+                        self.resolver_blocks = saved_blocks;
+                    }
+                    None => {
+                        let path_attr = m.attrs.iter().find_map(|a| {
+                            if !a.path().is_ident("path") {
+                                return None;
+                            }
+                            match &a.meta {
+                                syn::Meta::NameValue(nv) => match &nv.value {
+                                    syn::Expr::Lit(syn::ExprLit {
+                                        lit: syn::Lit::Str(s),
+                                        ..
+                                    }) => Some(s.value()),
+                                    _ => None,
+                                },
+                                _ => None,
+                            }
+                        });
+                        let mut path = self.mod_stack.clone();
+                        path.push(name);
+                        if self.resolver_blocks == 0 {
+                            self.model.mod_decls.push(ModDecl { path, path_attr });
+                        }
+                    }
+                }
+            }
+            syn::Item::Impl(i) => {
+                let ty = match &*i.self_ty {
+                    syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+                    _ => None,
+                }
+                .unwrap_or_else(|| "impl".into());
+                self.item_stack.push(ty);
+                self.ctx.in_drainable = false;
+                for it in &i.items {
+                    match it {
+                        syn::ImplItem::Fn(f) => self.visit_fn(&f.attrs, &f.sig, Some(&f.block)),
+                        syn::ImplItem::Const(c) => {
+                            self.visit_expr(&c.expr);
+                        }
+                        syn::ImplItem::Macro(m) => self.visit_macro_body(&m.mac, Usage::Kept),
+                        _ => {}
+                    }
+                }
+                self.item_stack.pop();
+            }
+            syn::Item::Trait(t) => {
+                self.item_stack.push(t.ident.to_string());
+                self.ctx.in_drainable = false;
+                for it in &t.items {
+                    if let syn::TraitItem::Fn(f) = it {
+                        self.visit_fn(&f.attrs, &f.sig, f.default.as_ref());
+                    }
+                }
+                self.item_stack.pop();
+            }
+            syn::Item::Const(c) => {
+                self.ctx.in_drainable = false;
+                self.visit_expr(&c.expr);
+            }
+            syn::Item::Static(s) => {
+                self.ctx.in_drainable = false;
+                self.visit_expr(&s.expr);
+            }
+            syn::Item::Macro(m) if m.ident.is_none() && !m.mac.path.is_ident("macro_rules") => {
+                self.ctx.in_drainable = false;
+                self.visit_macro_body(&m.mac, Usage::Kept);
+            }
+            _ => {}
+        }
+        self.ctx = saved;
+    }
+
+    fn visit_block(&mut self, b: &'ast syn::Block) {
+        self.push_block_scope(&b.stmts);
+        self.resolver_blocks += 1;
+        for s in &b.stmts {
+            self.visit_stmt(s);
+        }
+        self.resolver_blocks -= 1;
+        self.pop_scope_raw();
+    }
+
+    fn visit_stmt(&mut self, s: &'ast syn::Stmt) {
+        match s {
+            syn::Stmt::Local(l) => {
+                if self.skip_test(&l.attrs) {
+                    return;
+                }
+                let saved = self.ctx.clone();
+                if is_windows_only(&l.attrs) {
+                    self.ctx.windows_only = true;
+                }
+                let mut val = None;
+                if let Some(init) = &l.init {
+                    // `let _ = ..` drops at once; `let _name = ..` says "unused": the
+                    // handle is dropped at the end of the block, never joined
+                    let dropped = match &l.pat {
+                        syn::Pat::Wild(_) => true,
+                        syn::Pat::Ident(i) => i.ident.to_string().starts_with('_'),
+                        syn::Pat::Type(t) => match &*t.pat {
+                            syn::Pat::Wild(_) => true,
+                            syn::Pat::Ident(i) => i.ident.to_string().starts_with('_'),
+                            _ => false,
+                        },
+                        _ => false,
+                    };
+                    self.pending = if dropped { Usage::Dropped } else { Usage::Kept };
+                    let chain = self.visit_expr_value(&init.expr);
+                    val = match chain {
+                        Some(ch) => match duration_of_chain(&ch) {
+                            Some(d) => Some(BindVal::Duration(d)),
+                            None => Some(BindVal::Chain(ch)),
+                        },
+                        None => self
+                            .eval_duration(&init.expr, 0)
+                            .map(BindVal::Duration)
+                            .or_else(|| self.eval_number(&init.expr, 0).map(BindVal::Num)),
+                    };
+                    if let Some((_, e)) = &init.diverge {
+                        self.visit_expr(e);
+                    }
+                }
+                self.bind_pat(&l.pat, val);
+                self.ctx = saved;
+            }
+            syn::Stmt::Item(i) => {
+                let saved_drainable = self.ctx.in_drainable;
+                self.ctx.in_drainable = false;
+                self.visit_item(i);
+                self.ctx.in_drainable = saved_drainable;
+            }
+            syn::Stmt::Expr(e, semi) => {
+                let attrs = expr_attrs(e);
+                if self.skip_test(attrs) {
+                    return;
+                }
+                let saved = self.ctx.clone();
+                if is_windows_only(attrs) {
+                    self.ctx.windows_only = true;
+                }
+                self.pending = if semi.is_some() {
+                    Usage::Dropped
+                } else {
+                    Usage::Kept
+                };
+                self.visit_expr(e);
+                self.ctx = saved;
+            }
+            syn::Stmt::Macro(m) => {
+                if self.skip_test(&m.attrs) {
+                    return;
+                }
+                let saved = self.ctx.clone();
+                if is_windows_only(&m.attrs) {
+                    self.ctx.windows_only = true;
+                }
+                self.visit_macro_body(&m.mac, Usage::Kept);
+                self.ctx = saved;
+            }
+        }
+    }
+
+    fn visit_expr(&mut self, e: &'ast syn::Expr) {
+        let _ = self.visit_expr_value(e);
+    }
+
+    fn visit_item_mod(&mut self, _: &'ast syn::ItemMod) {}
+}

@@ -1,0 +1,169 @@
+//! The one walk over a file's syntax tree that builds its [`FileModel`]: scopes are pushed
+//! and popped as the walk enters modules, functions and blocks, so every path is resolved
+//! where it is written ([`Resolver`]); bindings remember the chain they were bound to;
+//! bodies of common macros are parsed ([`crate::macros`]); test code is skipped unless
+//! asked for.
+//!
+//! The walk is split by concern: [`state`] (the collector's scopes and bindings), [`eval`]
+//! (argument values: durations, numbers, consts), [`chain`] (calls and the methods applied
+//! to them), [`expr`] (expressions and the values they yield), [`items`] (items, functions,
+//! statements, macro bodies) and [`attrs`] (test and platform attributes, patterns).
+
+mod attrs;
+mod chain;
+mod eval;
+mod expr;
+mod items;
+mod state;
+
+use crate::model::FileModel;
+use crate::resolve::scope::ModuleTree;
+use crate::resolve::{Aliases, Canon};
+use crate::source::LineIndex;
+use state::Collector;
+use std::collections::HashSet;
+use std::sync::Arc;
+use syn::visit::{self, Visit};
+
+/// Deepest expression nesting the walk descends into; deeper parts are counted in
+/// [`FileModel::too_deep`] and skipped.
+pub const MAX_EXPR_DEPTH: usize = 1500;
+
+/// Inputs of the walk that do not come from the file.
+#[derive(Debug, Clone)]
+pub struct CollectOptions {
+    /// Module path of the file from its crate root, e.g. `["app", "net"]`.
+    pub file_module: Canon,
+    /// Analyse test code too.
+    pub include_tests: bool,
+    /// Prefix rewrites (facades and `[reexports]`).
+    pub aliases: Arc<Aliases>,
+    /// Paths worth recording and following through glob imports.
+    pub interesting: Arc<HashSet<Canon>>,
+    /// The byte scan's words: a macro body containing none of them is not parsed.
+    pub needles: Arc<Vec<memchr::memmem::Finder<'static>>>,
+}
+
+/// Builds the model of a parsed file.
+pub fn collect(file: &syn::File, index: &LineIndex<'_>, opts: &CollectOptions) -> FileModel {
+    let tree = ModuleTree::build(&file.items, opts.file_module.clone());
+    let mut finder = ConstFinder { out: Vec::new() };
+    for item in &file.items {
+        finder.visit_item(item);
+    }
+    let mut c = Collector::new(tree, finder.out, index, opts);
+    c.model.has_main = file.items.iter().any(is_main);
+    if c.skip_test(&file.attrs) {
+        // `#![cfg(test)]`: the whole file is test code
+        return c.model;
+    }
+    for item in &file.items {
+        c.visit_item(item);
+    }
+    c.model.resolve_ops = c.resolver.ops();
+    c.model
+}
+
+/// Files larger than this are parsed item by item, twice (names first, then the walk), so
+/// only one item's syntax tree is alive at a time.
+pub const STREAMING_THRESHOLD: usize = 1 << 20;
+
+/// Like [`collect`], for a large file: parses `text` twice, one item at a time, instead of
+/// keeping the whole tree. Returns the parse error if the text is not a Rust file.
+pub fn collect_streaming(
+    text: &str,
+    index: &LineIndex<'_>,
+    opts: &CollectOptions,
+) -> syn::Result<FileModel> {
+    let mut tree = ModuleTree::new(opts.file_module.clone());
+    let mut finder = ConstFinder { out: Vec::new() };
+    let mut has_main = false;
+    for_each_item(text, |item, len| {
+        tree.add_items(std::slice::from_ref(&item));
+        finder.visit_item(&item);
+        has_main |= is_main(&item);
+        forget_if_deep(item, len);
+    })?;
+    let mut c = Collector::new(tree, finder.out, index, opts);
+    c.model.has_main = has_main;
+    for_each_item(text, |item, _| {
+        let before = c.model.too_deep;
+        c.visit_item(&item);
+        if c.model.too_deep > before {
+            std::mem::forget(item);
+        }
+    })?;
+    c.model.resolve_ops = c.resolver.ops();
+    Ok(c.model)
+}
+
+fn is_main(item: &syn::Item) -> bool {
+    matches!(item, syn::Item::Fn(f) if f.sig.ident == "main")
+}
+
+/// Drops an item unless a quick look says it may be deep (then it is leaked: dropping a
+/// very deep tree recurses as deep as it is).
+fn forget_if_deep(item: syn::Item, len: usize) {
+    if len < 64 * 1024 {
+        return;
+    }
+    let mut probe = DepthProbe {
+        depth: 0,
+        deep: false,
+    };
+    probe.visit_item(&item);
+    if probe.deep {
+        std::mem::forget(item);
+    }
+}
+
+struct DepthProbe {
+    depth: usize,
+    deep: bool,
+}
+
+impl<'ast> Visit<'ast> for DepthProbe {
+    fn visit_expr(&mut self, e: &'ast syn::Expr) {
+        if self.deep || self.depth >= MAX_EXPR_DEPTH {
+            self.deep = true;
+            return;
+        }
+        self.depth += 1;
+        visit::visit_expr(self, e);
+        self.depth -= 1;
+    }
+}
+
+/// Parses the items of a file one at a time; `f` gets each item and its length in bytes.
+fn for_each_item(text: &str, mut f: impl FnMut(syn::Item, usize)) -> syn::Result<()> {
+    use syn::parse::Parser;
+    let parser = |input: syn::parse::ParseStream<'_>| -> syn::Result<()> {
+        input.call(syn::Attribute::parse_inner)?;
+        while !input.is_empty() {
+            let start = input.span().byte_range().start;
+            let item: syn::Item = input.parse()?;
+            let end = if input.is_empty() {
+                text.len()
+            } else {
+                input.span().byte_range().start
+            };
+            f(item, end.saturating_sub(start));
+        }
+        Ok(())
+    };
+    parser.parse_str(text)
+}
+
+pub(super) struct ConstFinder {
+    pub(super) out: Vec<(String, syn::Expr)>,
+}
+
+impl<'ast> Visit<'ast> for ConstFinder {
+    fn visit_item_const(&mut self, c: &'ast syn::ItemConst) {
+        self.out.push((c.ident.to_string(), (*c.expr).clone()));
+    }
+    fn visit_impl_item_const(&mut self, c: &'ast syn::ImplItemConst) {
+        self.out.push((c.ident.to_string(), c.expr.clone()));
+    }
+    fn visit_expr(&mut self, _: &'ast syn::Expr) {}
+}

@@ -1,0 +1,155 @@
+//! The collector's state: position (item path, context), resolver scopes and the values
+//! `let` bindings hold; creating a collector and entering/leaving scopes.
+
+use super::CollectOptions;
+use super::attrs::{is_test_attrs, pat_idents, path_segs};
+use crate::finding::Region;
+use crate::model::{Chain, Ctx, FileModel, Usage};
+use crate::resolve::scope::{BlockScope, ModuleTree};
+use crate::resolve::{Resolution, Resolver};
+use crate::source::LineIndex;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// The value a binding was bound to.
+#[derive(Debug, Clone)]
+pub(super) enum BindVal {
+    Chain(Chain),
+    Duration(f64),
+    Num(f64),
+}
+
+pub(super) struct Collector<'a, 'i> {
+    pub(super) index: &'a LineIndex<'i>,
+    pub(super) opts: &'a CollectOptions,
+    pub(super) resolver: Resolver,
+    pub(super) model: FileModel,
+    pub(super) ctx: Ctx,
+    pub(super) item_stack: Vec<String>,
+    /// binding name -> value, innermost last (shadowing = later entry wins); entries carry
+    /// the block depth so they are dropped with their block.
+    pub(super) values: Vec<(String, usize, Option<BindVal>)>,
+    pub(super) pending: Usage,
+    pub(super) depth: usize,
+    /// Numeric and duration consts of the file, by name.
+    pub(super) consts: HashMap<String, BindVal>,
+    pub(super) mod_stack: Vec<String>,
+    /// Number of block scopes pushed in the current item (bindings carry it).
+    pub(super) resolver_blocks: usize,
+    /// Some configured path is written `crate::..` (see [`Collector::is_interesting`]).
+    pub(super) crate_relative: bool,
+}
+
+impl<'a, 'i> Collector<'a, 'i> {
+    pub(super) fn region(&self, span: proc_macro2::Span) -> Region {
+        self.index.span_region(span)
+    }
+
+    pub(super) fn item_path(&self) -> String {
+        self.item_stack.join("::")
+    }
+
+    pub(super) fn ctx(&self) -> Ctx {
+        Ctx {
+            item: self.item_path(),
+            ..self.ctx.clone()
+        }
+    }
+
+    pub(super) fn resolve(&self, p: &syn::Path, value: bool) -> Resolution {
+        self.resolver
+            .resolve(p.leading_colon.is_some(), &path_segs(p), value)
+    }
+
+    pub(super) fn skip_test(&mut self, attrs: &[syn::Attribute]) -> bool {
+        if !self.opts.include_tests && is_test_attrs(attrs) {
+            self.model.test_items_skipped += 1;
+            return true;
+        }
+        false
+    }
+
+    // ---- scopes and bindings -------------------------------------------------------------
+
+    pub(super) fn push_block_scope(&mut self, stmts: &[syn::Stmt]) {
+        self.resolver.push_block(BlockScope::collect(stmts));
+    }
+
+    pub(super) fn bind_pat(&mut self, pat: &syn::Pat, val: Option<BindVal>) {
+        let mut names = Vec::new();
+        pat_idents(pat, &mut names);
+        let single = matches!(pat, syn::Pat::Ident(_))
+            || matches!(pat, syn::Pat::Type(t) if matches!(&*t.pat, syn::Pat::Ident(_)));
+        for n in names {
+            self.resolver.bind(n.clone());
+            let v = if single { val.clone() } else { None };
+            self.values.push((n, self.resolver_blocks, v));
+        }
+    }
+
+    /// The known value of a single-segment name: a local binding in scope shadows a const of
+    /// the file.
+    pub(super) fn value_of(&self, name: &str) -> Option<&BindVal> {
+        if self.resolver.is_binding(name) {
+            self.binding_val(name)
+        } else {
+            self.consts.get(name)
+        }
+    }
+
+    pub(super) fn binding_val(&self, name: &str) -> Option<&BindVal> {
+        self.values
+            .iter()
+            .rev()
+            .find(|(n, _, _)| n == name)
+            .and_then(|(_, _, v)| v.as_ref())
+    }
+
+    pub(super) fn new(
+        tree: ModuleTree,
+        consts: Vec<(String, syn::Expr)>,
+        index: &'a LineIndex<'i>,
+        opts: &'a CollectOptions,
+    ) -> Self {
+        let resolver = Resolver::new(
+            Arc::new(tree),
+            opts.aliases.clone(),
+            opts.interesting.clone(),
+        );
+        let mut c = Collector {
+            index,
+            opts,
+            resolver,
+            model: FileModel::default(),
+            ctx: Ctx::default(),
+            item_stack: Vec::new(),
+            values: Vec::new(),
+            pending: Usage::Kept,
+            depth: 0,
+            consts: HashMap::new(),
+            mod_stack: Vec::new(),
+            resolver_blocks: 0,
+            crate_relative: opts.interesting.contains(&["crate".to_string()][..]),
+        };
+        c.collect_consts(&consts);
+        c
+    }
+
+    pub(super) fn pop_scope_raw(&mut self) {
+        self.resolver.pop_block();
+        let depth = self.resolver_blocks;
+        while self.values.last().is_some_and(|(_, d, _)| *d > depth) {
+            self.values.pop();
+        }
+    }
+
+    pub(super) fn enter_scope_empty(&mut self) {
+        self.resolver.push_block(BlockScope::default());
+        self.resolver_blocks += 1;
+    }
+
+    pub(super) fn leave_scope_empty(&mut self) {
+        self.resolver_blocks -= 1;
+        self.pop_scope_raw();
+    }
+}
