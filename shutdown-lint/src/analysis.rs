@@ -40,6 +40,9 @@ pub struct FileFacts {
     pub handles_ctrl_c: bool,
     /// Every suppression comment.
     pub suppressions: Vec<SuppressionFact>,
+    /// Call chains and references a fixer may rewrite (`--fix`), with their resolved paths.
+    #[serde(skip)]
+    pub fix_sites: Vec<crate::fix::site::FixSite>,
 }
 
 /// Where a file sits in its crate.
@@ -330,6 +333,7 @@ impl Analyzer {
             rules::http_no_timeout::clients_without_timeout(&model, &config.http_no_timeout).len();
         a.facts.detached_threads = rules::detached_thread::detached_threads(&model).len();
         a.signals = rules::sigterm_missing::signal_sites(&model);
+        a.facts.fix_sites = crate::fix::site::from_model(&model);
         a.facts.handles_sigterm = a.signals.sigterm;
         a.facts.handles_ctrl_c = !a.signals.ctrl_c.is_empty();
         a.has_main = model.has_main;
@@ -457,7 +461,7 @@ pub fn parse_error(config: &Config, path: &Path, region: Region, message: String
 
 /// Replaces a byte-order mark and a shebang line with spaces of the same byte length, so
 /// byte offsets stay those of the file.
-fn blank_preamble(text: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn blank_preamble(text: &str) -> std::borrow::Cow<'_, str> {
     let bom = text.starts_with('\u{feff}');
     let body = if bom { &text[3..] } else { text };
     let shebang = body.starts_with("#!") && !body[2..].trim_start().starts_with('[');

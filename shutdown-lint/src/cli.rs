@@ -86,6 +86,23 @@ pub struct Cli {
     /// Write every current finding to this baseline file (the run then passes).
     #[arg(long, value_name = "FILE", conflicts_with = "baseline")]
     pub write_baseline: Option<PathBuf>,
+    /// Fix what can be fixed safely, in place; report what remains (exit status as the lint).
+    #[arg(long, conflicts_with = "write_baseline")]
+    pub fix: bool,
+    /// With `--fix` or `--diff`: also apply fixes that change behaviour (HTTP timeouts,
+    /// `#[tokio::main]` → `#[shutdown_runtime::main]`).
+    #[arg(long)]
+    pub unsafe_fixes: bool,
+    /// Print the fixes as a unified diff and write nothing.
+    #[arg(long, conflicts_with = "write_baseline")]
+    pub diff: bool,
+    /// With `--fix`: write even when the git work tree has uncommitted changes.
+    #[arg(long)]
+    pub allow_dirty: bool,
+    /// With `--fix`: add the `shutdown-runtime` dependency as a path dependency on this
+    /// directory (default: version `0.1` from the registry).
+    #[arg(long, value_name = "DIR")]
+    pub runtime_path: Option<PathBuf>,
 }
 
 /// Subcommands.
@@ -98,7 +115,7 @@ pub enum Command {
     },
 }
 
-fn render_error(e: &dyn miette::Diagnostic) -> String {
+pub(crate) fn render_error(e: &dyn miette::Diagnostic) -> String {
     let mut s = String::new();
     let handler =
         miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor())
@@ -195,6 +212,34 @@ fn render_other(
     }
 }
 
+/// Renders `report` in the format `cli` asks for.
+pub(crate) fn render_findings(
+    cli: &Cli,
+    report: &LintReport,
+    baseline: &crate::baseline::BaselineRun,
+    is_tty: bool,
+) -> String {
+    match cli.format {
+        Format::Human => {
+            let colour = match cli.color {
+                Colour::Always => true,
+                Colour::Never => false,
+                Colour::Auto => is_tty && std::env::var_os("NO_COLOR").is_none(),
+            };
+            render_human(
+                report,
+                HumanOptions {
+                    width: cli.width,
+                    colour,
+                    show_suppressed: cli.show_suppressed,
+                },
+            )
+        }
+        Format::Json => render_json(report),
+        other => render_other(other, report, baseline),
+    }
+}
+
 /// Runs the command line; returns the exit status.
 ///
 /// # Examples
@@ -259,6 +304,22 @@ where
         config: cli.config.clone(),
         cwd: None,
     };
+    if cli.fix || cli.diff {
+        return crate::fix::cli::run_fix(&cli, opts, stdout, stderr, is_tty);
+    }
+    for (set, flag) in [
+        (cli.unsafe_fixes, "--unsafe-fixes"),
+        (cli.allow_dirty, "--allow-dirty"),
+        (cli.runtime_path.is_some(), "--runtime-path"),
+    ] {
+        if set {
+            let _ = writeln!(
+                stderr,
+                "error: `{flag}` only applies with `--fix` or `--diff`"
+            );
+            return 2;
+        }
+    }
     let mut report = match lint_paths(&cli.paths, &opts) {
         Ok(r) => r,
         Err(e) => {
@@ -274,25 +335,7 @@ where
     ) else {
         return 2;
     };
-    let text = match cli.format {
-        Format::Human => {
-            let colour = match cli.color {
-                Colour::Always => true,
-                Colour::Never => false,
-                Colour::Auto => is_tty && std::env::var_os("NO_COLOR").is_none(),
-            };
-            render_human(
-                &report,
-                HumanOptions {
-                    width: cli.width,
-                    colour,
-                    show_suppressed: cli.show_suppressed,
-                },
-            )
-        }
-        Format::Json => render_json(&report),
-        other => render_other(other, &report, &baseline),
-    };
+    let text = render_findings(&cli, &report, &baseline, is_tty);
     let _ = stdout.write_all(text.as_bytes());
     if cli.stats {
         let _ = stderr.write_all(stats_text(&report).as_bytes());

@@ -21,6 +21,7 @@ pub mod collect;
 pub mod config;
 pub mod engine;
 pub mod finding;
+pub mod fix;
 pub mod lexscan;
 pub mod macros;
 pub mod model;
