@@ -281,14 +281,30 @@ async fn coordinator(config: Config, early: Option<EarlySignals>) -> Result<(), 
         .collect();
     let mut done = 0;
     let mut failure = None;
-    for handle in handles {
-        match handle.await {
-            Ok(Ok(n)) => done += n,
-            Ok(Err(e)) => failure = Some(e),
-            // Aborted by the drain at the children's budget: the drain report names it and the
-            // exit code says so; its unit stays begun-but-uncommitted, to be redone.
-            Err(e) if e.is_cancelled() => {}
-            Err(e) => failure = Some(io::Error::other(format!("a worker task failed: {e}"))),
+    {
+        let collect = async {
+            for handle in handles {
+                match handle.await {
+                    Ok(Ok(n)) => done += n,
+                    Ok(Err(e)) => failure = Some(e),
+                    // Aborted by the drain at the children's budget: the drain report names it and
+                    // the exit code says so; its unit stays begun-but-uncommitted, to be redone.
+                    Err(e) if e.is_cancelled() => {}
+                    Err(e) => {
+                        failure = Some(io::Error::other(format!("a worker task failed: {e}")))
+                    }
+                }
+            }
+        };
+        let mut collect = std::pin::pin!(collect);
+        tokio::select! {
+            biased;
+            () = &mut collect => {}
+            () = shutdown_runtime::wait_for_shutdown() => {
+                // Say when the drain begins (operators and the second-signal tests wait for it).
+                eprintln!("worker: shutdown requested, finishing the units in flight");
+                collect.await;
+            }
         }
     }
     let (left, gave_up) = {

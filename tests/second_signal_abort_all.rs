@@ -14,7 +14,7 @@ use shutdown_runtime::exit::EXIT_SECOND_SIGNAL;
 fn second_sigterm_aborts_everything_with_its_own_exit_code() {
     let (_dir, ledger, mut proc) = busy_worker("abort-all");
     proc.signal(libc::SIGTERM).expect("worker is running");
-    std::thread::sleep(Duration::from_millis(150));
+    proc.wait_stderr("worker: shutdown requested", Duration::from_secs(10));
     let second = proc
         .signal(libc::SIGTERM)
         .expect("worker still draining at the second signal");
@@ -54,7 +54,7 @@ fn second_sigterm_aborts_everything_with_its_own_exit_code() {
 fn tasks_aborted_by_the_second_signal_are_named_in_the_report() {
     let (_dir, _ledger, mut proc) = busy_worker("abort-all");
     proc.signal(libc::SIGTERM).expect("worker is running");
-    std::thread::sleep(Duration::from_millis(150));
+    proc.wait_stderr("worker: shutdown requested", Duration::from_secs(10));
     proc.signal(libc::SIGTERM)
         .expect("worker still draining at the second signal");
     let out = proc.finish(Duration::from_secs(10));

@@ -12,7 +12,7 @@ use shutdown_discipline::report_line::ReportLine;
 fn second_sigterm_is_ignored_and_the_drain_completes() {
     let (_dir, ledger, mut proc) = busy_worker("ignore");
     let first = proc.signal(libc::SIGTERM).expect("worker is running");
-    std::thread::sleep(Duration::from_millis(150));
+    proc.wait_stderr("worker: shutdown requested", Duration::from_secs(10));
     proc.signal(libc::SIGTERM)
         .expect("worker still draining at the second signal");
     let out = proc.finish(Duration::from_millis(SLOW_GRACE_MS) + Duration::from_secs(5));

@@ -13,7 +13,7 @@ use common::{SLOW_UNIT_MS, busy_worker};
 fn dies_by(signal: libc::c_int) {
     let (_dir, _ledger, mut proc) = busy_worker("reraise");
     proc.signal(signal).expect("worker is running");
-    std::thread::sleep(Duration::from_millis(150));
+    proc.wait_stderr("worker: shutdown requested", Duration::from_secs(10));
     let second = proc
         .signal(signal)
         .expect("worker still draining at the second signal");

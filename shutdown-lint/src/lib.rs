@@ -12,6 +12,7 @@
 //! let a = analyze_source("src/lib.rs".as_ref(), "fn f() { std::thread::spawn(|| ()); }", &Config::default());
 //! assert_eq!(a.findings[0].rule, "detached-thread");
 //! ```
+#![forbid(unsafe_code)]
 
 pub mod analysis;
 pub mod audit;

@@ -4,6 +4,7 @@
 //! Use these through `shutdown_runtime` (feature `macros`): `shutdown_runtime::drainable` and
 //! `#[shutdown_runtime::main]`. The expansions call `shutdown_runtime::__private`. The
 //! rewrite rules are in the README's `macros` section and in [`macro@drainable`].
+#![forbid(unsafe_code)]
 
 mod expand;
 

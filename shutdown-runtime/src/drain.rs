@@ -225,7 +225,9 @@ mod tests {
             .map(|t| t.name.to_string())
             .collect();
         names.sort();
-        assert_eq!(names, ["blocking", "thread"]);
+        // unnamed: named after the enclosing function of the closures they run
+        let here = "shutdown_runtime::drain::tests::running_blocking_work_and_threads_are_reported";
+        assert_eq!(names, [here, here]);
         assert!(r.aborted.is_empty());
         release.store(true, Ordering::Release);
         job.await.unwrap();

@@ -43,6 +43,7 @@ mod clock;
 pub mod drain;
 mod early_signals;
 pub mod exit;
+mod names;
 pub mod observe;
 pub mod phase;
 mod reason;
@@ -204,6 +205,64 @@ where
     T: Send + 'static,
 {
     Shutdown::global().spawn_thread(f)
+}
+
+/// Tracked spawn onto the runtime behind `handle`, on the global scope (see
+/// [`Shutdown::spawn_on`]).
+///
+/// ```
+/// let rt = tokio::runtime::Runtime::new().unwrap();
+/// let h = shutdown_runtime::spawn_on(rt.handle(), async { 8 });
+/// assert_eq!(rt.block_on(h).unwrap(), 8);
+/// ```
+#[track_caller]
+pub fn spawn_on<F>(handle: &tokio::runtime::Handle, fut: F) -> tokio::task::JoinHandle<F::Output>
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    Shutdown::global().spawn_on(handle, fut)
+}
+
+/// Tracked `spawn_blocking` on the runtime behind `handle`, on the global scope (see
+/// [`Shutdown::spawn_blocking_on`]).
+///
+/// ```
+/// let rt = tokio::runtime::Runtime::new().unwrap();
+/// let h = shutdown_runtime::spawn_blocking_on(rt.handle(), || 9);
+/// assert_eq!(rt.block_on(h).unwrap(), 9);
+/// ```
+#[track_caller]
+pub fn spawn_blocking_on<F, R>(handle: &tokio::runtime::Handle, f: F) -> tokio::task::JoinHandle<R>
+where
+    F: FnOnce() -> R + Send + 'static,
+    R: Send + 'static,
+{
+    Shutdown::global().spawn_blocking_on(handle, f)
+}
+
+/// Tracked thread from a [`std::thread::Builder`], on the global scope (see
+/// [`Shutdown::spawn_thread_with`]).
+///
+/// # Errors
+///
+/// If the OS cannot create the thread.
+///
+/// ```
+/// let t = shutdown_runtime::spawn_thread_with(std::thread::Builder::new().name("io".into()), || 10)?;
+/// assert_eq!(t.join().unwrap(), 10);
+/// # Ok::<(), std::io::Error>(())
+/// ```
+#[track_caller]
+pub fn spawn_thread_with<F, T>(
+    builder: std::thread::Builder,
+    f: F,
+) -> std::io::Result<std::thread::JoinHandle<T>>
+where
+    F: FnOnce() -> T + Send + 'static,
+    T: Send + 'static,
+{
+    Shutdown::global().spawn_thread_with(builder, f)
 }
 
 /// Drains the global scope (see [`Shutdown::drain`]).

@@ -36,6 +36,7 @@ use tokio::sync::Notify;
 use tokio::task::AbortHandle;
 
 use crate::clock;
+use crate::names::default_name;
 use crate::report::{PanicInfo, TaskInfo};
 
 /// Number of shards (a power of two).
@@ -61,7 +62,7 @@ impl Kind {
         }
     }
 
-    fn default_name(self) -> &'static str {
+    pub(crate) fn fallback_name(self) -> &'static str {
         match self {
             Kind::Task => "task",
             Kind::Blocking => "blocking",
@@ -107,6 +108,8 @@ pub(crate) enum Outcome {
 struct Slot {
     abort: UnsafeCell<Option<AbortHandle>>,
     location: UnsafeCell<Option<&'static Location<'static>>>,
+    /// `std::any::type_name` of what the task runs: the default name, trimmed when reported.
+    type_name: UnsafeCell<fn() -> &'static str>,
     /// `start_ms << META_SHIFT | state | flags | kind` when occupied; next free index when vacant.
     meta: AtomicU64,
 }
@@ -178,7 +181,12 @@ struct ShardInner {
 
 impl ShardInner {
     /// Occupies a free slot (or a new one) with `location` and `meta` (unarmed, no handle).
-    fn alloc(&mut self, location: &'static Location<'static>, meta: u64) -> u32 {
+    fn alloc(
+        &mut self,
+        location: &'static Location<'static>,
+        type_name: fn() -> &'static str,
+        meta: u64,
+    ) -> u32 {
         self.live += 1;
         if Kind::from_meta(meta) != Kind::Task {
             self.blocking += 1;
@@ -189,6 +197,8 @@ impl ShardInner {
             self.free = s.meta.load(Ordering::Relaxed) as u32;
             // SAFETY: a vacant slot is touched by nobody but the lock holder.
             unsafe { *s.location.get() = Some(location) };
+            // SAFETY: as above.
+            unsafe { *s.type_name.get() = type_name };
             s.meta.store(meta, Ordering::Relaxed);
             idx
         } else {
@@ -196,6 +206,7 @@ impl ShardInner {
             self.slots.push(Slot {
                 abort: UnsafeCell::new(None),
                 location: UnsafeCell::new(Some(location)),
+                type_name: UnsafeCell::new(type_name),
                 meta: AtomicU64::new(meta),
             });
             idx
@@ -228,14 +239,14 @@ impl ShardInner {
         let location = s.location()?;
         let meta = s.meta();
         let kind = Kind::from_meta(meta);
-        let name = if meta & F_NAMED != 0 {
-            self.names
-                .get(&idx)
-                .cloned()
-                .unwrap_or(Cow::Borrowed(kind.default_name()))
+        let named = if meta & F_NAMED != 0 {
+            self.names.get(&idx).cloned()
         } else {
-            Cow::Borrowed(kind.default_name())
+            None
         };
+        // SAFETY: written only under the shard lock, which the caller holds.
+        let type_name = unsafe { *s.type_name.get() };
+        let name = named.unwrap_or_else(|| Cow::Owned(default_name(type_name(), kind)));
         Some((
             TaskInfo {
                 name,
@@ -274,6 +285,9 @@ pub(crate) struct NewTask {
     pub(crate) kind: Kind,
     pub(crate) location: &'static Location<'static>,
     pub(crate) name: Option<Cow<'static, str>>,
+    /// `std::any::type_name::<F>` of the future or closure: the default name, computed only
+    /// when the task is reported.
+    pub(crate) type_name: fn() -> &'static str,
 }
 
 /// A task aborted at the budget, remembered until the abort lands.
@@ -412,6 +426,7 @@ impl Registry {
             kind,
             location,
             name,
+            type_name,
         } = task;
         let start = clock::now_ms();
         let mut meta = (start << META_SHIFT) | kind as u64;
@@ -421,7 +436,7 @@ impl Registry {
         let shard = pick_shard();
         let (key, slot) = {
             let mut guard = lock(&self.shards[shard].0);
-            let idx = guard.alloc(location, meta);
+            let idx = guard.alloc(location, type_name, meta);
             if let Some(name) = name {
                 guard.names.insert(idx, name);
             }

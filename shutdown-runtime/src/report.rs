@@ -29,7 +29,10 @@ use crate::stops::LoopStop;
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct TaskInfo {
-    /// The name given to `spawn_named`, or the kind (`task`, `blocking`, `thread`) otherwise.
+    /// The name given to `spawn_named`; otherwise the path of what the task runs (the
+    /// `async fn` called, e.g. `my_crate::serve_connection`, else the function enclosing the
+    /// spawned `async` block or closure), or the kind (`task`, `blocking`, `thread`) when the
+    /// type has no path.
     pub name: Cow<'static, str>,
     /// Where the task was spawned (`#[track_caller]`), serialized as `"file:line:col"`.
     #[serde(serialize_with = "ser_location")]

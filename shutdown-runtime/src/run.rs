@@ -54,8 +54,13 @@ impl<E: fmt::Debug> MainResult for Result<(), E> {
 /// How the main future (the coordinator) ended.
 ///
 /// ```
-/// use shutdown_runtime::MainStatus;
-/// assert_ne!(MainStatus::Ok, MainStatus::Cancelled);
+/// # async fn demo() {
+/// use shutdown_runtime::{Budgets, MainStatus, RunConfig};
+/// let cfg = || RunConfig::new(Budgets::from_grace(std::time::Duration::from_secs(1))).install_signals(false);
+/// assert_eq!(cfg().run(async {}).await.main, MainStatus::Ok);
+/// assert_eq!(cfg().run(async { Err::<(), _>("no") }).await.main, MainStatus::Failed(1));
+/// # }
+/// # tokio::runtime::Runtime::new().unwrap().block_on(demo());
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum MainStatus {

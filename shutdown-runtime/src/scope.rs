@@ -269,6 +269,7 @@ impl Shutdown {
         &self,
         kind: Kind,
         name: Option<Cow<'static, str>>,
+        type_name: fn() -> &'static str,
         location: &'static Location<'static>,
         spawn: impl FnOnce(Guard) -> T,
         abort: impl Fn(&T) -> Option<tokio::task::AbortHandle>,
@@ -284,6 +285,7 @@ impl Shutdown {
                 kind,
                 location,
                 name,
+                type_name,
             },
             &on_busy,
             &on_idle,
@@ -321,6 +323,7 @@ impl Shutdown {
         self.tracked(
             Kind::Task,
             None,
+            std::any::type_name::<F>,
             Location::caller(),
             // shutdown-lint: allow(raw-spawn) -- this is the tracked spawn itself: the task's registry slot is reserved before it starts and freed when it ends
             |g| tokio::spawn(Tracked::new(crate::unit::spawned(fut), g)),
@@ -352,6 +355,7 @@ impl Shutdown {
         self.tracked(
             Kind::Task,
             Some(name.into()),
+            std::any::type_name::<F>,
             Location::caller(),
             // shutdown-lint: allow(raw-spawn) -- this is the tracked spawn itself: the task's registry slot is reserved before it starts and freed when it ends
             |g| tokio::spawn(Tracked::new(crate::unit::spawned(fut), g)),
@@ -384,6 +388,7 @@ impl Shutdown {
         self.tracked(
             Kind::Blocking,
             None,
+            std::any::type_name::<F>,
             Location::caller(),
             |g| {
                 let f = crate::unit::spawned_fn(f);
@@ -419,6 +424,7 @@ impl Shutdown {
         self.tracked(
             Kind::Task,
             None,
+            std::any::type_name::<F>,
             Location::caller(),
             // shutdown-lint: allow(raw-spawn) -- this is the tracked spawn itself: the task's registry slot is reserved before it starts and freed when it ends
             |g| tokio::task::spawn_local(Tracked::new(crate::unit::spawned(fut), g)),
@@ -452,11 +458,107 @@ impl Shutdown {
         self.tracked(
             Kind::Thread,
             None,
+            std::any::type_name::<F>,
             Location::caller(),
             |g| {
                 let f = crate::unit::spawned_fn(f);
                 std::thread::spawn(move || g.run(f))
             },
+            |_| None,
+        )
+    }
+
+    /// Spawns a tracked task onto the runtime behind `handle`, like
+    /// [`Handle::spawn`](tokio::runtime::Handle::spawn) (see [`spawn`](Shutdown::spawn)).
+    ///
+    /// Works from any thread, inside or outside a runtime: the task runs on `handle`'s runtime
+    /// and is tracked by this scope like any other.
+    ///
+    /// ```
+    /// let rt = tokio::runtime::Runtime::new().unwrap();
+    /// let s = shutdown_runtime::Shutdown::new();
+    /// // not inside the runtime: spawn onto it through its handle
+    /// let h = s.spawn_on(rt.handle(), async { 6 * 7 });
+    /// assert_eq!(rt.block_on(h).unwrap(), 42);
+    /// assert_eq!(s.tracked_len(), 0);
+    /// ```
+    #[track_caller]
+    pub fn spawn_on<F>(&self, handle: &tokio::runtime::Handle, fut: F) -> JoinHandle<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        self.tracked(
+            Kind::Task,
+            None,
+            std::any::type_name::<F>,
+            Location::caller(),
+            // shutdown-lint: allow(raw-spawn) -- this is the tracked spawn itself: the task's registry slot is reserved before it starts and freed when it ends
+            |g| handle.spawn(Tracked::new(fut, g)),
+            |h| Some(h.abort_handle()),
+        )
+    }
+
+    /// Runs a tracked blocking job on the blocking pool of `handle`'s runtime, like
+    /// [`Handle::spawn_blocking`](tokio::runtime::Handle::spawn_blocking) (see
+    /// [`spawn_blocking`](Shutdown::spawn_blocking)).
+    ///
+    /// ```
+    /// let rt = tokio::runtime::Runtime::new().unwrap();
+    /// let s = shutdown_runtime::Shutdown::new();
+    /// let h = s.spawn_blocking_on(rt.handle(), || "done");
+    /// assert_eq!(rt.block_on(h).unwrap(), "done");
+    /// ```
+    #[track_caller]
+    pub fn spawn_blocking_on<F, R>(&self, handle: &tokio::runtime::Handle, f: F) -> JoinHandle<R>
+    where
+        F: FnOnce() -> R + Send + 'static,
+        R: Send + 'static,
+    {
+        self.tracked(
+            Kind::Blocking,
+            None,
+            std::any::type_name::<F>,
+            Location::caller(),
+            // shutdown-lint: allow(raw-spawn) -- this is the tracked spawn itself: the task's registry slot is reserved before it starts and freed when it ends
+            |g| handle.spawn_blocking(move || g.run(f)),
+            |h| Some(h.abort_handle()),
+        )
+    }
+
+    /// Spawns a tracked OS thread from a [`std::thread::Builder`] (name, stack size), like
+    /// [`Builder::spawn`](std::thread::Builder::spawn) (see
+    /// [`spawn_thread`](Shutdown::spawn_thread)).
+    ///
+    /// # Errors
+    ///
+    /// If the OS cannot create the thread (the error of `Builder::spawn`); nothing stays
+    /// tracked then.
+    ///
+    /// ```
+    /// let s = shutdown_runtime::Shutdown::new();
+    /// let builder = std::thread::Builder::new().name("compactor".into());
+    /// let t = s.spawn_thread_with(builder, || std::thread::current().name().map(str::to_owned))?;
+    /// assert_eq!(t.join().unwrap().as_deref(), Some("compactor"));
+    /// assert_eq!(s.tracked_len(), 0);
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    #[track_caller]
+    pub fn spawn_thread_with<F, T>(
+        &self,
+        builder: std::thread::Builder,
+        f: F,
+    ) -> std::io::Result<std::thread::JoinHandle<T>>
+    where
+        F: FnOnce() -> T + Send + 'static,
+        T: Send + 'static,
+    {
+        self.tracked(
+            Kind::Thread,
+            None,
+            std::any::type_name::<F>,
+            Location::caller(),
+            |g| builder.spawn(move || g.run(f)),
             |_| None,
         )
     }

@@ -99,8 +99,11 @@ pub fn install(policy: SecondSignal) -> io::Result<()> {
 /// The policy currently in force.
 ///
 /// ```
-/// # use shutdown_runtime::signals;
-/// let _ = signals::policy();
+/// # use shutdown_runtime::signals::{self, SecondSignal};
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// signals::install(SecondSignal::Ignore).unwrap();
+/// assert_eq!(signals::policy(), SecondSignal::Ignore);
+/// # });
 /// ```
 pub fn policy() -> SecondSignal {
     SecondSignal::from_u8(POLICY.load(Ordering::Relaxed))

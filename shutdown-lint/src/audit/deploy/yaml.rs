@@ -130,7 +130,14 @@ mod tests {
 
     #[test]
     fn syntax_error_has_a_location() {
-        let (r, msg) = load("a: [1, 2\nb: }").unwrap_err();
-        assert!(r.line >= 1 && !msg.is_empty());
+        let src = "a: [1, 2\nb: }";
+        let (r, msg) = load(src).unwrap_err();
+        // the `:` of `b:` inside the unclosed flow sequence: line 2, column 2
+        assert_eq!(
+            (r.line, r.column, &src[r.offset..r.offset + 1]),
+            (2, 2, ":"),
+            "{msg}"
+        );
+        assert!(msg.contains("':'"), "{msg}");
     }
 }
