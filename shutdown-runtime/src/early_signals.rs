@@ -15,9 +15,20 @@
 
 use std::fmt;
 use std::io;
+use std::marker::PhantomData;
 
 /// SIGTERM and SIGINT blocked in the calling thread (and the threads it spawns meanwhile)
-/// until [`EarlySignals::release`].
+/// until [`EarlySignals::release`] or until it is dropped.
+///
+/// A signal mask belongs to a thread, so this guard is `!Send`: it can only be released on the
+/// thread that blocked the signals (a release elsewhere would leave this thread's mask blocked).
+/// Dropping it releases too, so an early return or a panic during start-up does not leave the
+/// signals blocked for good.
+///
+/// ```compile_fail
+/// let early = shutdown_runtime::EarlySignals::block().unwrap();
+/// std::thread::spawn(move || early.release()); // error: `EarlySignals` is not `Send`
+/// ```
 ///
 /// # Examples
 ///
@@ -31,6 +42,8 @@ use std::io;
 #[must_use = "the signals stay blocked until `release` is called"]
 pub struct EarlySignals {
     previous: libc::sigset_t,
+    /// `!Send` and `!Sync`: the mask is the calling thread's.
+    _thread_bound: PhantomData<*const ()>,
 }
 
 impl fmt::Debug for EarlySignals {
@@ -64,7 +77,10 @@ impl EarlySignals {
             libc::sigaddset(&mut set, libc::SIGTERM);
             libc::sigaddset(&mut set, libc::SIGINT);
             match libc::pthread_sigmask(libc::SIG_BLOCK, &set, &mut previous) {
-                0 => Ok(EarlySignals { previous }),
+                0 => Ok(EarlySignals {
+                    previous,
+                    _thread_bound: PhantomData,
+                }),
                 errno => Err(io::Error::from_raw_os_error(errno)),
             }
         }
@@ -83,9 +99,55 @@ impl EarlySignals {
     /// early.release();
     /// ```
     pub fn release(self) {
-        // SAFETY: `previous` was filled by `pthread_sigmask` in `block`.
+        drop(self); // `Drop` restores the mask
+    }
+}
+
+impl Drop for EarlySignals {
+    /// Restores the previous mask of the thread that blocked the signals (the guard is `!Send`,
+    /// so this is that thread).
+    fn drop(&mut self) {
+        // SAFETY: `previous` was filled by `pthread_sigmask` in `block`; restoring it only
+        // changes this thread's mask.
         unsafe {
             libc::pthread_sigmask(libc::SIG_SETMASK, &self.previous, std::ptr::null_mut());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Whether `signo` is blocked in the calling thread.
+    fn blocked(signo: libc::c_int) -> bool {
+        // SAFETY: queries this thread's mask into a zero-initialised, properly sized set.
+        unsafe {
+            let mut current: libc::sigset_t = std::mem::zeroed();
+            libc::pthread_sigmask(libc::SIG_BLOCK, std::ptr::null(), &mut current);
+            libc::sigismember(&current, signo) == 1
+        }
+    }
+
+    #[test]
+    fn release_and_drop_both_restore_the_mask() {
+        // A fresh thread: masks are per thread, so this cannot disturb other tests.
+        std::thread::spawn(|| {
+            assert!(!blocked(libc::SIGTERM));
+            let early = EarlySignals::block().unwrap();
+            assert!(blocked(libc::SIGTERM) && blocked(libc::SIGINT));
+            early.release();
+            assert!(!blocked(libc::SIGTERM) && !blocked(libc::SIGINT));
+
+            let r = std::panic::catch_unwind(|| {
+                let _early = EarlySignals::block().unwrap();
+                assert!(blocked(libc::SIGTERM));
+                panic!("start-up failed");
+            });
+            assert!(r.is_err());
+            assert!(!blocked(libc::SIGTERM), "dropped during unwinding: released");
+        })
+        .join()
+        .unwrap();
     }
 }

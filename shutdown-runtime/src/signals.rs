@@ -8,8 +8,8 @@
 //! (shell 130 for SIGINT, 143 for SIGTERM).
 
 use std::io;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, Ordering};
+use std::sync::{Arc, Mutex, Weak};
 
 use tokio::signal::unix::{Signal, SignalKind, signal};
 use tokio::sync::Notify;
@@ -49,25 +49,44 @@ impl SecondSignal {
 }
 
 static POLICY: AtomicU8 = AtomicU8::new(SecondSignal::Reraise as u8);
-static INSTALLED: Mutex<bool> = Mutex::new(false);
+/// The listener task, if one was started: on which runtime, and whether it still exists.
+static LISTENER: Mutex<Option<Listener>> = Mutex::new(None);
+/// SIGTERM/SIGINT seen by the listener(s) of this process: the first requests shutdown, later
+/// ones follow the policy. Process-wide, so a listener moved to another runtime keeps counting.
+static SEEN: AtomicU32 = AtomicU32::new(0);
 /// Set when a second signal under `AbortAll` arrived; `run` turns it into exit code 4.
 pub(crate) static FORCED: AtomicBool = AtomicBool::new(false);
 pub(crate) static FORCED_NOTIFY: Notify = Notify::const_new();
 /// Whether `run` is driving the life cycle (then `AbortAll` lets it finish and report).
 pub(crate) static RUN_ACTIVE: AtomicBool = AtomicBool::new(false);
 
-/// Installs SIGTERM and SIGINT handlers for the global scope. Idempotent: a later call only
-/// updates the policy.
+/// The signal listener task of this process.
+struct Listener {
+    runtime: tokio::runtime::Id,
+    /// Upgradable while the task exists: the task owns the only strong reference, so this dies
+    /// when its runtime shuts down (dropping the task) or the task is aborted.
+    alive: Weak<()>,
+    abort: tokio::task::AbortHandle,
+}
+
+/// Installs SIGTERM and SIGINT handlers for the global scope, with a listener task on the
+/// current runtime. Idempotent on one runtime: a later call only updates the policy.
 ///
-/// Must be called inside a tokio runtime with I/O enabled (`enable_all`). The handlers are
-/// registered before this function returns, so call it first thing (`run` and
+/// The listener lives on the runtime that installed it. Called on **another** runtime, or after
+/// the listener's runtime was shut down, `install` moves the listener to the current runtime
+/// (the old one is aborted), so the runtime that calls `install` last — normally the one
+/// running [`run`](crate::run) — always has a working listener; the count of signals seen
+/// (first vs second) is process-wide and survives the move.
+///
+/// The handlers are registered before this function returns, so call it first thing (`run` and
 /// `#[shutdown_runtime::main]` do). The first signal calls
 /// `Shutdown::global().request_with(ShutdownReason::Signal(signo))`; the second follows
 /// `policy`.
 ///
 /// # Errors
 ///
-/// If the OS refuses to register a handler.
+/// Outside a tokio runtime (`ErrorKind::Other`, "must be called inside a tokio runtime"), on a
+/// runtime without I/O enabled, or if the OS refuses to register a handler.
 ///
 /// # Examples
 ///
@@ -76,22 +95,42 @@ pub(crate) static RUN_ACTIVE: AtomicBool = AtomicBool::new(false);
 /// use shutdown_runtime::signals::{self, SecondSignal};
 /// signals::install(SecondSignal::Reraise)?;
 /// signals::install(SecondSignal::AbortAll)?; // idempotent; updates the policy
+/// assert_eq!(signals::policy(), SecondSignal::AbortAll);
 /// assert!(!shutdown_runtime::shutdown_requested());
 /// # Ok(()) }
 /// # tokio::runtime::Runtime::new().unwrap().block_on(demo()).unwrap();
+/// // outside a runtime: a clear error, not a panic
+/// let err = shutdown_runtime::signals::install(shutdown_runtime::signals::SecondSignal::Reraise).unwrap_err();
+/// assert!(err.to_string().contains("inside a tokio runtime"), "{err}");
 /// ```
 pub fn install(policy: SecondSignal) -> io::Result<()> {
     POLICY.store(policy as u8, Ordering::Relaxed);
-    let mut installed = INSTALLED.lock().unwrap_or_else(|e| e.into_inner());
-    if *installed {
+    let handle = tokio::runtime::Handle::try_current().map_err(|_| {
+        io::Error::other("signals::install must be called inside a tokio runtime")
+    })?;
+    let mut listener = LISTENER.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(l) = listener.as_ref()
+        && l.runtime == handle.id()
+        && l.alive.upgrade().is_some()
+    {
         return Ok(());
     }
+    // Register the new streams before retiring the old listener, so no signal falls between.
     let term = signal(SignalKind::terminate())?;
     let int = signal(SignalKind::interrupt())?;
+    let token = Arc::new(());
+    let alive = Arc::downgrade(&token);
     // Not a tracked task: the listener must outlive every drain (it handles the 2nd signal).
     // shutdown-lint: allow(raw-spawn) -- the signal listener holds no work and must outlive every drain to apply the second-signal policy
-    tokio::spawn(listen(term, int));
-    *installed = true;
+    let task = handle.spawn(listen(term, int, token));
+    if let Some(old) = listener.replace(Listener {
+        runtime: handle.id(),
+        alive,
+        abort: task.abort_handle(),
+    }) {
+        old.abort.abort();
+        tracing::debug!(target: "shutdown_runtime", phase = "signals", "signal listener moved to the current runtime");
+    }
     tracing::debug!(target: "shutdown_runtime", phase = "signals", ?policy, "SIGTERM and SIGINT handlers installed");
     Ok(())
 }
@@ -109,16 +148,14 @@ pub fn policy() -> SecondSignal {
     SecondSignal::from_u8(POLICY.load(Ordering::Relaxed))
 }
 
-async fn listen(mut term: Signal, mut int: Signal) {
-    let mut seen = 0u32;
+async fn listen(mut term: Signal, mut int: Signal, _alive: Arc<()>) {
     loop {
         let signo = tokio::select! {
             Some(()) = term.recv() => libc::SIGTERM,
             Some(()) = int.recv() => libc::SIGINT,
             else => return,
         };
-        seen += 1;
-        if seen == 1 {
+        if SEEN.fetch_add(1, Ordering::SeqCst) == 0 {
             tracing::info!(target: "shutdown_runtime", phase = "signal", signo, "first signal: requesting shutdown");
             Shutdown::global().request_with(ShutdownReason::Signal(signo));
             continue;
