@@ -145,7 +145,10 @@ mod tests {
                 panic!("start-up failed");
             });
             assert!(r.is_err());
-            assert!(!blocked(libc::SIGTERM), "dropped during unwinding: released");
+            assert!(
+                !blocked(libc::SIGTERM),
+                "dropped during unwinding: released"
+            );
         })
         .join()
         .unwrap();

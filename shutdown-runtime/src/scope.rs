@@ -494,7 +494,7 @@ impl Shutdown {
             std::any::type_name::<F>,
             Location::caller(),
             // shutdown-lint: allow(raw-spawn) -- this is the tracked spawn itself: the task's registry slot is reserved before it starts and freed when it ends
-            |g| handle.spawn(Tracked::new(fut, g)),
+            |g| handle.spawn(Tracked::new(crate::unit::spawned(fut), g)),
             |h| Some(h.abort_handle()),
         )
     }
@@ -520,8 +520,11 @@ impl Shutdown {
             None,
             std::any::type_name::<F>,
             Location::caller(),
-            // shutdown-lint: allow(raw-spawn) -- this is the tracked spawn itself: the task's registry slot is reserved before it starts and freed when it ends
-            |g| handle.spawn_blocking(move || g.run(f)),
+            |g| {
+                let f = crate::unit::spawned_fn(f);
+                // shutdown-lint: allow(raw-spawn) -- this is the tracked spawn itself: the task's registry slot is reserved before it starts and freed when it ends
+                handle.spawn_blocking(move || g.run(f))
+            },
             |h| Some(h.abort_handle()),
         )
     }
@@ -558,7 +561,10 @@ impl Shutdown {
             None,
             std::any::type_name::<F>,
             Location::caller(),
-            |g| builder.spawn(move || g.run(f)),
+            |g| {
+                let f = crate::unit::spawned_fn(f);
+                builder.spawn(move || g.run(f))
+            },
             |_| None,
         )
     }

@@ -105,9 +105,8 @@ struct Listener {
 /// ```
 pub fn install(policy: SecondSignal) -> io::Result<()> {
     POLICY.store(policy as u8, Ordering::Relaxed);
-    let handle = tokio::runtime::Handle::try_current().map_err(|_| {
-        io::Error::other("signals::install must be called inside a tokio runtime")
-    })?;
+    let handle = tokio::runtime::Handle::try_current()
+        .map_err(|_| io::Error::other("signals::install must be called inside a tokio runtime"))?;
     let mut listener = LISTENER.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(l) = listener.as_ref()
         && l.runtime == handle.id()
