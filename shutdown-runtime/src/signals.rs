@@ -90,7 +90,7 @@ struct Listener {
 ///
 /// # Examples
 ///
-/// ```
+/// ```standalone_crate
 /// # async fn demo() -> std::io::Result<()> {
 /// use shutdown_runtime::signals::{self, SecondSignal};
 /// signals::install(SecondSignal::Reraise)?;
@@ -136,7 +136,7 @@ pub fn install(policy: SecondSignal) -> io::Result<()> {
 
 /// The policy currently in force.
 ///
-/// ```
+/// ```standalone_crate
 /// # use shutdown_runtime::signals::{self, SecondSignal};
 /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
 /// signals::install(SecondSignal::Ignore).unwrap();
