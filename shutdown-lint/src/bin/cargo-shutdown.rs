@@ -1,8 +1,10 @@
-//! `cargo shutdown lint [ARGS]` and `cargo shutdown audit [ARGS]`.
+//! `cargo shutdown lint [ARGS]`, `cargo shutdown fix [ARGS]` and `cargo shutdown audit [ARGS]`.
 //!
 //! Cargo runs an external subcommand `cargo shutdown ...` as `cargo-shutdown shutdown ...`,
 //! so a first argument `shutdown` is dropped; the binary also works when called directly
-//! (`cargo-shutdown audit`). `lint` takes exactly the arguments of `shutdown-lint`;
+//! (`cargo-shutdown audit`). `lint` takes exactly the arguments of `shutdown-lint`; `fix`
+//! is `shutdown-lint --fix` (same engine, same arguments: `--unsafe-fixes`, `--diff`,
+//! `--allow-dirty`, `--runtime-path`);
 //! `audit` those of [`shutdown_lint::audit::cli`]. Exit status: 0 clean, 1 deny-level
 //! findings, 2 could not run.
 
@@ -17,6 +19,7 @@ Usage: cargo shutdown <COMMAND> [ARGS]
 
 Commands:
   lint   Lint paths for shutdown hazards (the `shutdown-lint` command line)
+  fix    Fix what can be fixed in place (`shutdown-lint --fix`; `--diff` to look first)
   audit  Audit the workspace: per-crate table, deploy manifests vs budgets
 
 Run `cargo shutdown <COMMAND> --help` for a command's options.
@@ -35,6 +38,16 @@ fn main() -> ExitCode {
             // `cargo shutdown lint x` parses as `shutdown-lint x`
             let rest = std::iter::once(OsString::from("cargo shutdown lint"))
                 .chain(args.into_iter().skip(2));
+            shutdown_lint::cli::run(rest, &mut out, &mut err, tty)
+        }
+        Some("fix") => {
+            // `cargo shutdown fix x` parses as `shutdown-lint --fix x`
+            let rest = [
+                OsString::from("cargo shutdown fix"),
+                OsString::from("--fix"),
+            ]
+            .into_iter()
+            .chain(args.into_iter().skip(2));
             shutdown_lint::cli::run(rest, &mut out, &mut err, tty)
         }
         Some("audit") => {

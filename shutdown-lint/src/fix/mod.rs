@@ -9,7 +9,8 @@
 //! - the fixers: [`spawn`] (`raw-spawn`, safe), [`thread`] (`detached-thread`, safe),
 //!   [`http`] (`http-no-timeout`, unsafe), [`main_attr`] (`sigterm-missing`, unsafe), with
 //!   task names from [`name`] and `use` lines from [`imports`];
-//! - [`edit`]: edits, overlap resolution, application;
+//! - [`edit`]: edits, overlap resolution, application; [`reparse`]: the check that the
+//!   result parses before anything is written;
 //! - [`manifest`]: the `shutdown-runtime` dependency in `Cargo.toml` (`toml_edit`);
 //! - [`cli`]: the `--fix` / `--diff` command line; [`run`]: lint, plan, re-parse check, remaining findings; [`write`]: atomic writes;
 //!   [`git`]: the dirty-tree check; [`diff`]: `--diff`; [`summary`]: what was done.
@@ -35,6 +36,7 @@ pub mod index;
 pub mod main_attr;
 pub mod manifest;
 pub mod name;
+pub mod reparse;
 pub mod run;
 pub mod site;
 pub mod spawn;

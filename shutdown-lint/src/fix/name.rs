@@ -5,7 +5,7 @@
 use syn::visit::{self, Visit};
 
 /// Calls that say nothing about what a task does (clones, conversions, unwrapping,
-/// instrumentation): skipped when naming.
+/// instrumentation, nested spawns): skipped when naming.
 const NOISE: &[&str] = &[
     "clone",
     "to_owned",
@@ -35,6 +35,11 @@ const NOISE: &[&str] = &[
     "Box",
     "Arc",
     "drop",
+    // a spawn inside the spawned code: what it spawns names the task
+    "spawn",
+    "spawn_named",
+    "spawn_blocking",
+    "spawn_local",
 ];
 
 struct FirstCall {

@@ -11,7 +11,7 @@ use super::cx::FileCx;
 use super::edit::{self, Applicability, Fix};
 use super::index::SpanIndex;
 use super::manifest::{self, RuntimeSource};
-use super::{http, imports, main_attr, spawn, thread};
+use super::{http, imports, main_attr, reparse, spawn, thread};
 use crate::engine::{LintError, LintOptions, LintReport, lint_paths};
 use crate::finding::{Finding, Severity};
 use crate::source::{LineIndex, PARSE_STACK_BYTES};
@@ -250,54 +250,38 @@ fn plan_file(
             ));
         }
     }
-    let mut chosen: Vec<&Fix> = chosen.iter().map(|&c| &candidates[c]).collect();
-    let build = |set: &[&Fix]| -> (String, Vec<edit::Edit>) {
-        let mut edits: Vec<edit::Edit> = set.iter().flat_map(|f| f.edits.iter().cloned()).collect();
-        if set.iter().any(|f| f.needs_duration)
-            && let Some(e) = imports::add_use(&text, &index, "std::time", "Duration")
-        {
-            edits.push(e);
-        }
-        edits.sort_by_key(|e| (e.range.start, e.range.end));
-        (edit::apply(&text, &edits), edits)
-    };
-    let parses = |s: &str| {
-        let ok = syn::parse_str::<syn::File>(&crate::analysis::blank_preamble(s)).is_ok();
-        proc_macro2::extra::invalidate_current_thread_spans();
-        ok
-    };
     if chosen.is_empty() {
         return plan;
     }
-    let (mut new, mut edits) = build(&chosen);
-    if !parses(&new) {
-        // find the fixes whose result does not parse on their own, drop them, retry once
-        let (good, bad): (Vec<&Fix>, Vec<&Fix>) =
-            chosen.iter().partition(|f| parses(&build(&[**f]).0));
-        let mut dropped = bad;
-        chosen = good;
-        (new, edits) = build(&chosen);
-        if !parses(&new) {
-            dropped.append(&mut chosen);
+    let chosen: Vec<Fix> = chosen.iter().map(|&c| candidates[c].clone()).collect();
+    let checked = reparse::apply_checked(&text, &chosen, &|set: &[&Fix]| {
+        if set.iter().any(|f| f.needs_duration) {
+            imports::add_use(&text, &index, "std::time", "Duration")
+                .into_iter()
+                .collect()
+        } else {
+            Vec::new()
         }
-        for f in dropped {
-            for &i in &f.findings {
-                plan.outcomes.push((
-                    i,
-                    Outcome::Dropped("the fixed code would not parse; left as it is".into()),
-                ));
-            }
-        }
-        if chosen.is_empty() {
-            return plan;
+    });
+    for &d in &checked.dropped {
+        for &i in &chosen[d].findings {
+            plan.outcomes.push((
+                i,
+                Outcome::Dropped("the fixed code would not parse; left as it is".into()),
+            ));
         }
     }
-    for f in &chosen {
+    if checked.kept.is_empty() {
+        return plan;
+    }
+    for &k in &checked.kept {
+        let f = &chosen[k];
         plan.macros |= f.needs_macros;
         for &i in &f.findings {
             plan.outcomes.push((i, Outcome::Fixed(f.title.clone())));
         }
     }
+    let (new, edits) = (checked.text, checked.edits);
     plan.new = Some(new);
     plan.applied = edits;
     plan.old = text;
