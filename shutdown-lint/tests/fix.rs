@@ -220,7 +220,7 @@ fn workspace_dependency_when_the_workspace_has_the_table() {
     std::fs::create_dir_all(dir.path().join("app/src")).unwrap();
     let app = "[package]\nname = \"app\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\ntokio.workspace = true\n";
     std::fs::write(dir.path().join("app/Cargo.toml"), app).unwrap();
-    std::fs::write(dir.path().join("app/src/main.rs"), &fixture("sigterm_main")).unwrap();
+    std::fs::write(dir.path().join("app/src/main.rs"), fixture("sigterm_main")).unwrap();
     let report = plan(&[dir.path().to_path_buf()], &options(dir.path(), true)).unwrap();
     write(&report).unwrap();
     assert_eq!(
