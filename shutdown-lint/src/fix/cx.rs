@@ -59,6 +59,19 @@ impl<'a> FileCx<'a> {
         }
     }
 
+    /// `arg` (e.g. `"name",`) written before the first argument of `call`, in the call's
+    /// layout: on a line of its own when the argument starts a line, else followed by a space.
+    pub fn before_arg(&self, call: &CallSite, arg: &str) -> String {
+        let first = call.args[0].start;
+        let line_start = self.text[..first].rfind('\n').map_or(0, |i| i + 1);
+        let indent = &self.text[line_start..first];
+        if line_start > call.lparen && indent.chars().all(|c| c == ' ' || c == '\t') {
+            format!("{arg}{}{indent}", self.eol())
+        } else {
+            format!("{arg} ")
+        }
+    }
+
     /// Edits that turn `recv.method(args)` into `{head}recv{mid}args)`: an insertion before
     /// the receiver and a replacement of `.method(` (and what is between), so the receiver
     /// and the arguments are kept as written. A comment between the receiver and the method

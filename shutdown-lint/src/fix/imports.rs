@@ -2,7 +2,9 @@
 //! the name is already imported; an existing `use std::time::{..}` group is extended; a
 //! single `use std::time::Instant;` becomes a group; otherwise a new line goes after the
 //! last `use std::..` line (else the last `use` line, else before the first item), with
-//! the file's line ending.
+//! the file's line ending. [`remove_unused`] drops the imports of tokio's spawn functions
+//! (and of `tokio::task`) that the fixes left unused, so a crate built with `-D warnings`
+//! still builds.
 
 use super::edit::Edit;
 use super::index::SpanIndex;
@@ -80,4 +82,107 @@ pub fn add_use(text: &str, index: &SpanIndex, module: &str, name: &str) -> Optio
             Some(Edit::insert(at, format!("{line}{eol}{eol}")))
         }
     }
+}
+
+/// Whether `word` occurs in `text` as a name of its own (not a path segment after `::`, not
+/// a field or method after `.`) outside `skip` ranges.
+fn occurs(text: &str, word: &str, skip: &[std::ops::Range<usize>]) -> bool {
+    let b = text.as_bytes();
+    let is_ident = |c: u8| c == b'_' || c.is_ascii_alphanumeric();
+    let mut from = 0;
+    while let Some(i) = text[from..].find(word) {
+        let at = from + i;
+        let end = at + word.len();
+        let before_ok = at == 0 || !(is_ident(b[at - 1]) || b[at - 1] == b':' || b[at - 1] == b'.');
+        let after_ok = end >= b.len() || !is_ident(b[end]);
+        if before_ok && after_ok && !skip.iter().any(|r| r.contains(&at)) {
+            return true;
+        }
+        from = end;
+    }
+    false
+}
+
+/// Paths whose imports a fix can leave unused.
+const SPAWN_IMPORTS: &[&str] = &[
+    "tokio::spawn",
+    "tokio::task",
+    "tokio::task::spawn",
+    "tokio::task::spawn_blocking",
+    "tokio::task::spawn_local",
+];
+
+/// Edits (in `old`'s coordinates) that remove imports of [`SPAWN_IMPORTS`] which `old`
+/// uses and `new` (the text after the fixes, whose `use` items are unchanged) no longer does.
+///
+/// # Examples
+/// ```
+/// use shutdown_lint::fix::{edit::apply, imports::remove_unused, index::SpanIndex};
+/// let old = "use std::io;\nuse tokio::task::{self, spawn_blocking};\nfn f() { task::yield_now(); spawn_blocking(g); }\n";
+/// let new = "use std::io;\nuse tokio::task::{self, spawn_blocking};\nfn f() { task::yield_now(); shutdown_runtime::spawn_blocking(g); }\n";
+/// let ix = SpanIndex::build(old).unwrap();
+/// let edits = remove_unused(old, new, &ix);
+/// assert_eq!(apply(old, &edits), "use std::io;\nuse tokio::task::{self};\nfn f() { task::yield_now(); spawn_blocking(g); }\n");
+/// // (the edits apply to the old text; the fixes' own edits are applied with them)
+/// ```
+pub fn remove_unused(old: &str, new: &str, index: &SpanIndex) -> Vec<Edit> {
+    let uses: Vec<std::ops::Range<usize>> = index.uses.iter().map(|u| u.range.clone()).collect();
+    // `use` items keep their offsets up to the first edit before them; compare by text
+    let new_index = match SpanIndex::build(new) {
+        Ok(ix) => ix,
+        Err(_) => return Vec::new(),
+    };
+    let new_uses: Vec<std::ops::Range<usize>> =
+        new_index.uses.iter().map(|u| u.range.clone()).collect();
+    let mut edits = Vec::new();
+    for u in index.uses.iter().filter(|u| !u.public) {
+        let dead: Vec<&super::index::UseLeaf> = u
+            .leaves
+            .iter()
+            .filter(|l| {
+                SPAWN_IMPORTS.contains(&l.path.as_str())
+                    && occurs(old, &l.name, &uses)
+                    && !occurs(new, &l.name, &new_uses)
+            })
+            .collect();
+        if dead.is_empty() {
+            continue;
+        }
+        if dead.len() == u.leaves.len() {
+            // the whole item, with its line when it is alone on it
+            let line_start = old[..u.range.start].rfind('\n').map_or(0, |i| i + 1);
+            let line_end = old[u.range.end..]
+                .find('\n')
+                .map_or(old.len(), |i| u.range.end + i + 1);
+            let alone = old[line_start..u.range.start].trim().is_empty()
+                && old[u.range.end..line_end].trim().is_empty();
+            edits.push(if alone {
+                Edit::replace(line_start..line_end, "")
+            } else {
+                Edit::replace(u.range.clone(), "")
+            });
+            continue;
+        }
+        for l in dead.iter().filter(|l| l.in_group) {
+            // the leaf and the comma after it (or before it, for the last one)
+            let after = &old[l.range.end..];
+            let comma = after.find(|c: char| !c.is_whitespace());
+            let range = match comma {
+                Some(i) if after[i..].starts_with(',') => {
+                    let rest = &after[i + 1..];
+                    let ws = rest.len() - rest.trim_start().len();
+                    l.range.start..l.range.end + i + 1 + ws
+                }
+                _ => {
+                    let before = old[..l.range.start].trim_end();
+                    match before.strip_suffix(',') {
+                        Some(b) => b.len()..l.range.end,
+                        None => l.range.clone(),
+                    }
+                }
+            };
+            edits.push(Edit::replace(range, ""));
+        }
+    }
+    edits
 }

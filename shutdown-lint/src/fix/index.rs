@@ -56,6 +56,21 @@ pub struct UseItem {
     pub first: String,
     /// The leaf paths, e.g. `std::time::Instant`.
     pub paths: Vec<String>,
+    /// Each leaf (name, path, range of the leaf in the tree), in order.
+    pub leaves: Vec<UseLeaf>,
+}
+
+/// One name a `use` item brings into scope.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UseLeaf {
+    /// Name in scope (the rename when there is one; `self` leaves name the module).
+    pub name: String,
+    /// Full path, e.g. `tokio::task::spawn_blocking`.
+    pub path: String,
+    /// Range of the leaf as written (`spawn_blocking`, `spawn as go`, `self`).
+    pub range: Range<usize>,
+    /// Inside a `{..}` group.
+    pub in_group: bool,
 }
 
 /// `fn main` with an attribute such as `#[tokio::main]`.
@@ -116,6 +131,8 @@ impl SpanIndex {
                     let mut names = Vec::new();
                     let mut paths = Vec::new();
                     leaves(&u.tree, String::new(), &mut names, &mut paths);
+                    let mut leaf_list = Vec::new();
+                    leaf_ranges(&u.tree, String::new(), false, &mut leaf_list);
                     let first = match &u.tree {
                         syn::UseTree::Path(p) => p.ident.to_string(),
                         syn::UseTree::Name(n) => n.ident.to_string(),
@@ -128,6 +145,7 @@ impl SpanIndex {
                         names,
                         first,
                         paths,
+                        leaves: leaf_list,
                     });
                 }
                 syn::Item::Fn(f) if f.sig.ident == "main" => {
@@ -218,6 +236,46 @@ fn leaves(tree: &syn::UseTree, prefix: String, names: &mut Vec<String>, paths: &
         syn::UseTree::Group(g) => {
             for t in &g.items {
                 leaves(t, prefix.clone(), names, paths);
+            }
+        }
+    }
+}
+
+fn leaf_ranges(tree: &syn::UseTree, prefix: String, in_group: bool, out: &mut Vec<UseLeaf>) {
+    let join = |n: &str| {
+        if prefix.is_empty() {
+            n.to_string()
+        } else {
+            format!("{prefix}::{n}")
+        }
+    };
+    match tree {
+        syn::UseTree::Path(p) => leaf_ranges(&p.tree, join(&p.ident.to_string()), in_group, out),
+        syn::UseTree::Name(n) => {
+            let ident = n.ident.to_string();
+            let (name, path) = if ident == "self" {
+                let module = prefix.rsplit("::").next().unwrap_or("").to_string();
+                (module, prefix.clone())
+            } else {
+                (ident.clone(), join(&ident))
+            };
+            out.push(UseLeaf {
+                name,
+                path,
+                range: range(n.span()),
+                in_group,
+            });
+        }
+        syn::UseTree::Rename(r) => out.push(UseLeaf {
+            name: r.rename.to_string(),
+            path: join(&r.ident.to_string()),
+            range: range(r.span()),
+            in_group,
+        }),
+        syn::UseTree::Glob(_) => {}
+        syn::UseTree::Group(g) => {
+            for t in &g.items {
+                leaf_ranges(t, prefix.clone(), true, out);
             }
         }
     }

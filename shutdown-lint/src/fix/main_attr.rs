@@ -108,7 +108,7 @@ fn ctrl_c_edit(cx: &FileCx<'_>, f: &Finding) -> Result<Edit, String> {
                 format!("{wait}().await"),
             ))
         }
-        _ => Err("the result of `ctrl_c()` is used; replace it by hand".into()),
+        _ => Err("`ctrl_c()` is passed on or its result is used; replace it by hand".into()),
     }
 }
 

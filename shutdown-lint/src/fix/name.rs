@@ -35,6 +35,10 @@ const NOISE: &[&str] = &[
     "Box",
     "Arc",
     "drop",
+    "is_some",
+    "is_none",
+    "is_ok",
+    "is_err",
     // a spawn inside the spawned code: what it spawns names the task
     "spawn",
     "spawn_named",

@@ -26,8 +26,8 @@ pub fn parses(text: &str) -> bool {
     ok
 }
 
-/// Applies `fixes` to `text` with `extra(set)` (edits the set needs, such as a `use`
-/// line), keeping only what parses.
+/// Applies `fixes` to `text` with `extra(set, fixed)` (edits the set needs, such as a `use`
+/// line, given the text with the set's own edits applied), keeping only what parses.
 ///
 /// # Examples
 /// ```
@@ -38,17 +38,22 @@ pub fn parses(text: &str) -> bool {
 /// let text = "fn f() { a(); b(); }";
 /// let good = fix(vec![Edit::replace(9..10, "x")]);
 /// let bad = fix(vec![Edit::replace(14..15, "(")]);
-/// let c = apply_checked(text, &[good, bad], &|_| Vec::new());
+/// let c = apply_checked(text, &[good, bad], &|_, _| Vec::new());
 /// assert_eq!((c.text.as_str(), c.kept, c.dropped), ("fn f() { x(); b(); }", vec![0], vec![1]));
 /// ```
-pub fn apply_checked(text: &str, fixes: &[Fix], extra: &dyn Fn(&[&Fix]) -> Vec<Edit>) -> Checked {
+pub fn apply_checked(
+    text: &str,
+    fixes: &[Fix],
+    extra: &dyn Fn(&[&Fix], &str) -> Vec<Edit>,
+) -> Checked {
     let build = |set: &[usize]| -> (String, Vec<Edit>) {
         let chosen: Vec<&Fix> = set.iter().map(|&i| &fixes[i]).collect();
         let mut edits: Vec<Edit> = chosen
             .iter()
             .flat_map(|f| f.edits.iter().cloned())
             .collect();
-        edits.extend(extra(&chosen));
+        let fixed = edit::apply(text, &edits);
+        edits.extend(extra(&chosen, &fixed));
         edits.sort_by_key(|e| (e.range.start, e.range.end));
         (edit::apply(text, &edits), edits)
     };

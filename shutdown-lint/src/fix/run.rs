@@ -254,14 +254,12 @@ fn plan_file(
         return plan;
     }
     let chosen: Vec<Fix> = chosen.iter().map(|&c| candidates[c].clone()).collect();
-    let checked = reparse::apply_checked(&text, &chosen, &|set: &[&Fix]| {
+    let checked = reparse::apply_checked(&text, &chosen, &|set: &[&Fix], fixed: &str| {
+        let mut extra = imports::remove_unused(&text, fixed, &index);
         if set.iter().any(|f| f.needs_duration) {
-            imports::add_use(&text, &index, "std::time", "Duration")
-                .into_iter()
-                .collect()
-        } else {
-            Vec::new()
+            extra.extend(imports::add_use(&text, &index, "std::time", "Duration"));
         }
+        extra
     });
     for &d in &checked.dropped {
         for &i in &chosen[d].findings {

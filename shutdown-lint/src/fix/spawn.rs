@@ -94,7 +94,10 @@ pub fn fix(cx: &FileCx<'_>, idx: usize, f: &Finding) -> Result<Fix, String> {
                 format!("`{}` → `{rt}::spawn_named(\"{name}\", ..)`", site.root),
                 vec![
                     Edit::replace(call.func.clone(), format!("{rt}::spawn_named")),
-                    Edit::insert(call.args[0].start, format!("\"{name}\", ")),
+                    Edit::insert(
+                        call.args[0].start,
+                        cx.before_arg(call, &format!("\"{name}\",")),
+                    ),
                 ],
             ));
         }
