@@ -9,7 +9,8 @@
 use crate::collect::{self, CollectOptions};
 use crate::config::Config;
 use crate::finding::{Finding, Region, Severity};
-use crate::model::ModDecl;
+use crate::model::{ChainUse, Decls, FileModel, ModDecl};
+use crate::workspace::WorkspaceModel;
 use crate::resolve::{Aliases, Canon, known, split_path};
 use crate::rules::{self, RuleContext, sigterm_missing::SignalSites};
 use crate::source::{self, LineIndex};
@@ -147,6 +148,11 @@ pub struct FileAnalysis {
     pub allowed_rules: Vec<String>,
     /// Levels of `suppression-without-reason` and `unused-suppression`.
     pub suppression_levels: Option<(Severity, Severity)>,
+    /// Chains whose receiver only the workspace model can type
+    /// ([`FileAnalysis::apply_workspace`]).
+    pub pending: Vec<ChainUse>,
+    /// What the file declares for the workspace model.
+    pub decls: Decls,
 }
 
 /// Configuration prepared for many files: resolution tables and the byte scan.
@@ -156,7 +162,15 @@ pub struct Analyzer {
     aliases: Arc<Aliases>,
     interesting: Arc<HashSet<Canon>>,
     needles: Arc<Vec<memchr::memmem::Finder<'static>>>,
+    /// Words that make a file worth parsing for the workspace model only (it may declare
+    /// a field, return type or alias of a type the rules know): they count at the start
+    /// of a word (`Handle`, not `JoinHandle`).
+    model_words: Arc<Vec<memchr::memmem::Finder<'static>>>,
 }
+
+/// Type names a declaration the workspace model needs contains (see
+/// [`Analyzer::may_match`]).
+const MODEL_WORDS: &[&str] = &["Handle", "Runtime", "ClientBuilder"];
 
 impl Analyzer {
     /// Prepares `config`.
@@ -166,9 +180,20 @@ impl Analyzer {
 
     /// Prepares `config` plus extra re-exports (e.g. renamed dependencies of a package).
     pub fn with_reexports(config: &Config, extra: &[(String, String)]) -> Analyzer {
+        Self::for_crate(config, extra, None)
+    }
+
+    /// Prepares `config` for the files of crate `own_crate`, plus extra re-exports (renamed
+    /// dependencies, and what dependencies re-export: [`crate::workspace::reexports`]).
+    /// Configured `[reexports]` come first and so win.
+    pub fn for_crate(
+        config: &Config,
+        extra: &[(String, String)],
+        own_crate: Option<&str>,
+    ) -> Analyzer {
         let mut re = config.reexports.clone();
         re.extend_from_slice(extra);
-        let aliases = Aliases::new(&re);
+        let aliases = Aliases::new(&re).for_crate(own_crate);
         let mut interesting = HashSet::new();
         let configured = config
             .spawn_tracked
@@ -205,11 +230,16 @@ impl Analyzer {
             .iter()
             .map(|w| memchr::memmem::Finder::new(w.as_bytes()).into_owned())
             .collect();
+        let model_words = MODEL_WORDS
+            .iter()
+            .map(|w| memchr::memmem::Finder::new(w.as_bytes()).into_owned())
+            .collect();
         Analyzer {
             config: Arc::new(config.clone()),
             aliases: Arc::new(aliases),
             interesting: Arc::new(interesting),
             needles: Arc::new(needles),
+            model_words: Arc::new(model_words),
         }
     }
 
@@ -228,6 +258,18 @@ impl Analyzer {
                 if memchr::memmem::find(before, b"//").is_none()
                     || f.needle() == suppress::MARKER.as_bytes()
                 {
+                    return true;
+                }
+            }
+        }
+        for f in self.model_words.iter() {
+            for pos in f.find_iter(b) {
+                let word_start = pos == 0 || {
+                    let c = b[pos - 1];
+                    !(c.is_ascii_alphanumeric() || c == b'_')
+                };
+                let line_start = memchr::memrchr(b'\n', &b[..pos]).map_or(0, |i| i + 1);
+                if word_start && memchr::memmem::find(&b[line_start..pos], b"//").is_none() {
                     return true;
                 }
             }
@@ -261,6 +303,10 @@ impl Analyzer {
         }
         if !self.may_match(text) {
             a.skipped_by_scan = true;
+            if memchr::memmem::find(text.as_bytes(), b"cfg(").is_some() {
+                // its test modules are still test code
+                a.mod_decls = crate::lexscan::cfg_test_mod_decls(text);
+            }
             return a;
         }
         let index = LineIndex::new(text);
@@ -344,12 +390,51 @@ impl Analyzer {
         a.too_deep = model.too_deep;
         a.test_items_skipped = model.test_items_skipped;
         a.resolve_ops = model.resolve_ops;
+        a.pending = model
+            .chains
+            .iter()
+            .filter(|cu| cu.chain.pending.is_some())
+            .cloned()
+            .collect();
+        a.decls = model.decls.clone();
         suppress::apply(&mut a.findings, &mut a.facts.suppressions);
         a
     }
 }
 
 impl FileAnalysis {
+    /// Runs the per-file rules on the chains whose receiver `ws` could type (a field
+    /// declared in another file, a workspace function's result, ...), adds their counts to
+    /// the facts and returns their findings (suppressions are applied by
+    /// [`FileAnalysis::finish`]).
+    pub fn apply_workspace(&mut self, ws: &WorkspaceModel, config: &Config) -> Vec<Finding> {
+        if self.pending.is_empty() {
+            return Vec::new();
+        }
+        let model = FileModel {
+            chains: ws.resolve(&self.pending),
+            ..FileModel::default()
+        };
+        if model.chains.is_empty() {
+            return Vec::new();
+        }
+        let cx = RuleContext {
+            model: &model,
+            config,
+            path: &self.path,
+        };
+        let mut out = Vec::new();
+        rules::check_file(&cx, &mut out);
+        self.facts.raw_spawns += rules::raw_spawn::raw_spawns(&model, &config.spawn_raw).len();
+        self.facts.tracked_spawns +=
+            rules::raw_spawn::tracked_spawns(&model, &config.spawn_tracked);
+        self.facts.http_clients_without_timeout +=
+            rules::http_no_timeout::clients_without_timeout(&model, &config.http_no_timeout)
+                .len();
+        self.facts.detached_threads += rules::detached_thread::detached_threads(&model).len();
+        out
+    }
+
     /// Adds cross-file findings (suppressions apply to them too), then reports suppressions
     /// without a reason and unused ones; returns every finding of the file, suppressed
     /// ones included (`suppressed` set). With `use_suppressions = false`, comments are

@@ -106,3 +106,70 @@ pub fn scan(text: &str, mut f: impl FnMut(Piece, usize, usize)) {
     }
     f(Piece::Code, code_start, b.len().min(i.max(code_start)));
 }
+
+/// Out-of-line modules declared under a test attribute at the top of a file, found without
+/// parsing: `#[cfg(test)] mod helpers;` (other attributes and `pub(..)` allowed between),
+/// as [`crate::model::ModDecl`]s with `cfg_test` set. Used for files the byte scan skips.
+///
+/// # Examples
+/// ```
+/// let d = shutdown_lint::lexscan::cfg_test_mod_decls("#[cfg(test)]\n#[path = \"t.rs\"]\npub(crate) mod helpers;\nmod real;\n");
+/// assert_eq!(d.len(), 1);
+/// assert_eq!(d[0].path, ["helpers"]);
+/// assert_eq!(d[0].path_attr.as_deref(), Some("t.rs"));
+/// ```
+pub fn cfg_test_mod_decls(text: &str) -> Vec<crate::model::ModDecl> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(at) = text[from..].find("#[cfg(") {
+        let start = from + at;
+        from = start + 6;
+        let Some(close) = text[start..].find(")]") else {
+            break;
+        };
+        let pred = &text[start + 6..start + close];
+        let words: Vec<&str> = pred
+            .split(|c: char| !c.is_alphanumeric() && c != '_')
+            .collect();
+        if !words.contains(&"test") || words.contains(&"not") {
+            continue;
+        }
+        // skip further attributes and visibility, then expect `mod name;`
+        let mut rest = text[start + close + 2..].trim_start();
+        let mut path_attr = None;
+        while rest.starts_with("#[") {
+            let Some(end) = rest.find(']') else { break };
+            let attr = &rest[2..end];
+            if let Some(v) = attr.trim().strip_prefix("path") {
+                let v = v.trim().trim_start_matches('=').trim();
+                path_attr = Some(v.trim_matches('"').to_string());
+            }
+            rest = rest[end + 1..].trim_start();
+        }
+        if let Some(r) = rest.strip_prefix("pub") {
+            rest = r.trim_start();
+            if rest.starts_with('(')
+                && let Some(end) = rest.find(')')
+            {
+                rest = rest[end + 1..].trim_start();
+            }
+        }
+        let Some(r) = rest.strip_prefix("mod ") else {
+            continue;
+        };
+        let name: String = r
+            .trim_start()
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        let after = r.trim_start()[name.len()..].trim_start();
+        if !name.is_empty() && after.starts_with(';') {
+            out.push(crate::model::ModDecl {
+                path: vec![name],
+                path_attr,
+                cfg_test: true,
+            });
+        }
+    }
+    out
+}

@@ -32,3 +32,4 @@ pub mod resolve;
 pub mod rules;
 pub mod source;
 pub mod suppress;
+pub mod workspace;

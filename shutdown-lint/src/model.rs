@@ -53,6 +53,38 @@ pub struct Chain {
     pub inherited: usize,
     /// Whether the chain starts at a `let` binding.
     pub via_binding: bool,
+    /// A root this file alone cannot tell (a field, a method or a crate function whose
+    /// type the workspace model knows): the rules skip the chain until
+    /// [`crate::workspace::WorkspaceModel::resolve`] rewrites it.
+    pub pending: Option<SymRoot>,
+    /// Index in [`FileModel::chains`] of the chain where the value was made (a chain that
+    /// starts at a binding keeps its origin's).
+    pub origin: Option<usize>,
+    /// The function the value came from, when it is a helper of the workspace
+    /// (`base_builder(..)`), as written.
+    pub via: Option<String>,
+}
+
+/// A receiver whose type only the workspace model knows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SymRoot {
+    /// A call of a path that no rule knows (a function or associated function of the
+    /// workspace: `make_runtime()`, `crate::rt::current_handle()`, `AppRuntime::new()`).
+    Call(Canon),
+    /// A field, `self.rt` (owner: the `impl`'s type) or `x.pool` (owner unknown).
+    Field {
+        /// Type the field belongs to, when known.
+        owner: Option<Canon>,
+        /// Field name.
+        name: String,
+    },
+    /// A method called on `self` or on a value of unknown type: `self.pick_handle()`.
+    Method {
+        /// Type of the receiver, when known.
+        owner: Option<Canon>,
+        /// Method name.
+        name: String,
+    },
 }
 
 impl Chain {
@@ -96,6 +128,9 @@ pub struct ChainUse {
     pub usage: Usage,
     /// Context.
     pub ctx: Ctx,
+    /// The value, bound to a name, was later used as a plain value (moved, passed on,
+    /// stored), not only through method calls.
+    pub escapes: bool,
 }
 
 /// A resolved path used as a value (not called) or as an attribute.
@@ -116,6 +151,39 @@ pub struct ModDecl {
     pub path: Vec<String>,
     /// A `#[path = ".."]` attribute.
     pub path_attr: Option<String>,
+    /// Declared under `#[cfg(test)]` (or another test attribute): the file is test code.
+    pub cfg_test: bool,
+}
+
+/// What a file declares that other files may ask about (the workspace model's input):
+/// types of struct fields, return types of functions and methods, type aliases. Types are
+/// resolved where they are declared and peeled of `&`, `Arc`, `Rc`, `Box`, `Option`,
+/// `Result` (`Option<Arc<Runtime>>` is `tokio::runtime::Runtime`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Decls {
+    /// `(owner type, field name, field type)`.
+    pub fields: Vec<(Canon, String, Canon)>,
+    /// Functions and methods with a path return type.
+    pub fns: Vec<FnDecl>,
+    /// `type Name = Type;`: `(alias path, type)`.
+    pub aliases: Vec<(Canon, Canon)>,
+}
+
+/// A function or method and its return type.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FnDecl {
+    /// Full path: `app::rt::current_handle`, or `app::Wrapper::handle` for a method.
+    pub path: Canon,
+    /// The `impl`'s type for a method or associated function.
+    pub owner: Option<Canon>,
+    /// Function name.
+    pub name: String,
+    /// Return type (peeled; `Self` replaced by the owner).
+    pub ret: Canon,
+    /// For a function returning an HTTP client builder whose body ends in a builder chain
+    /// of a known library: that chain (root and steps), so a caller's `.build()` can be
+    /// checked for a timeout the helper did or did not set.
+    pub builder: Option<Chain>,
 }
 
 /// Everything the rules need from one file.
@@ -143,4 +211,14 @@ pub struct FileModel {
     pub test_items_skipped: usize,
     /// Elementary name-resolution steps the walk took ([`crate::resolve::Resolver::ops`]).
     pub resolve_ops: u64,
+    /// Declarations for the workspace model.
+    pub decls: Decls,
+}
+
+impl FileModel {
+    /// Chains whose root is known (the rules' input); chains waiting for the workspace
+    /// model ([`Chain::pending`]) are left out.
+    pub fn resolved_chains(&self) -> impl Iterator<Item = &ChainUse> {
+        self.chains.iter().filter(|cu| cu.chain.pending.is_none())
+    }
 }

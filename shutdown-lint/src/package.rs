@@ -24,6 +24,9 @@ pub struct Package {
     /// Directories of path dependencies (normal and target-specific, also through
     /// `workspace = true`): their libraries are linked into this package's binaries.
     pub path_deps: Vec<PathBuf>,
+    /// Linked dependencies (normal and target-specific): `(name in code, package name,
+    /// path dependency's directory)`; the workspace model reads their re-exports.
+    pub deps: Vec<(String, String, Option<PathBuf>)>,
 }
 
 #[derive(Debug, Deserialize, Default)]
@@ -145,9 +148,16 @@ impl Package {
                     None if inherited => workspace_dep_path(dir, name),
                     None => None,
                 };
-                if let Some(d) = dep_dir.filter(|d| d.join("Cargo.toml").is_file()) {
-                    p.path_deps.push(d);
+                let dep_dir = dep_dir.filter(|d| d.join("Cargo.toml").is_file());
+                if let Some(d) = &dep_dir {
+                    p.path_deps.push(d.clone());
                 }
+                let real = t
+                    .and_then(|t| t.get("package"))
+                    .and_then(|x| x.as_str())
+                    .unwrap_or(name);
+                p.deps
+                    .push((name.replace('-', "_"), real.to_string(), dep_dir));
             }
             let real = t
                 .and_then(|t| t.get("package"))

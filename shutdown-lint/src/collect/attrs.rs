@@ -85,3 +85,11 @@ pub(super) fn expr_attrs(e: &syn::Expr) -> &[syn::Attribute] {
         _ => &[],
     }
 }
+
+/// A pattern without its type annotation (`x: T` is `x`).
+pub(super) fn pat_of(p: &syn::Pat) -> &syn::Pat {
+    match p {
+        syn::Pat::Type(t) => &t.pat,
+        other => other,
+    }
+}

@@ -2,7 +2,7 @@
 //! recorded when a rule may care; path references that are not called.
 
 use super::state::{BindVal, Collector};
-use crate::model::{Chain, ChainUse, PathRef, Step, Usage};
+use crate::model::{Chain, ChainUse, PathRef, Step, SymRoot, Usage};
 use crate::resolve::{Canon, Resolution};
 use syn::spanned::Spanned;
 use syn::visit::{self, Visit};
@@ -32,6 +32,15 @@ impl Collector<'_, '_> {
             }
         }
         let mut drop_call = false;
+        // a root only the workspace model can tell is worth building when a method that a
+        // rule looks at is applied, or when the value is bound
+        let symbolic_ok = self.want_value
+            || layers.iter().any(|l| {
+                matches!(l, syn::Expr::MethodCall(m) if TRIGGERS.contains(&m.method.to_string().as_str()))
+            });
+        self.want_value = false;
+        // layers consumed into a symbolic root (`self.pick_handle()`): not steps
+        let mut consumed = 0;
         let mut chain: Option<Chain> = match cur {
             syn::Expr::Call(c) => match &*c.func {
                 syn::Expr::Path(p) => match self.resolve(&p.path, true) {
@@ -39,14 +48,26 @@ impl Collector<'_, '_> {
                         drop_call = root.len() == 1 && root[0] == "drop";
                         // only calls of paths a rule knows become chains: the others
                         // (most calls of a file) cost no regions, steps or argument values
-                        self.is_interesting(&root).then(|| Chain {
-                            root_region: self.region(p.path.span()),
-                            root_args: c.args.iter().map(|a| self.eval_arg(a)).collect(),
-                            root,
-                            steps: Vec::new(),
-                            inherited: 0,
-                            via_binding: false,
-                        })
+                        if self.is_interesting(&root) {
+                            Some(Chain {
+                                root_region: self.region(p.path.span()),
+                                root_args: c.args.iter().map(|a| self.eval_arg(a)).collect(),
+                                root,
+                                steps: Vec::new(),
+                                inherited: 0,
+                                via_binding: false,
+                                pending: None,
+                                origin: None,
+                                via: None,
+                            })
+                        } else if symbolic_ok && !drop_call {
+                            let via = path_text(&p.path);
+                            let mut ch = self.symbolic(SymRoot::Call(root), p.path.span());
+                            ch.via = Some(via);
+                            Some(ch)
+                        } else {
+                            None
+                        }
                     }
                     _ => None,
                 },
@@ -58,21 +79,38 @@ impl Collector<'_, '_> {
                         let mut ch = ch.clone();
                         ch.inherited = ch.steps.len();
                         ch.via_binding = true;
+                        // a method called on the value uses it (`_worker.join()`)
+                        self.mark_used(ch.origin, false);
                         Some(ch)
                     }
+                    Some(BindVal::Typed(t)) if symbolic_ok => {
+                        let owner = Some(t.clone());
+                        self.method_root(&layers, owner, &mut consumed)
+                    }
+                    None if symbolic_ok => self.method_root(&layers, None, &mut consumed),
                     _ => None,
                 },
+                Resolution::Path(path) if p.path.is_ident("self") => {
+                    let _ = path;
+                    if symbolic_ok {
+                        let owner = self.self_ty.clone();
+                        self.method_root(&layers, owner, &mut consumed)
+                    } else {
+                        None
+                    }
+                }
                 Resolution::Path(path) => {
                     self.record_ref(path, p.path.span());
                     None
                 }
                 Resolution::Unknown => None,
             },
+            syn::Expr::Field(f) if symbolic_ok => self.field_root(f),
             _ => None,
         };
         // the steps, innermost first
         if let Some(ch) = chain.as_mut() {
-            for layer in layers.iter().rev() {
+            for layer in layers.iter().rev().skip(consumed) {
                 let step = match layer {
                     syn::Expr::MethodCall(m) => Step {
                         name: m.method.to_string(),
@@ -93,14 +131,26 @@ impl Collector<'_, '_> {
                 };
                 ch.steps.push(step);
             }
-            self.model.chains.push(ChainUse {
-                chain: ch.clone(),
-                usage,
-                ctx: self.ctx(),
-            });
+            let triggered = ch.pending.is_none()
+                || ch.steps[ch.inherited.min(ch.steps.len())..]
+                    .iter()
+                    .any(|s| TRIGGERS.contains(&s.name.as_str()));
+            if triggered {
+                let index = self.model.chains.len();
+                if ch.origin.is_none() {
+                    ch.origin = Some(index);
+                }
+                self.model.chains.push(ChainUse {
+                    chain: ch.clone(),
+                    usage,
+                    ctx: self.ctx(),
+                    escapes: false,
+                });
+            }
         }
         // visit everything inside: the root's arguments, then each method's arguments
         match cur {
+            syn::Expr::Field(f) => self.visit_expr(&f.base),
             syn::Expr::Call(c) if matches!(&*c.func, syn::Expr::Path(_)) => {
                 for a in &c.args {
                     self.pending = if drop_call {
@@ -153,4 +203,99 @@ impl Collector<'_, '_> {
             });
         }
     }
+
+    /// A chain whose root the workspace model will tell.
+    pub(super) fn symbolic(&self, root: SymRoot, span: proc_macro2::Span) -> Chain {
+        Chain {
+            root: Vec::new(),
+            root_region: self.region(span),
+            root_args: Vec::new(),
+            steps: Vec::new(),
+            inherited: 0,
+            via_binding: false,
+            pending: Some(root),
+            origin: None,
+            via: None,
+        }
+    }
+
+    /// `recv.method(..)..` on a receiver of unknown (or workspace) type: the first method
+    /// becomes the root.
+    fn method_root(
+        &self,
+        layers: &[&syn::Expr],
+        owner: Option<Canon>,
+        consumed: &mut usize,
+    ) -> Option<Chain> {
+        let syn::Expr::MethodCall(m) = layers.last()? else {
+            return None;
+        };
+        let name = m.method.to_string();
+        if TRIGGERS.contains(&name.as_str()) {
+            return None; // `x.spawn(..)` on an unknown `x`: nothing to ask
+        }
+        *consumed = 1;
+        let mut ch = self.symbolic(SymRoot::Method { owner, name }, m.method.span());
+        ch.via = Some(format!("{}()", m.method));
+        Some(ch)
+    }
+
+    /// `self.rt`, `state.pool`, `self.inner.rt`: a field whose type the model may know.
+    pub(super) fn field_root(&self, f: &syn::ExprField) -> Option<Chain> {
+        let syn::Member::Named(name) = &f.member else {
+            return None;
+        };
+        let owner = match &*f.base {
+            syn::Expr::Path(p) if p.path.is_ident("self") => self.self_ty.clone(),
+            syn::Expr::Path(p) => match p.path.get_ident().map(|i| i.to_string()) {
+                Some(n) => match self.binding_val(&n) {
+                    Some(BindVal::Typed(t)) => Some(t.clone()),
+                    _ => None,
+                },
+                None => None,
+            },
+            _ => None,
+        };
+        let root = SymRoot::Field {
+            owner,
+            name: name.to_string(),
+        };
+        Some(self.symbolic(root, f.member.span()))
+    }
+
+    /// A binding made from the chain recorded at `origin` is used: a method is called on
+    /// it, or (`escapes`) it is moved or passed on as a plain value. A handle bound as
+    /// `let _worker = ..` and used later is not dropped.
+    pub(super) fn mark_used(&mut self, origin: Option<usize>, escapes: bool) {
+        let Some(i) = origin else { return };
+        let underscore = self.underscore_bound.contains(&i);
+        if let Some(cu) = self.model.chains.get_mut(i) {
+            if cu.usage == Usage::Dropped && underscore {
+                cu.usage = Usage::Kept;
+            }
+            cu.escapes |= escapes;
+        }
+    }
+}
+
+/// Methods a rule looks at: a chain whose root only the workspace model can tell is
+/// recorded when one of these is applied to it.
+pub(super) const TRIGGERS: &[&str] = &[
+    "spawn",
+    "spawn_blocking",
+    "spawn_local",
+    "spawn_on",
+    "spawn_local_on",
+    "spawn_named",
+    "spawn_thread",
+    "build",
+    "build_http",
+];
+
+fn path_text(p: &syn::Path) -> String {
+    p.segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect::<Vec<_>>()
+        .join("::")
 }

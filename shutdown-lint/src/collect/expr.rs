@@ -12,32 +12,55 @@ impl Collector<'_, '_> {
     /// Visits an expression; for a chain, returns it (so `let` can remember it).
     pub(super) fn visit_expr_value(&mut self, e: &syn::Expr) -> Option<Chain> {
         let usage = std::mem::replace(&mut self.pending, Usage::Kept);
+        let want = std::mem::take(&mut self.want_value);
         self.depth += 1;
         if self.depth > MAX_EXPR_DEPTH {
             self.model.too_deep += 1;
             self.depth -= 1;
             return None;
         }
-        let out = self.visit_expr_inner(e, usage);
+        let out = self.visit_expr_inner(e, usage, want);
         self.depth -= 1;
         out
     }
 
-    pub(super) fn visit_expr_inner(&mut self, e: &syn::Expr, usage: Usage) -> Option<Chain> {
+    /// Visits `e` as the value of a binding, an assignment or a branch.
+    pub(super) fn value_of_expr(&mut self, e: &syn::Expr) -> Option<Chain> {
+        self.want_value = true;
+        self.visit_expr_value(e)
+    }
+
+    pub(super) fn visit_expr_inner(
+        &mut self,
+        e: &syn::Expr,
+        usage: Usage,
+        want: bool,
+    ) -> Option<Chain> {
         match e {
             syn::Expr::Call(_)
             | syn::Expr::MethodCall(_)
             | syn::Expr::Try(_)
             | syn::Expr::Await(_) => {
+                self.want_value = want;
                 return self.visit_chain(e, usage);
             }
             syn::Expr::Paren(p) => {
                 self.pending = usage;
+                self.want_value = want;
                 return self.visit_expr_value(&p.expr);
             }
             syn::Expr::Group(g) => {
                 self.pending = usage;
+                self.want_value = want;
                 return self.visit_expr_value(&g.expr);
+            }
+            syn::Expr::Reference(r) if want => {
+                self.want_value = true;
+                return self.visit_expr_value(&r.expr);
+            }
+            syn::Expr::Field(f) if want => {
+                self.visit_expr(&f.base);
+                return self.field_root(f);
             }
             syn::Expr::Path(p) => match self.resolve(&p.path, true) {
                 Resolution::Path(path) => self.record_ref(path, p.path.span()),
@@ -46,6 +69,10 @@ impl Collector<'_, '_> {
                         let mut ch = ch.clone();
                         ch.inherited = ch.steps.len();
                         ch.via_binding = true;
+                        if usage == Usage::Kept {
+                            // moved, stored or passed on (`Recorder { tx, _worker }`)
+                            self.mark_used(ch.origin, true);
+                        }
                         return Some(ch);
                     }
                 }
@@ -54,7 +81,7 @@ impl Collector<'_, '_> {
             syn::Expr::Assign(a) => {
                 // `b = b.timeout(d);` rebinds what `b` holds
                 self.visit_expr(&a.left);
-                let ch = self.visit_expr_value(&a.right);
+                let ch = self.value_of_expr(&a.right);
                 if let syn::Expr::Path(p) = &*a.left
                     && let Some(id) = p.path.get_ident()
                 {
@@ -71,7 +98,7 @@ impl Collector<'_, '_> {
                     }
                 }
             }
-            syn::Expr::Block(b) => self.visit_block(&b.block),
+            syn::Expr::Block(b) => return self.visit_block_value(&b.block, want),
             syn::Expr::Closure(c) => {
                 self.enter_scope_empty();
                 for p in &c.inputs {
@@ -94,10 +121,12 @@ impl Collector<'_, '_> {
                 self.leave_scope_empty();
             }
             syn::Expr::Let(l) => {
-                self.visit_expr(&l.expr);
-                self.bind_pat(&l.pat, None);
+                // `if let Ok(h) = Handle::try_current()`: `h` holds the handle
+                let val = self.value_of_expr(&l.expr).map(BindVal::Chain);
+                self.bind_unwrapped(&l.pat, val);
             }
             syn::Expr::If(i) => {
+                // the value of an `if` is the first branch that yields a known one
                 let windows = Self::cfg_windows_macro(&i.cond);
                 self.enter_scope_empty();
                 self.visit_expr(&i.cond);
@@ -105,24 +134,33 @@ impl Collector<'_, '_> {
                 if windows {
                     self.ctx.windows_only = true;
                 }
-                self.visit_block(&i.then_branch);
+                let mut out = self.visit_block_value(&i.then_branch, want);
                 self.ctx = saved;
                 self.leave_scope_empty();
                 if let Some((_, els)) = &i.else_branch {
-                    self.visit_expr(els);
+                    self.want_value = want;
+                    let e = self.visit_expr_value(els);
+                    out = out.or(e);
                 }
+                return out;
             }
             syn::Expr::Match(m) => {
-                self.visit_expr(&m.expr);
+                // `match Handle::try_current() { Ok(h) => h.spawn(..), .. }`; the value of
+                // the match is the first arm that yields a known one
+                let scrutinee = self.value_of_expr(&m.expr).map(BindVal::Chain);
+                let mut out = None;
                 for arm in &m.arms {
                     self.enter_scope_empty();
-                    self.bind_pat(&arm.pat, None);
+                    self.bind_unwrapped(&arm.pat, scrutinee.clone());
                     if let Some((_, g)) = &arm.guard {
                         self.visit_expr(g);
                     }
-                    self.visit_expr(&arm.body);
+                    self.want_value = want;
+                    let v = self.visit_expr_value(&arm.body);
+                    out = out.or(v);
                     self.leave_scope_empty();
                 }
+                return out;
             }
             syn::Expr::Macro(m) => self.visit_macro_body(&m.mac, usage),
             other => visit::visit_expr(self, other),

@@ -1,12 +1,12 @@
 //! Items, functions, statements and macro bodies: where scopes start and end, what is test
 //! code, and which `mod x;` declarations the file makes.
 
-use super::attrs::{expr_attrs, is_windows_cfg_text, is_windows_only};
+use super::attrs::{expr_attrs, is_test_attrs, is_windows_cfg_text, is_windows_only, pat_of};
 use super::eval::duration_of_chain;
 use super::state::{BindVal, Collector};
 use crate::macros::{self, MacroBody};
-use crate::model::{Chain, ModDecl, Usage};
-use crate::resolve::Resolution;
+use crate::model::{Chain, FnDecl, ModDecl, Usage};
+use crate::resolve::{Canon, Resolution};
 use crate::resolve::known;
 use syn::spanned::Spanned;
 use syn::visit::Visit;
@@ -48,12 +48,47 @@ impl Collector<'_, '_> {
         self.resolver_blocks += 1;
         for input in &sig.inputs {
             if let syn::FnArg::Typed(t) = input {
-                let val = self.runtime_param(&t.ty).map(BindVal::Chain);
+                let val = self.type_value(&t.ty);
                 self.bind_pat(&t.pat, val);
             }
         }
-        if let Some(block) = block {
-            self.visit_block(block);
+        let ret = match &sig.output {
+            syn::ReturnType::Type(_, ty) if self.resolver_blocks == 1 => self.type_canon(ty),
+            _ => None,
+        };
+        let returns_builder = ret.as_ref().is_some_and(|r| known::is_http_builder_type(r));
+        let tail = match block {
+            Some(block) => self.visit_block_value(block, returns_builder),
+            None => None,
+        };
+        if let Some(ret) = ret {
+            let builder = tail.filter(|t| {
+                returns_builder
+                    && t.pending.is_none()
+                    && known::HTTP_CTORS
+                        .iter()
+                        .any(|(p, k, _)| *k == known::HttpKind::Builder && *p == t.root_str())
+            });
+            let name = sig.ident.to_string();
+            let path = match &self.self_ty {
+                Some(o) => {
+                    let mut p = o.clone();
+                    p.push(name.clone());
+                    p
+                }
+                None => {
+                    let mut p = self.resolver.tree().module_path(self.resolver.module());
+                    p.push(name.clone());
+                    p
+                }
+            };
+            self.model.decls.fns.push(FnDecl {
+                path,
+                owner: self.self_ty.clone(),
+                name,
+                ret,
+                builder,
+            });
         }
         self.resolver_blocks -= 1;
         self.pop_scope_raw();
@@ -61,35 +96,83 @@ impl Collector<'_, '_> {
         self.ctx = saved_ctx;
     }
 
-    /// A parameter typed `Handle`, `&Handle`, `Runtime` or `&Runtime` (tokio's) is a
-    /// spawner: its `.spawn*(..)` calls are raw spawns, as on `Handle::current()`.
-    pub(super) fn runtime_param(&self, ty: &syn::Type) -> Option<Chain> {
+    /// A type with its references and wrappers peeled (`&`, `Arc`, `Rc`, `Box`, `Option`,
+    /// `Result`), resolved where it is written; `Self` is the `impl`'s type.
+    pub(super) fn type_canon(&self, ty: &syn::Type) -> Option<Canon> {
         let mut ty = ty;
-        loop {
+        for _ in 0..8 {
             match ty {
                 syn::Type::Reference(r) => ty = &r.elem,
                 syn::Type::Paren(p) => ty = &p.elem,
                 syn::Type::Group(g) => ty = &g.elem,
-                _ => break,
+                syn::Type::Path(p) => {
+                    let last = p.path.segments.last()?;
+                    let wrapper = matches!(
+                        last.ident.to_string().as_str(),
+                        "Arc" | "Rc" | "Box" | "Option" | "Result"
+                    );
+                    if wrapper
+                        && let syn::PathArguments::AngleBracketed(a) = &last.arguments
+                        && let Some(syn::GenericArgument::Type(inner)) = a.args.first()
+                    {
+                        ty = inner;
+                        continue;
+                    }
+                    if p.qself.is_none() && p.path.is_ident("Self") {
+                        return self.self_ty.clone();
+                    }
+                    return match self.resolve(&p.path, false) {
+                        Resolution::Path(c) => Some(c),
+                        _ => None,
+                    };
+                }
+                _ => return None,
             }
         }
-        let syn::Type::Path(p) = ty else { return None };
-        let Resolution::Path(canon) = self.resolve(&p.path, false) else {
-            return None;
-        };
-        let root = match canon.join("::").as_str() {
-            "tokio::runtime::Handle" => "tokio::runtime::Handle::current",
-            "tokio::runtime::Runtime" => "tokio::runtime::Runtime::new",
-            _ => return None,
-        };
-        Some(Chain {
-            root: crate::resolve::split_path(root),
-            root_region: self.region(p.path.span()),
-            root_args: Vec::new(),
-            steps: Vec::new(),
-            inherited: 0,
-            via_binding: false,
-        })
+        None
+    }
+
+    /// What a parameter or annotated binding of type `ty` holds: a spawner the rules know
+    /// (`Handle`, `&Runtime`, `Arc<Runtime>`: its `.spawn*(..)` calls are raw spawns, as on
+    /// `Handle::current()`), or a value of a workspace type (the owner of its fields and
+    /// methods).
+    pub(super) fn type_value(&self, ty: &syn::Type) -> Option<BindVal> {
+        let canon = self.type_canon(ty)?;
+        match known::type_ctor(&canon) {
+            Some(root) => Some(BindVal::Chain(Chain {
+                root: crate::resolve::split_path(root),
+                root_region: self.region(ty.span()),
+                root_args: Vec::new(),
+                steps: Vec::new(),
+                inherited: 0,
+                via_binding: false,
+                pending: None,
+                origin: None,
+                via: None,
+            })),
+            None if canon.len() > 1 => Some(BindVal::Typed(canon)),
+            None => None,
+        }
+    }
+
+    /// Visits a block; returns the value of its tail expression when it is a chain.
+    pub(super) fn visit_block_value(&mut self, b: &syn::Block, want: bool) -> Option<Chain> {
+        self.push_block_scope(&b.stmts);
+        self.resolver_blocks += 1;
+        let mut out = None;
+        let n = b.stmts.len();
+        for (i, s) in b.stmts.iter().enumerate() {
+            match s {
+                syn::Stmt::Expr(e, None) if i + 1 == n && expr_attrs(e).is_empty() => {
+                    self.want_value = want;
+                    out = self.visit_expr_value(e);
+                }
+                _ => self.visit_stmt(s),
+            }
+        }
+        self.resolver_blocks -= 1;
+        self.pop_scope_raw();
+        out
     }
 
     pub(super) fn visit_macro_body(&mut self, mac: &syn::Macro, usage_hint: Usage) {
@@ -183,6 +266,19 @@ impl<'ast> Visit<'ast> for Collector<'_, '_> {
             syn::Item::Macro(m) => &m.attrs,
             _ => &[],
         };
+        if let syn::Item::Mod(m) = item
+            && m.content.is_none()
+            && self.resolver_blocks == 0
+        {
+            // recorded even when test code is skipped: the declared file is test code
+            let mut path = self.mod_stack.clone();
+            path.push(m.ident.to_string());
+            self.model.mod_decls.push(ModDecl {
+                path,
+                path_attr: path_attr(&m.attrs),
+                cfg_test: is_test_attrs(&m.attrs),
+            });
+        }
         if self.skip_test(attrs) {
             return;
         }
@@ -220,28 +316,15 @@ impl<'ast> Visit<'ast> for Collector<'_, '_> {
                         self.values = saved_values;
                         self.resolver_blocks = saved_blocks;
                     }
-                    None => {
-                        let path_attr = m.attrs.iter().find_map(|a| {
-                            if !a.path().is_ident("path") {
-                                return None;
-                            }
-                            match &a.meta {
-                                syn::Meta::NameValue(nv) => match &nv.value {
-                                    syn::Expr::Lit(syn::ExprLit {
-                                        lit: syn::Lit::Str(s),
-                                        ..
-                                    }) => Some(s.value()),
-                                    _ => None,
-                                },
-                                _ => None,
-                            }
-                        });
-                        let mut path = self.mod_stack.clone();
-                        path.push(name);
-                        if self.resolver_blocks == 0 {
-                            self.model.mod_decls.push(ModDecl { path, path_attr });
-                        }
-                    }
+                    None => {} // recorded above
+                }
+            }
+            syn::Item::Struct(st) => self.record_fields(st),
+            syn::Item::Type(t) => {
+                if let Some(ty) = self.type_canon(&t.ty) {
+                    let mut p = self.resolver.tree().module_path(self.resolver.module());
+                    p.push(t.ident.to_string());
+                    self.model.decls.aliases.push((p, ty));
                 }
             }
             syn::Item::Impl(i) => {
@@ -250,6 +333,8 @@ impl<'ast> Visit<'ast> for Collector<'_, '_> {
                     _ => None,
                 }
                 .unwrap_or_else(|| "impl".into());
+                let saved_self = self.self_ty.take();
+                self.self_ty = self.type_canon(&i.self_ty);
                 self.item_stack.push(ty);
                 self.ctx.in_drainable = false;
                 for it in &i.items {
@@ -263,6 +348,7 @@ impl<'ast> Visit<'ast> for Collector<'_, '_> {
                     }
                 }
                 self.item_stack.pop();
+                self.self_ty = saved_self;
             }
             syn::Item::Trait(t) => {
                 self.item_stack.push(t.ident.to_string());
@@ -292,13 +378,7 @@ impl<'ast> Visit<'ast> for Collector<'_, '_> {
     }
 
     fn visit_block(&mut self, b: &'ast syn::Block) {
-        self.push_block_scope(&b.stmts);
-        self.resolver_blocks += 1;
-        for s in &b.stmts {
-            self.visit_stmt(s);
-        }
-        self.resolver_blocks -= 1;
-        self.pop_scope_raw();
+        let _ = self.visit_block_value(b, false);
     }
 
     fn visit_stmt(&mut self, s: &'ast syn::Stmt) {
@@ -325,8 +405,12 @@ impl<'ast> Visit<'ast> for Collector<'_, '_> {
                         },
                         _ => false,
                     };
+                    let underscore = dropped && !matches!(pat_of(&l.pat), syn::Pat::Wild(_));
                     self.pending = if dropped { Usage::Dropped } else { Usage::Kept };
-                    let chain = self.visit_expr_value(&init.expr);
+                    let chain = self.value_of_expr(&init.expr);
+                    if underscore && let Some(i) = chain.as_ref().and_then(|c| c.origin) {
+                        self.underscore_bound.insert(i);
+                    }
                     val = match chain {
                         Some(ch) => match duration_of_chain(&ch) {
                             Some(d) => Some(BindVal::Duration(d)),
@@ -341,7 +425,12 @@ impl<'ast> Visit<'ast> for Collector<'_, '_> {
                         self.visit_expr(e);
                     }
                 }
-                self.bind_pat(&l.pat, val);
+                if val.is_none()
+                    && let syn::Pat::Type(t) = &l.pat
+                {
+                    val = self.type_value(&t.ty);
+                }
+                self.bind_unwrapped(&l.pat, val);
                 self.ctx = saved;
             }
             syn::Stmt::Item(i) => {
@@ -386,4 +475,44 @@ impl<'ast> Visit<'ast> for Collector<'_, '_> {
     }
 
     fn visit_item_mod(&mut self, _: &'ast syn::ItemMod) {}
+}
+
+impl Collector<'_, '_> {
+    /// Field types of a struct, for `self.rt` in another file.
+    fn record_fields(&mut self, st: &syn::ItemStruct) {
+        let syn::Fields::Named(named) = &st.fields else {
+            return;
+        };
+        let mut owner = self.resolver.tree().module_path(self.resolver.module());
+        owner.push(st.ident.to_string());
+        let saved = self.self_ty.replace(owner.clone());
+        for f in &named.named {
+            if let (Some(name), Some(ty)) = (&f.ident, self.type_canon(&f.ty)) {
+                self.model
+                    .decls
+                    .fields
+                    .push((owner.clone(), name.to_string(), ty));
+            }
+        }
+        self.self_ty = saved;
+    }
+}
+
+/// The `#[path = ".."]` of a module declaration.
+fn path_attr(attrs: &[syn::Attribute]) -> Option<String> {
+    attrs.iter().find_map(|a| {
+        if !a.path().is_ident("path") {
+            return None;
+        }
+        match &a.meta {
+            syn::Meta::NameValue(nv) => match &nv.value {
+                syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(s),
+                    ..
+                }) => Some(s.value()),
+                _ => None,
+            },
+            _ => None,
+        }
+    })
 }

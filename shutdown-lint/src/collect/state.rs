@@ -17,6 +17,9 @@ pub(super) enum BindVal {
     Chain(Chain),
     Duration(f64),
     Num(f64),
+    /// A parameter or binding of a declared type no rule knows (a workspace type): the
+    /// owner of its fields and methods.
+    Typed(crate::resolve::Canon),
 }
 
 pub(super) struct Collector<'a, 'i> {
@@ -38,6 +41,13 @@ pub(super) struct Collector<'a, 'i> {
     pub(super) resolver_blocks: usize,
     /// Some configured path is written `crate::..` (see [`Collector::is_interesting`]).
     pub(super) crate_relative: bool,
+    /// The type of `self` inside an `impl`, resolved.
+    pub(super) self_ty: Option<crate::resolve::Canon>,
+    /// The expression being visited gives the value of a `let`, an assignment or a branch
+    /// (a chain with a root only the workspace model can tell is worth building).
+    pub(super) want_value: bool,
+    /// Chains (by index) bound as `let _name = ..`: dropped unless `_name` is used later.
+    pub(super) underscore_bound: std::collections::HashSet<usize>,
 }
 
 impl<'a, 'i> Collector<'a, 'i> {
@@ -87,6 +97,21 @@ impl<'a, 'i> Collector<'a, 'i> {
         }
     }
 
+    /// Binds `pat` to `val`, seeing through `Ok(x)` / `Some(x)` (`if let Ok(h) =
+    /// Handle::try_current()`, `let Some(b) = .. else { .. }`, match arms).
+    pub(super) fn bind_unwrapped(&mut self, pat: &syn::Pat, val: Option<BindVal>) {
+        if let syn::Pat::TupleStruct(t) = pat
+            && t.elems.len() == 1
+            && t.path
+                .segments
+                .last()
+                .is_some_and(|s| s.ident == "Ok" || s.ident == "Some")
+        {
+            return self.bind_pat(&t.elems[0], val);
+        }
+        self.bind_pat(pat, val)
+    }
+
     /// The known value of a single-segment name: a local binding in scope shadows a const of
     /// the file.
     pub(super) fn value_of(&self, name: &str) -> Option<&BindVal> {
@@ -130,6 +155,9 @@ impl<'a, 'i> Collector<'a, 'i> {
             mod_stack: Vec::new(),
             resolver_blocks: 0,
             crate_relative: opts.interesting.contains(&["crate".to_string()][..]),
+            self_ty: None,
+            want_value: false,
+            underscore_bound: Default::default(),
         };
         c.collect_consts(&consts);
         c

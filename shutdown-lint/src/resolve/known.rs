@@ -32,6 +32,19 @@ pub const FACADES: &[(&str, &str)] = &[
     ),
 ];
 
+/// Crates whose paths the rules know. A path `other::tokio::..` through a crate that
+/// re-exports one of them under its own name is that crate's path (`tokio::..`).
+pub const KNOWN_CRATES: &[&str] = &[
+    "tokio",
+    "reqwest",
+    "ureq",
+    "hyper",
+    "hyper_util",
+    "isahc",
+    "actix_rt",
+    "shutdown_runtime",
+];
+
 /// Untracked task spawns (`raw-spawn`), called as paths.
 pub const RAW_SPAWN_FNS: &[&str] = &[
     "tokio::spawn",
@@ -50,6 +63,42 @@ pub const RAW_SPAWN_RECEIVERS: &[&str] = &[
     "tokio::runtime::Builder::new_current_thread",
     "tokio::task::Builder::new",
 ];
+
+
+/// Types whose values the rules know, and the constructor a value of the type stands for
+/// (a `Handle` field is treated as `Handle::current()`).
+pub const TYPE_CTORS: &[(&str, &str)] = &[
+    ("tokio::runtime::Handle", "tokio::runtime::Handle::current"),
+    ("tokio::runtime::Runtime", "tokio::runtime::Runtime::new"),
+    ("shutdown_runtime::Shutdown", "shutdown_runtime::Shutdown::new"),
+];
+
+/// The constructor a value of type `ty` stands for ([`TYPE_CTORS`]).
+///
+/// # Examples
+/// ```
+/// use shutdown_lint::resolve::{known::type_ctor, split_path};
+/// assert_eq!(type_ctor(&split_path("tokio::runtime::Handle")), Some("tokio::runtime::Handle::current"));
+/// ```
+pub fn type_ctor(ty: &[String]) -> Option<&'static str> {
+    let s = ty.join("::");
+    TYPE_CTORS.iter().find(|(t, _)| *t == s).map(|(_, c)| *c)
+}
+
+/// Whether `ty` is an HTTP client builder type of a known library (its `new` is a builder
+/// constructor in [`HTTP_CTORS`]), e.g. `reqwest::ClientBuilder`.
+///
+/// # Examples
+/// ```
+/// use shutdown_lint::resolve::{known::is_http_builder_type, split_path};
+/// assert!(is_http_builder_type(&split_path("reqwest::ClientBuilder")));
+/// ```
+pub fn is_http_builder_type(ty: &[String]) -> bool {
+    let s = format!("{}::new", ty.join("::"));
+    HTTP_CTORS
+        .iter()
+        .any(|(p, k, _)| *p == s && *k == HttpKind::Builder)
+}
 
 /// Spawn methods on [`RAW_SPAWN_RECEIVERS`].
 pub const SPAWN_METHODS: &[&str] = &[

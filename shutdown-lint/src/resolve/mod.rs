@@ -43,6 +43,8 @@ pub enum Resolution {
 #[derive(Debug, Clone, Default)]
 pub struct Aliases {
     rules: Vec<(Canon, Canon)>,
+    /// The crate being linted: its own modules are never taken for a re-exported crate.
+    own_crate: Option<String>,
 }
 
 impl Aliases {
@@ -66,21 +68,55 @@ impl Aliases {
         }
         // longest prefix first
         rules.sort_by_key(|r| std::cmp::Reverse(r.0.len()));
-        Aliases { rules }
+        Aliases {
+            rules,
+            own_crate: None,
+        }
+    }
+
+    /// The same, for files of crate `name`: `name::tokio::..` stays a path of the crate
+    /// (its own module called `tokio`), not tokio's.
+    pub fn for_crate(mut self, name: Option<&str>) -> Self {
+        self.own_crate = name.map(str::to_string);
+        self
+    }
+
+    /// A crate re-exported under a known crate's own name is that crate:
+    /// `vendored_common::tokio::spawn` is `tokio::spawn` (issue 10). Configured
+    /// `[reexports]` entries are applied first and so win.
+    fn known_name(&self, path: &[String]) -> Option<Canon> {
+        if path.len() < 2 || !known::KNOWN_CRATES.contains(&path[1].as_str()) {
+            return None;
+        }
+        let first = path[0].as_str();
+        let not_a_crate = matches!(first, "crate" | "self" | "super" | "std" | "core" | "alloc");
+        if not_a_crate
+            || known::KNOWN_CRATES.contains(&first)
+            || self.own_crate.as_deref() == Some(first)
+        {
+            return None;
+        }
+        Some(path[1..].to_vec())
     }
 
     /// Rewrites `path` until no rule applies (bounded, so cyclic config cannot loop).
     pub fn canonical(&self, mut path: Canon) -> Canon {
         for _ in 0..8 {
-            let Some((from, to)) = self
+            let next = match self
                 .rules
                 .iter()
                 .find(|(f, _)| path.len() >= f.len() && path[..f.len()] == f[..])
-            else {
-                break;
+            {
+                Some((from, to)) => {
+                    let mut next = to.clone();
+                    next.extend_from_slice(&path[from.len()..]);
+                    next
+                }
+                None => match self.known_name(&path) {
+                    Some(next) => next,
+                    None => break,
+                },
             };
-            let mut next = to.clone();
-            next.extend_from_slice(&path[from.len()..]);
             if next == path {
                 break;
             }

@@ -40,7 +40,7 @@ const TRANSPARENT: &[&str] = &["?", "unwrap", "expect"];
 /// Detached threads of a file: region and enclosing item.
 pub fn detached_threads(model: &FileModel) -> Vec<(Region, String)> {
     let mut found = Vec::new();
-    for cu in &model.chains {
+    for cu in model.resolved_chains() {
         if cu.usage != Usage::Dropped {
             continue;
         }

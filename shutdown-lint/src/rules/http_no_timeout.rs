@@ -84,6 +84,24 @@ fn one_request_with_timeout(lib: &HttpLib, steps: &[crate::model::Step]) -> bool
     timeout_set(lib, &steps[req + 1..send]) == Some(true)
 }
 
+/// A client bound to a name that is only used for requests which each set an overall
+/// timeout before they are sent (`let c = reqwest::blocking::Client::new();
+/// c.get(url).timeout(d).send()`), and never passed on or stored.
+fn only_requests_with_timeout(model: &FileModel, made: &crate::model::ChainUse, lib: &HttpLib) -> bool {
+    let Some(origin) = made.chain.origin else {
+        return false;
+    };
+    if made.escapes || made.usage != crate::model::Usage::Kept {
+        return false;
+    }
+    let mut uses = model
+        .resolved_chains()
+        .filter(|cu| cu.chain.via_binding && cu.chain.origin == Some(origin))
+        .peekable();
+    uses.peek().is_some()
+        && uses.all(|cu| one_request_with_timeout(lib, &cu.chain.steps[cu.chain.inherited..]))
+}
+
 /// How a timeout method was applied in `steps`: `Some(true)` set, `Some(false)` disabled
 /// with `None`, `None` never called.
 fn timeout_set(lib: &HttpLib, steps: &[crate::model::Step]) -> Option<bool> {
@@ -121,7 +139,7 @@ pub fn clients_without_timeout(
     wrappers: &[String],
 ) -> Vec<(Region, String, String, &'static str)> {
     let mut found = Vec::new();
-    for cu in &model.chains {
+    for cu in model.resolved_chains() {
         let ch = &cu.chain;
         let Some((kind, lib)) = http_ctor(ch, wrappers) else {
             continue;
@@ -129,7 +147,10 @@ pub fn clients_without_timeout(
         let item = cu.ctx.item.clone();
         match kind {
             HttpKind::Client | HttpKind::OneShot => {
-                if ch.via_binding || one_request_with_timeout(lib, &ch.steps) {
+                if ch.via_binding
+                    || one_request_with_timeout(lib, &ch.steps)
+                    || (kind == HttpKind::Client && only_requests_with_timeout(model, cu, lib))
+                {
                     continue;
                 }
                 let what = if kind == HttpKind::OneShot {

@@ -48,7 +48,7 @@ pub fn check(cx: &RuleContext<'_>, out: &mut Vec<Finding>) {
         return;
     };
     let budget = budget.as_secs_f64();
-    for cu in &cx.model.chains {
+    for cu in cx.model.resolved_chains() {
         let ch = &cu.chain;
         let Some((_, lib)) = http_ctor(ch, &cx.config.http_no_timeout) else {
             continue;

@@ -67,7 +67,7 @@ pub fn raw_spawns(
     configured_raw: &[String],
 ) -> Vec<(crate::finding::Region, String, String)> {
     let mut found = Vec::new();
-    for cu in &model.chains {
+    for cu in model.resolved_chains() {
         let ch = &cu.chain;
         let root = ch.root_str();
         if !ch.via_binding
@@ -107,7 +107,7 @@ pub fn raw_spawns(
 /// spawns routed by `#[drainable]`.
 pub fn tracked_spawns(model: &FileModel, configured_tracked: &[String]) -> usize {
     let mut n = 0;
-    for cu in &model.chains {
+    for cu in model.resolved_chains() {
         let ch = &cu.chain;
         let root = ch.root_str();
         if ch.via_binding && !known::TRACKED_SPAWN_RECEIVERS.contains(&root.as_str()) {

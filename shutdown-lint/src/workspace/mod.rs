@@ -1,0 +1,290 @@
+//! The workspace model: what a value is, across the files and crates of a run.
+//!
+//! One file alone cannot tell that `self.rt.spawn(..)` is a raw spawn when `rt: Handle` is
+//! declared in another file, or that `current_handle().spawn(..)` is one when
+//! `current_handle` is a function of another crate of the workspace. The per-file walk
+//! ([`crate::collect`]) therefore records, in the same single parse, what each file
+//! *declares* ([`Decls`]: struct field types, return types of functions and methods, type
+//! aliases) and which chains start at a receiver it cannot type ([`SymRoot`]). Once every
+//! file is analysed (in parallel), [`WorkspaceModel::build`] merges the declarations into
+//! indexed tables and [`WorkspaceModel::resolve`] rewrites each pending chain whose
+//! receiver turns out to be a `Handle`, a `Runtime`, a tracked `Shutdown` scope or an
+//! HTTP client builder returned by a helper, so the rules see it as if it had been
+//! written in place.
+//!
+//! Lookups go from precise to loose, and a loose answer is taken only when every
+//! candidate agrees: a field of the exact owner type, then of a type of the same name
+//! (re-exported under another path), then any field of that name; the same for methods;
+//! a free function by full path, then by name. Re-exports of dependencies, read from their
+//! sources before the walk, are in [`reexports`]; test modules declared out of line in
+//! [`test_modules`].
+
+pub mod reexports;
+pub mod test_modules;
+
+use crate::model::{Chain, ChainUse, Decls, FnDecl, Step, SymRoot};
+use crate::resolve::{Canon, known};
+use std::collections::HashMap;
+
+/// Methods that hand back (a reference to) the value they are called on, or unwrap it:
+/// the type flows through them.
+const TRANSPARENT: &[&str] = &[
+    "?", "await", "clone", "as_ref", "borrow", "unwrap", "expect", "deref", "to_owned",
+];
+
+/// Indexed declarations of every analysed file.
+#[derive(Debug, Clone, Default)]
+pub struct WorkspaceModel {
+    fields: HashMap<(Canon, String), Canon>,
+    fields_by_type_name: HashMap<(String, String), Vec<Canon>>,
+    fields_by_name: HashMap<String, Vec<Canon>>,
+    fns: HashMap<Canon, FnDecl>,
+    free_fns_by_name: HashMap<String, Vec<FnDecl>>,
+    methods_by_type_name: HashMap<(String, String), Vec<FnDecl>>,
+    methods_by_name: HashMap<String, Vec<FnDecl>>,
+    aliases: HashMap<Canon, Canon>,
+    aliases_by_name: HashMap<String, Vec<Canon>>,
+}
+
+impl WorkspaceModel {
+    /// Merges the declarations of many files.
+    ///
+    /// # Examples
+    /// ```
+    /// use shutdown_lint::model::Decls;
+    /// use shutdown_lint::resolve::split_path;
+    /// use shutdown_lint::workspace::WorkspaceModel;
+    /// let mut d = Decls::default();
+    /// d.fields.push((split_path("app::Worker"), "rt".into(), split_path("tokio::runtime::Handle")));
+    /// let ws = WorkspaceModel::build([&d]);
+    /// assert_eq!(ws.len(), 1);
+    /// ```
+    pub fn build<'a>(decls: impl IntoIterator<Item = &'a Decls>) -> WorkspaceModel {
+        let mut ws = WorkspaceModel::default();
+        for d in decls {
+            for (owner, name, ty) in &d.fields {
+                ws.fields
+                    .insert((owner.clone(), name.clone()), ty.clone());
+                if let Some(last) = owner.last() {
+                    ws.fields_by_type_name
+                        .entry((last.clone(), name.clone()))
+                        .or_default()
+                        .push(ty.clone());
+                }
+                ws.fields_by_name
+                    .entry(name.clone())
+                    .or_default()
+                    .push(ty.clone());
+            }
+            for f in &d.fns {
+                ws.fns.insert(f.path.clone(), f.clone());
+                match f.owner.as_ref().and_then(|o| o.last()) {
+                    Some(owner) => {
+                        ws.methods_by_type_name
+                            .entry((owner.clone(), f.name.clone()))
+                            .or_default()
+                            .push(f.clone());
+                        ws.methods_by_name
+                            .entry(f.name.clone())
+                            .or_default()
+                            .push(f.clone());
+                    }
+                    None => ws
+                        .free_fns_by_name
+                        .entry(f.name.clone())
+                        .or_default()
+                        .push(f.clone()),
+                }
+            }
+            for (path, ty) in &d.aliases {
+                ws.aliases.insert(path.clone(), ty.clone());
+                if let Some(last) = path.last() {
+                    ws.aliases_by_name
+                        .entry(last.clone())
+                        .or_default()
+                        .push(ty.clone());
+                }
+            }
+        }
+        ws
+    }
+
+    /// Number of declarations held.
+    pub fn len(&self) -> usize {
+        self.fields.len() + self.fns.len() + self.aliases.len()
+    }
+
+    /// Whether no declaration is held.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The pending chains of a file rewritten with the receiver the model found: those it
+    /// could not type are left out. The result has no pending chain.
+    pub fn resolve(&self, pending: &[ChainUse]) -> Vec<ChainUse> {
+        pending
+            .iter()
+            .filter_map(|cu| {
+                let chain = self.resolve_chain(&cu.chain)?;
+                Some(ChainUse {
+                    chain,
+                    usage: cu.usage,
+                    ctx: cu.ctx.clone(),
+                    escapes: cu.escapes,
+                })
+            })
+            .collect()
+    }
+
+    fn resolve_chain(&self, ch: &Chain) -> Option<Chain> {
+        let root = ch.pending.as_ref()?;
+        let (mut ty, mut made_by) = self.type_of_root(root)?;
+        let mut i = 0;
+        for _ in 0..=ch.steps.len() + 4 {
+            ty = self.unalias(ty);
+            if let Some(ctor) = known::type_ctor(&ty) {
+                return Some(rewrite(ch, i, crate::resolve::split_path(ctor), Vec::new()));
+            }
+            if known::is_http_builder_type(&ty) {
+                // a helper's builder: its own steps (timeout or not) come first
+                let b = made_by.and_then(|f| f.builder.as_ref())?;
+                return Some(rewrite(ch, i, b.root.clone(), b.steps.clone()));
+            }
+            let step = ch.steps.get(i)?;
+            i += 1;
+            if TRANSPARENT.contains(&step.name.as_str()) {
+                continue;
+            }
+            let f = self.method(Some(&ty), &step.name)?;
+            ty = f.ret.clone();
+            made_by = Some(f);
+        }
+        None
+    }
+
+    /// The type of a pending root, and the function that made it (for helpers' builders).
+    fn type_of_root(&self, root: &SymRoot) -> Option<(Canon, Option<&FnDecl>)> {
+        match root {
+            SymRoot::Call(path) => {
+                let f = self.function(path)?;
+                Some((f.ret.clone(), Some(f)))
+            }
+            SymRoot::Field { owner, name } => Some((self.field(owner.as_ref(), name)?, None)),
+            SymRoot::Method { owner, name } => {
+                let f = self.method(owner.as_ref(), name)?;
+                Some((f.ret.clone(), Some(f)))
+            }
+        }
+    }
+
+    fn field(&self, owner: Option<&Canon>, name: &str) -> Option<Canon> {
+        if let Some(o) = owner {
+            let o = self.unalias(o.clone());
+            if let Some(t) = self.fields.get(&(o.clone(), name.to_string())) {
+                return Some(t.clone());
+            }
+            if let Some(v) = o
+                .last()
+                .and_then(|l| self.fields_by_type_name.get(&(l.clone(), name.to_string())))
+            {
+                return agreed(v.iter());
+            }
+        }
+        agreed(self.fields_by_name.get(name)?.iter())
+    }
+
+    fn method(&self, owner: Option<&Canon>, name: &str) -> Option<&FnDecl> {
+        if let Some(o) = owner {
+            let o = self.unalias(o.clone());
+            let mut p = o.clone();
+            p.push(name.to_string());
+            if let Some(f) = self.fns.get(&p) {
+                return Some(f);
+            }
+            if let Some(v) = o
+                .last()
+                .and_then(|l| self.methods_by_type_name.get(&(l.clone(), name.to_string())))
+            {
+                return agreed_fn(v);
+            }
+        }
+        agreed_fn(self.methods_by_name.get(name)?)
+    }
+
+    fn function(&self, path: &Canon) -> Option<&FnDecl> {
+        if let Some(f) = self.fns.get(path) {
+            return Some(f);
+        }
+        let name = path.last()?;
+        if path.len() >= 2 {
+            // `Type::new()`: an associated function of a workspace type
+            let owner = &path[path.len() - 2];
+            if let Some(v) = self
+                .methods_by_type_name
+                .get(&(owner.clone(), name.clone()))
+            {
+                return agreed_fn(v);
+            }
+        }
+        agreed_fn(self.free_fns_by_name.get(name)?)
+    }
+
+    /// Follows type aliases (`type Rt = Arc<Runtime>;`), bounded.
+    fn unalias(&self, mut ty: Canon) -> Canon {
+        for _ in 0..4 {
+            if known::type_ctor(&ty).is_some() {
+                break;
+            }
+            let next = self.aliases.get(&ty).cloned().or_else(|| {
+                ty.last()
+                    .and_then(|l| self.aliases_by_name.get(l))
+                    .and_then(|v| agreed(v.iter()))
+            });
+            match next {
+                Some(n) if n != ty => ty = n,
+                _ => break,
+            }
+        }
+        ty
+    }
+}
+
+/// The one value every candidate agrees on.
+fn agreed<'a>(mut it: impl Iterator<Item = &'a Canon>) -> Option<Canon> {
+    let first = it.next()?;
+    it.all(|c| c == first).then(|| first.clone())
+}
+
+/// The function every candidate agrees on (same return type); the first of them.
+fn agreed_fn(v: &[FnDecl]) -> Option<&FnDecl> {
+    let first = v.first()?;
+    v.iter()
+        .all(|f| f.ret == first.ret && f.builder == first.builder)
+        .then_some(first)
+}
+
+/// `ch` with its first `consumed` steps replaced by a root the rules know (and the steps a
+/// helper applied to it, written elsewhere).
+fn rewrite(ch: &Chain, consumed: usize, root: Canon, prefix: Vec<Step>) -> Chain {
+    let root_region = match consumed {
+        0 => ch.root_region,
+        n => ch.steps[n - 1].region,
+    };
+    let mut steps = prefix;
+    let helper_steps = steps.len();
+    steps.extend_from_slice(&ch.steps[consumed..]);
+    Chain {
+        root,
+        root_region,
+        root_args: Vec::new(),
+        steps,
+        inherited: helper_steps + ch.inherited.saturating_sub(consumed),
+        via_binding: ch.via_binding,
+        pending: None,
+        origin: None,
+        via: ch.via.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,359 @@
+//! Re-exports of dependencies: what `web_client::reqwest::ClientBuilder` or
+//! `common::task::spawn` really is.
+//!
+//! Before the walk, for each package linted, every linked dependency's sources are read:
+//! a path dependency from its directory, a registry dependency from the local cargo
+//! registry (`$CARGO_HOME/registry/src/*/<name>-<version>/`, the version taken from the
+//! nearest `Cargo.lock`; never the network). Its `pub use` items of the crates the rules
+//! know (tokio, reqwest, ureq, hyper, isahc, ...) become prefix rewrites, applied like
+//! `[reexports]` entries: `pub use tokio::spawn;` in module `task` of dependency `common`
+//! gives `common::task::spawn` → `tokio::spawn`; `pub use reqwest;` gives
+//! `web_client::reqwest` → `reqwest`; `pub use tokio as rt;` gives `common::rt` → `tokio`.
+//!
+//! When a registry dependency's sources are absent (the project was never built here),
+//! [`KNOWN_REEXPORTERS`] is the fallback. Independently of both, a crate re-exported under
+//! a known crate's own name *is* that crate (`vendored::tokio::spawn` is `tokio::spawn`,
+//! see [`crate::resolve::Aliases`]). Configured `[reexports]` entries win over all of this.
+
+use crate::package::Package;
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use crate::resolve::known::KNOWN_CRATES;
+
+/// Documented fallback: re-exports of published crates, used when the crate's sources are
+/// not in the local registry. `(path in the re-exporting crate, what it is)`.
+pub const KNOWN_REEXPORTERS: &[(&str, &str)] = &[
+    // actix re-exports actix-rt's spawn and runtime
+    ("actix::spawn", "actix_rt::spawn"),
+    ("actix::rt", "actix_rt"),
+    ("actix_web::rt", "actix_rt"),
+    // rocket re-exports tokio as `rocket::tokio`
+    ("rocket::tokio", "tokio"),
+    // OAuth/OIDC clients re-export their HTTP client
+    ("openidconnect::reqwest", "reqwest"),
+    ("oauth2::reqwest", "reqwest"),
+    // web frameworks re-export hyper
+    ("warp::hyper", "hyper"),
+];
+
+/// Deepest module nesting followed inside a dependency (`pub mod a; pub mod b;` ...).
+const MAX_MOD_DEPTH: usize = 3;
+/// Most files read per dependency.
+const MAX_FILES: usize = 64;
+
+/// Re-exports found per crate source directory, for the whole run (a dependency shared
+/// by many packages is read once).
+static CACHE: Mutex<Option<HashMap<PathBuf, Vec<(String, String)>>>> = Mutex::new(None);
+
+/// Prefix rewrites `(from, to)` for the dependencies of `pkg` (and for the package's own
+/// library: `crate::rt::spawn` written in another file of a crate whose `lib.rs` says
+/// `pub use tokio as rt;`).
+///
+/// # Examples
+/// ```
+/// let dir = tempfile::tempdir().unwrap();
+/// let dep = dir.path().join("common");
+/// std::fs::create_dir_all(dep.join("src")).unwrap();
+/// std::fs::write(dep.join("Cargo.toml"), "[package]\nname = \"common\"\n").unwrap();
+/// std::fs::write(dep.join("src/lib.rs"), "pub mod task { pub use tokio::spawn; }\npub use reqwest;\n").unwrap();
+/// let app = dir.path().join("app");
+/// std::fs::create_dir_all(app.join("src")).unwrap();
+/// std::fs::write(app.join("Cargo.toml"), "[package]\nname = \"app\"\n[dependencies]\ncommon = { path = \"../common\" }\n").unwrap();
+/// std::fs::write(app.join("src/main.rs"), "fn main() {}").unwrap();
+/// let pkg = shutdown_lint::package::Package::read(&app).unwrap();
+/// let re = shutdown_lint::workspace::reexports::for_package(&pkg);
+/// assert!(re.contains(&("common::task::spawn".to_string(), "tokio::spawn".to_string())));
+/// assert!(re.contains(&("common::reqwest".to_string(), "reqwest".to_string())));
+/// ```
+pub fn for_package(pkg: &Package) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let lock = Lockfile::find(&pkg.dir);
+    if let Some(lib) = &pkg.lib {
+        out.extend(crate_reexports(&pkg.crate_name, lib));
+    }
+    for (local, real, dir) in &pkg.deps {
+        let real_ident = real.replace('-', "_");
+        if KNOWN_CRATES.contains(&real_ident.as_str()) {
+            continue;
+        }
+        let src = match dir {
+            Some(d) => lib_root(d),
+            None => lock
+                .as_ref()
+                .and_then(|l| l.registry_source(real))
+                .map(|d| d.join("src/lib.rs"))
+                .filter(|p| p.is_file()),
+        };
+        match src {
+            Some(lib) => out.extend(crate_reexports(local, &lib)),
+            None => {
+                // sources absent: the documented table
+                for (from, to) in KNOWN_REEXPORTERS {
+                    if let Some(rest) = from.strip_prefix(&format!("{real_ident}::")) {
+                        out.push((format!("{local}::{rest}"), (*to).to_string()));
+                    }
+                }
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The library root of the package in `dir` (`src/lib.rs` or `[lib] path`).
+fn lib_root(dir: &Path) -> Option<PathBuf> {
+    Package::read(dir).and_then(|p| p.lib)
+}
+
+/// Re-exports of known crates by the crate whose library root is `lib`, named `local`
+/// where it is used.
+fn crate_reexports(local: &str, lib: &Path) -> Vec<(String, String)> {
+    let key = lib.to_path_buf();
+    if let Some(found) = CACHE
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get_or_insert_with(HashMap::new)
+        .get(&key)
+    {
+        return rename(found, local);
+    }
+    let found = scan_crate(lib);
+    let out = rename(&found, local);
+    CACHE
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get_or_insert_with(HashMap::new)
+        .insert(key, found);
+    out
+}
+
+/// Clears the per-run cache (sources may change between runs of a long-lived process).
+pub fn clear_cache() {
+    *CACHE.lock().unwrap_or_else(|e| e.into_inner()) = None;
+}
+
+/// Found rewrites use `$crate` for the crate itself; put the local name in.
+fn rename(found: &[(String, String)], local: &str) -> Vec<(String, String)> {
+    found
+        .iter()
+        .map(|(f, t)| (f.replacen("$crate", local, 1), t.clone()))
+        .collect()
+}
+
+/// Reads the crate's module tree from `lib` (bounded) and collects `pub use` of known
+/// crates, as `$crate::module::name` → `target`.
+fn scan_crate(lib: &Path) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut seen = HashSet::new();
+    let mut stack = vec![(lib.to_path_buf(), vec!["$crate".to_string()], true)];
+    while let Some((file, module, owns_dir)) = stack.pop() {
+        if !seen.insert(file.clone()) || seen.len() > MAX_FILES {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(&file) else {
+            continue;
+        };
+        let dir = file.parent().map(Path::to_path_buf).unwrap_or_default();
+        let base = if owns_dir {
+            dir
+        } else {
+            dir.join(file.file_stem().unwrap_or_default())
+        };
+        // only a file that re-exports a known crate is parsed; the others are scanned by
+        // line for `pub mod x;` to go on
+        let reexports = text.contains("pub use") && KNOWN_CRATES.iter().any(|c| text.contains(c));
+        if reexports && let Ok(parsed) = syn::parse_file(&text) {
+            scan_items(&parsed.items, &module, &base, &mut out, &mut stack);
+            proc_macro2::extra::invalidate_current_thread_spans();
+            continue;
+        }
+        for line in text.lines() {
+            let Some(name) = line
+                .trim()
+                .strip_prefix("pub mod ")
+                .and_then(|r| r.strip_suffix(';'))
+                .map(str::trim)
+            else {
+                continue;
+            };
+            push_mod_file(name, &module, &base, &mut stack);
+        }
+    }
+    out
+}
+
+type Stack = Vec<(PathBuf, Vec<String>, bool)>;
+
+fn scan_items(
+    list: &[syn::Item],
+    module: &[String],
+    base: &Path,
+    out: &mut Vec<(String, String)>,
+    stack: &mut Stack,
+) {
+    for item in list {
+        match item {
+            syn::Item::Use(u) if matches!(u.vis, syn::Visibility::Public(_)) => {
+                let mut prefix = Vec::new();
+                use_tree(&u.tree, &mut prefix, module, out);
+            }
+            syn::Item::Mod(m) if matches!(m.vis, syn::Visibility::Public(_)) => {
+                let mut sub = module.to_vec();
+                sub.push(m.ident.to_string());
+                match &m.content {
+                    Some((_, inner)) if sub.len() <= MAX_MOD_DEPTH + 1 => {
+                        scan_items(inner, &sub, &base.join(m.ident.to_string()), out, stack)
+                    }
+                    Some(_) => {}
+                    None => push_mod_file(&m.ident.to_string(), module, base, stack),
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Queues the file of `pub mod name;` declared in `module` (files under `base`).
+fn push_mod_file(name: &str, module: &[String], base: &Path, stack: &mut Stack) {
+    if module.len() > MAX_MOD_DEPTH || !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
+        return;
+    }
+    let mut sub = module.to_vec();
+    sub.push(name.to_string());
+    let a = base.join(format!("{name}.rs"));
+    let b = base.join(name).join("mod.rs");
+    if a.is_file() {
+        stack.push((a, sub, false));
+    } else if b.is_file() {
+        stack.push((b, sub, true));
+    }
+}
+
+fn use_tree(
+    tree: &syn::UseTree,
+    prefix: &mut Vec<String>,
+    module: &[String],
+    out: &mut Vec<(String, String)>,
+) {
+    let known = |p: &[String]| {
+        p.first()
+            .is_some_and(|f| KNOWN_CRATES.contains(&f.trim_start_matches("::")))
+    };
+    match tree {
+        syn::UseTree::Path(p) => {
+            prefix.push(p.ident.to_string());
+            use_tree(&p.tree, prefix, module, out);
+            prefix.pop();
+        }
+        syn::UseTree::Name(n) => {
+            let name = n.ident.to_string();
+            let (target, local) = if name == "self" {
+                (prefix.clone(), prefix.last().cloned().unwrap_or_default())
+            } else {
+                let mut t = prefix.clone();
+                t.push(name.clone());
+                (t, name)
+            };
+            if known(&target) {
+                out.push((join(module, &local), target.join("::")));
+            }
+        }
+        syn::UseTree::Rename(r) => {
+            let mut target = prefix.clone();
+            if r.ident != "self" {
+                target.push(r.ident.to_string());
+            }
+            if known(&target) {
+                out.push((join(module, &r.rename.to_string()), target.join("::")));
+            }
+        }
+        syn::UseTree::Glob(_) => {
+            // `pub use tokio::task::*;` in module m: m's names are tokio::task's
+            if known(prefix) && module.len() > 1 {
+                out.push((module.join("::"), prefix.join("::")));
+            }
+        }
+        syn::UseTree::Group(g) => {
+            for t in &g.items {
+                use_tree(t, prefix, module, out);
+            }
+        }
+    }
+}
+
+fn join(module: &[String], name: &str) -> String {
+    let mut p = module.to_vec();
+    p.push(name.to_string());
+    p.join("::")
+}
+
+/// The packages of a `Cargo.lock`.
+#[derive(Debug, Clone, Default)]
+pub struct Lockfile {
+    /// `(name, version)` of every registry package.
+    pub packages: Vec<(String, String)>,
+}
+
+impl Lockfile {
+    /// The nearest `Cargo.lock` at or above `dir`, read (`None` when there is none or it
+    /// does not parse).
+    pub fn find(dir: &Path) -> Option<Lockfile> {
+        let mut cur = Some(dir);
+        while let Some(d) = cur {
+            let f = d.join("Cargo.lock");
+            if f.is_file() {
+                return Lockfile::read(&f);
+            }
+            cur = d.parent();
+        }
+        None
+    }
+
+    /// Reads one lockfile.
+    pub fn read(path: &Path) -> Option<Lockfile> {
+        let text = std::fs::read_to_string(path).ok()?;
+        let t: toml::Table = toml::from_str(&text).ok()?;
+        let mut packages = Vec::new();
+        for p in t.get("package")?.as_array()? {
+            let from_registry = p
+                .get("source")
+                .and_then(|s| s.as_str())
+                .is_some_and(|s| s.starts_with("registry+") || s.starts_with("sparse+"));
+            if let (Some(n), Some(v), true) = (
+                p.get("name").and_then(|x| x.as_str()),
+                p.get("version").and_then(|x| x.as_str()),
+                from_registry,
+            ) {
+                packages.push((n.to_string(), v.to_string()));
+            }
+        }
+        Some(Lockfile { packages })
+    }
+
+    /// The unpacked sources of registry package `name` in the local cargo registry, for the
+    /// locked version (the newest if several are locked).
+    pub fn registry_source(&self, name: &str) -> Option<PathBuf> {
+        let mut versions: Vec<&String> = self
+            .packages
+            .iter()
+            .filter(|(n, _)| n == name)
+            .map(|(_, v)| v)
+            .collect();
+        versions.sort();
+        let version = versions.last()?;
+        let home = std::env::var_os("CARGO_HOME")
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))?;
+        let src = home.join("registry").join("src");
+        for index in std::fs::read_dir(&src).ok()?.flatten() {
+            let d = index.path().join(format!("{name}-{version}"));
+            if d.is_dir() {
+                return Some(d);
+            }
+        }
+        None
+    }
+}
