@@ -10,11 +10,11 @@ use crate::collect::{self, CollectOptions};
 use crate::config::Config;
 use crate::finding::{Finding, Region, Severity};
 use crate::model::{ChainUse, Decls, FileModel, ModDecl};
-use crate::workspace::WorkspaceModel;
 use crate::resolve::{Aliases, Canon, known, split_path};
 use crate::rules::{self, RuleContext, sigterm_missing::SignalSites};
 use crate::source::{self, LineIndex};
 use crate::suppress::{self, SuppressionFact};
+use crate::workspace::WorkspaceModel;
 use serde::Serialize;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -429,8 +429,7 @@ impl FileAnalysis {
         self.facts.tracked_spawns +=
             rules::raw_spawn::tracked_spawns(&model, &config.spawn_tracked);
         self.facts.http_clients_without_timeout +=
-            rules::http_no_timeout::clients_without_timeout(&model, &config.http_no_timeout)
-                .len();
+            rules::http_no_timeout::clients_without_timeout(&model, &config.http_no_timeout).len();
         self.facts.detached_threads += rules::detached_thread::detached_threads(&model).len();
         out
     }

@@ -18,7 +18,7 @@ use crate::source::{LineIndex, PARSE_STACK_BYTES};
 /// A suppression comment (defined in [`crate::suppress`]).
 pub use crate::suppress::SuppressionFact;
 use serde::Serialize;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -165,6 +165,7 @@ fn is_build_dir(e: &ignore::DirEntry) -> bool {
 pub fn lint_paths(paths: &[PathBuf], opts: &LintOptions) -> Result<LintReport, LintError> {
     let start = Instant::now();
     crate::package::clear_manifest_cache();
+    crate::workspace::reexports::clear_cache();
     let cwd = match &opts.cwd {
         Some(c) => c.clone(),
         None => std::env::current_dir()
@@ -176,7 +177,57 @@ pub fn lint_paths(paths: &[PathBuf], opts: &LintOptions) -> Result<LintReport, L
     } else {
         paths
     };
+    // phase 1: configs, files, packages
+    let Discovery {
+        configs,
+        jobs,
+        walk_errors,
+        mut stats,
+    } = discover(paths, opts, &cwd)?;
+    // phase 2: one parse per file, in parallel: findings, facts, declarations
+    let analyzers = analyzers(&jobs, &configs);
+    let analyzer_of = |j: &Job| analyzers[&(j.cfg, j.pkg.as_ref().map(|p| p.dir.clone()))].clone();
+    let mut analyses = analyze_all(&jobs, &configs, &analyzer_of, opts.threads, &mut stats);
+    // phase 3: across files: the workspace model, test modules, binaries
+    let mut cross: Vec<Vec<Finding>> = vec![Vec::new(); jobs.len()];
+    workspace_phase(&jobs, &mut analyses, &configs, &mut cross);
+    sigterm_across_binaries(&jobs, &analyses, &configs, &analyzer_of, &mut cross);
+    // phase 4: suppressions, counts, order
+    let mut report = finish(analyses, cross, opts, &mut stats);
+    for (path, cfg, msg) in walk_errors {
+        stats.parse_errors += 1;
+        report.findings.push(parse_error(
+            &configs[cfg],
+            &display_path(&path, &cwd),
+            Region::default_start(),
+            msg,
+        ));
+    }
+    report.findings.retain(|f| f.severity != Severity::Allow);
+    report.findings.sort_by(|a, b| {
+        (&a.path, a.region.line, a.region.column, &a.rule).cmp(&(
+            &b.path,
+            b.region.line,
+            b.region.column,
+            &b.rule,
+        ))
+    });
+    stats.elapsed = start.elapsed();
+    report.stats = stats;
+    Ok(report)
+}
 
+/// What [`discover`] finds: the configs in force, one job per file, walk errors.
+struct Discovery {
+    configs: Vec<Config>,
+    jobs: Vec<Job>,
+    walk_errors: Vec<(PathBuf, usize, String)>,
+    stats: Stats,
+}
+
+/// Phase 1: the config of each path, the files under each (`.gitignore` honoured,
+/// `exclude` applied) and the package of each file.
+fn discover(paths: &[PathBuf], opts: &LintOptions, cwd: &Path) -> Result<Discovery, LintError> {
     // configs, one per path (or the explicit one)
     let explicit = match &opts.config {
         Some(p) => {
@@ -279,7 +330,7 @@ pub fn lint_paths(paths: &[PathBuf], opts: &LintOptions) -> Result<LintReport, L
     for (abs, (cfg, under_tests)) in files {
         let pkg = find_package(&abs, &mut pkg_cache);
         jobs.push(Job {
-            display: display_path(&abs, &cwd),
+            display: display_path(&abs, cwd),
             abs,
             cfg,
             pkg,
@@ -287,25 +338,45 @@ pub fn lint_paths(paths: &[PathBuf], opts: &LintOptions) -> Result<LintReport, L
         });
     }
     stats.files_seen = jobs.len();
+    Ok(Discovery {
+        configs,
+        jobs,
+        walk_errors,
+        stats,
+    })
+}
 
-    // analyzers per (config, package)
-    let mut analyzers: HashMap<(usize, Option<PathBuf>), Arc<Analyzer>> = HashMap::new();
-    for j in &jobs {
+type AnalyzerKey = (usize, Option<PathBuf>);
+
+/// One prepared [`Analyzer`] per (config, package): the package's renamed dependencies
+/// and what its dependencies re-export ([`crate::workspace::reexports`]) are resolved as
+/// re-exports, its own crate name is known.
+fn analyzers(jobs: &[Job], configs: &[Config]) -> HashMap<AnalyzerKey, Arc<Analyzer>> {
+    let mut analyzers: HashMap<AnalyzerKey, Arc<Analyzer>> = HashMap::new();
+    for j in jobs {
         let key = (j.cfg, j.pkg.as_ref().map(|p| p.dir.clone()));
         analyzers.entry(key).or_insert_with(|| {
-            let renames = j
-                .pkg
-                .as_ref()
-                .map(|p| p.renames.clone())
-                .unwrap_or_default();
-            Arc::new(Analyzer::with_reexports(&configs[j.cfg], &renames))
+            let mut extra = Vec::new();
+            if let Some(p) = &j.pkg {
+                extra.extend(p.renames.iter().cloned());
+                extra.extend(crate::workspace::reexports::for_package(p));
+            }
+            let own = j.pkg.as_ref().map(|p| p.crate_name.as_str());
+            Arc::new(Analyzer::for_crate(&configs[j.cfg], &extra, own))
         });
     }
-    let analyzer_of = |j: &Job| analyzers[&(j.cfg, j.pkg.as_ref().map(|p| p.dir.clone()))].clone();
+    analyzers
+}
 
-    // parallel analysis
-    let threads = opts
-        .threads
+/// Phase 2: every job analysed on `threads` threads (default: all cores).
+fn analyze_all(
+    jobs: &[Job],
+    configs: &[Config],
+    analyzer_of: &(dyn Fn(&Job) -> Arc<Analyzer> + Sync),
+    threads: Option<usize>,
+    stats: &mut Stats,
+) -> Vec<FileAnalysis> {
+    let threads = threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .clamp(1, jobs.len().max(1));
     let next = AtomicUsize::new(0);
@@ -361,12 +432,58 @@ pub fn lint_paths(paths: &[PathBuf], opts: &LintOptions) -> Result<LintReport, L
         stats.bytes += bytes;
         analyses.push(a);
     }
+    analyses
+}
 
-    // sigterm-missing across the files of each binary
-    let mut cross: Vec<Vec<Finding>> = vec![Vec::new(); jobs.len()];
-    sigterm_across_binaries(&jobs, &analyses, &configs, &analyzer_of, &mut cross);
+/// Phase 3a: the workspace model from every file's declarations; chains whose receiver it
+/// types are checked by the per-file rules (their findings join the file's); files
+/// declared `#[cfg(test)] mod x;` out of line are test code.
+fn workspace_phase(
+    jobs: &[Job],
+    analyses: &mut [FileAnalysis],
+    configs: &[Config],
+    cross: &mut [Vec<Finding>],
+) {
+    let ws = crate::workspace::WorkspaceModel::build(analyses.iter().map(|a| &a.decls));
+    let mut test_files: HashSet<PathBuf> = HashSet::new();
+    for (j, a) in jobs.iter().zip(analyses.iter()) {
+        if a.mod_decls.iter().any(|d| d.cfg_test) {
+            test_files.extend(crate::workspace::test_modules::declared_test_files(
+                &j.abs,
+                &a.mod_decls,
+            ));
+        }
+    }
+    for (i, j) in jobs.iter().enumerate() {
+        let config = &configs[j.cfg];
+        if !config.include_tests && test_files.contains(&j.abs) {
+            let a = &mut analyses[i];
+            let skipped = FileAnalysis {
+                path: a.path.clone(),
+                facts: crate::analysis::FileFacts {
+                    path: a.facts.path.clone(),
+                    ..Default::default()
+                },
+                skipped_as_test: true,
+                mod_decls: std::mem::take(&mut a.mod_decls),
+                allowed_rules: std::mem::take(&mut a.allowed_rules),
+                suppression_levels: a.suppression_levels,
+                ..FileAnalysis::default()
+            };
+            *a = skipped;
+            continue;
+        }
+        cross[i].extend(analyses[i].apply_workspace(&ws, config));
+    }
+}
 
-    // finish
+/// Phase 4: cross-file findings joined, suppressions applied, counts summed.
+fn finish(
+    analyses: Vec<FileAnalysis>,
+    mut cross: Vec<Vec<Finding>>,
+    opts: &LintOptions,
+    stats: &mut Stats,
+) -> LintReport {
     let mut report = LintReport::default();
     for (i, mut a) in analyses.into_iter().enumerate() {
         stats.files_skipped_by_scan += usize::from(a.skipped_by_scan);
@@ -385,27 +502,7 @@ pub fn lint_paths(paths: &[PathBuf], opts: &LintOptions) -> Result<LintReport, L
         report.findings.extend(findings);
         report.files.push(a.facts);
     }
-    for (path, cfg, msg) in walk_errors {
-        stats.parse_errors += 1;
-        report.findings.push(parse_error(
-            &configs[cfg],
-            &display_path(&path, &cwd),
-            Region::default_start(),
-            msg,
-        ));
-    }
-    report.findings.retain(|f| f.severity != Severity::Allow);
-    report.findings.sort_by(|a, b| {
-        (&a.path, a.region.line, a.region.column, &a.rule).cmp(&(
-            &b.path,
-            b.region.line,
-            b.region.column,
-            &b.rule,
-        ))
-    });
-    stats.elapsed = start.elapsed();
-    report.stats = stats;
-    Ok(report)
+    report
 }
 
 fn walk_error_path(err: &ignore::Error) -> Option<PathBuf> {

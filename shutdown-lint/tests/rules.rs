@@ -15,13 +15,24 @@ fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/rules")
 }
 
-/// `(path, line, rule)` triples expected by the markers of the files in `dir`.
+/// Every file under `dir`, subdirectories included (multi-crate fixture workspaces).
+fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            files_under(&p, out);
+        } else {
+            out.push(p);
+        }
+    }
+}
+
+/// `(path, line, rule)` triples expected by the markers of the files in `dir` (and in its
+/// subdirectories: fixture workspaces of several crates).
 fn markers(dir: &Path) -> BTreeSet<(String, usize, String)> {
     let mut out = BTreeSet::new();
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
+    let mut files = Vec::new();
+    files_under(dir, &mut files);
     files.sort();
     for f in files
         .iter()

@@ -76,7 +76,7 @@ impl Collector<'_, '_> {
             syn::Expr::Path(p) if !layers.is_empty() => match self.resolve(&p.path, true) {
                 Resolution::Binding(name) => match self.binding_val(&name) {
                     Some(BindVal::Chain(ch)) => {
-                        let mut ch = ch.clone();
+                        let mut ch = (**ch).clone();
                         ch.inherited = ch.steps.len();
                         ch.via_binding = true;
                         // a method called on the value uses it (`_worker.join()`)

@@ -66,7 +66,7 @@ impl Collector<'_, '_> {
                 Resolution::Path(path) => self.record_ref(path, p.path.span()),
                 Resolution::Binding(name) => {
                     if let Some(BindVal::Chain(ch)) = self.binding_val(&name) {
-                        let mut ch = ch.clone();
+                        let mut ch = (**ch).clone();
                         ch.inherited = ch.steps.len();
                         ch.via_binding = true;
                         if usage == Usage::Kept {
@@ -89,7 +89,7 @@ impl Collector<'_, '_> {
                     if self.resolver.is_binding(&name) {
                         // update the binding itself, so an assignment in a nested block
                         // (`if x { b = b.timeout(d); }`) is still seen after the block
-                        let val = ch.map(BindVal::Chain);
+                        let val = ch.map(|c| BindVal::Chain(Box::new(c)));
                         if let Some(entry) =
                             self.values.iter_mut().rev().find(|(n, _, _)| *n == name)
                         {
@@ -122,7 +122,9 @@ impl Collector<'_, '_> {
             }
             syn::Expr::Let(l) => {
                 // `if let Ok(h) = Handle::try_current()`: `h` holds the handle
-                let val = self.value_of_expr(&l.expr).map(BindVal::Chain);
+                let val = self
+                    .value_of_expr(&l.expr)
+                    .map(|c| BindVal::Chain(Box::new(c)));
                 self.bind_unwrapped(&l.pat, val);
             }
             syn::Expr::If(i) => {
@@ -147,7 +149,9 @@ impl Collector<'_, '_> {
             syn::Expr::Match(m) => {
                 // `match Handle::try_current() { Ok(h) => h.spawn(..), .. }`; the value of
                 // the match is the first arm that yields a known one
-                let scrutinee = self.value_of_expr(&m.expr).map(BindVal::Chain);
+                let scrutinee = self
+                    .value_of_expr(&m.expr)
+                    .map(|c| BindVal::Chain(Box::new(c)));
                 let mut out = None;
                 for arm in &m.arms {
                     self.enter_scope_empty();

@@ -6,8 +6,8 @@ use super::eval::duration_of_chain;
 use super::state::{BindVal, Collector};
 use crate::macros::{self, MacroBody};
 use crate::model::{Chain, FnDecl, ModDecl, Usage};
-use crate::resolve::{Canon, Resolution};
 use crate::resolve::known;
+use crate::resolve::{Canon, Resolution};
 use syn::spanned::Spanned;
 use syn::visit::Visit;
 
@@ -139,7 +139,7 @@ impl Collector<'_, '_> {
     pub(super) fn type_value(&self, ty: &syn::Type) -> Option<BindVal> {
         let canon = self.type_canon(ty)?;
         match known::type_ctor(&canon) {
-            Some(root) => Some(BindVal::Chain(Chain {
+            Some(root) => Some(BindVal::Chain(Box::new(Chain {
                 root: crate::resolve::split_path(root),
                 root_region: self.region(ty.span()),
                 root_args: Vec::new(),
@@ -149,7 +149,7 @@ impl Collector<'_, '_> {
                 pending: None,
                 origin: None,
                 via: None,
-            })),
+            }))),
             None if canon.len() > 1 => Some(BindVal::Typed(canon)),
             None => None,
         }
@@ -290,33 +290,31 @@ impl<'ast> Visit<'ast> for Collector<'_, '_> {
             syn::Item::Fn(f) => self.visit_fn(&f.attrs, &f.sig, Some(&f.block)),
             syn::Item::Mod(m) => {
                 let name = m.ident.to_string();
-                match &m.content {
-                    Some((_, items)) => {
-                        let child = self
-                            .resolver
-                            .tree()
-                            .get(self.resolver.module())
-                            .children
-                            .get(&name)
-                            .copied();
-                        let saved_values = std::mem::take(&mut self.values);
-                        let saved_blocks = std::mem::replace(&mut self.resolver_blocks, 0);
-                        let saved_res = child.map(|c| self.resolver.enter_module(c));
-                        self.item_stack.push(name.clone());
-                        self.mod_stack.push(name);
-                        self.ctx.in_drainable = false;
-                        for i in items {
-                            self.visit_item(i);
-                        }
-                        self.mod_stack.pop();
-                        self.item_stack.pop();
-                        if let Some(s) = saved_res {
-                            self.resolver.leave_module(s);
-                        }
-                        self.values = saved_values;
-                        self.resolver_blocks = saved_blocks;
+                // `mod x;` out of line: recorded above
+                if let Some((_, items)) = &m.content {
+                    let child = self
+                        .resolver
+                        .tree()
+                        .get(self.resolver.module())
+                        .children
+                        .get(&name)
+                        .copied();
+                    let saved_values = std::mem::take(&mut self.values);
+                    let saved_blocks = std::mem::replace(&mut self.resolver_blocks, 0);
+                    let saved_res = child.map(|c| self.resolver.enter_module(c));
+                    self.item_stack.push(name.clone());
+                    self.mod_stack.push(name);
+                    self.ctx.in_drainable = false;
+                    for i in items {
+                        self.visit_item(i);
                     }
-                    None => {} // recorded above
+                    self.mod_stack.pop();
+                    self.item_stack.pop();
+                    if let Some(s) = saved_res {
+                        self.resolver.leave_module(s);
+                    }
+                    self.values = saved_values;
+                    self.resolver_blocks = saved_blocks;
                 }
             }
             syn::Item::Struct(st) => self.record_fields(st),
@@ -414,7 +412,7 @@ impl<'ast> Visit<'ast> for Collector<'_, '_> {
                     val = match chain {
                         Some(ch) => match duration_of_chain(&ch) {
                             Some(d) => Some(BindVal::Duration(d)),
-                            None => Some(BindVal::Chain(ch)),
+                            None => Some(BindVal::Chain(Box::new(ch))),
                         },
                         None => self
                             .eval_duration(&init.expr, 0)

@@ -14,7 +14,7 @@ use std::sync::Arc;
 /// The value a binding was bound to.
 #[derive(Debug, Clone)]
 pub(super) enum BindVal {
-    Chain(Chain),
+    Chain(Box<Chain>),
     Duration(f64),
     Num(f64),
     /// A parameter or binding of a declared type no rule knows (a workspace type): the

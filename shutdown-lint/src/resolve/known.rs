@@ -64,13 +64,15 @@ pub const RAW_SPAWN_RECEIVERS: &[&str] = &[
     "tokio::task::Builder::new",
 ];
 
-
 /// Types whose values the rules know, and the constructor a value of the type stands for
 /// (a `Handle` field is treated as `Handle::current()`).
 pub const TYPE_CTORS: &[(&str, &str)] = &[
     ("tokio::runtime::Handle", "tokio::runtime::Handle::current"),
     ("tokio::runtime::Runtime", "tokio::runtime::Runtime::new"),
-    ("shutdown_runtime::Shutdown", "shutdown_runtime::Shutdown::new"),
+    (
+        "shutdown_runtime::Shutdown",
+        "shutdown_runtime::Shutdown::new",
+    ),
 ];
 
 /// The constructor a value of type `ty` stands for ([`TYPE_CTORS`]).

@@ -87,7 +87,11 @@ fn one_request_with_timeout(lib: &HttpLib, steps: &[crate::model::Step]) -> bool
 /// A client bound to a name that is only used for requests which each set an overall
 /// timeout before they are sent (`let c = reqwest::blocking::Client::new();
 /// c.get(url).timeout(d).send()`), and never passed on or stored.
-fn only_requests_with_timeout(model: &FileModel, made: &crate::model::ChainUse, lib: &HttpLib) -> bool {
+fn only_requests_with_timeout(
+    model: &FileModel,
+    made: &crate::model::ChainUse,
+    lib: &HttpLib,
+) -> bool {
     let Some(origin) = made.chain.origin else {
         return false;
     };
@@ -229,9 +233,15 @@ pub fn clients_without_timeout(
                         } else {
                             ""
                         };
+                        // a builder a helper of the workspace returned: say which
+                        let by = match &ch.via {
+                            Some(helper) => {
+                                format!("`{helper}(..)` (a {} chain)", display(&ch.root, kind))
+                            }
+                            None => display(&ch.root, kind),
+                        };
                         let msg = format!(
-                            "client built by {} without `.timeout(..)` {}{extra}",
-                            display(&ch.root, kind),
+                            "client built by {by} without `.timeout(..)` {}{extra}",
                             default_note(lib)
                         );
                         found.push((region, item, msg, lib.help));

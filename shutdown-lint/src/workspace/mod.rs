@@ -63,8 +63,7 @@ impl WorkspaceModel {
         let mut ws = WorkspaceModel::default();
         for d in decls {
             for (owner, name, ty) in &d.fields {
-                ws.fields
-                    .insert((owner.clone(), name.clone()), ty.clone());
+                ws.fields.insert((owner.clone(), name.clone()), ty.clone());
                 if let Some(last) = owner.last() {
                     ws.fields_by_type_name
                         .entry((last.clone(), name.clone()))
@@ -140,6 +139,7 @@ impl WorkspaceModel {
         let root = ch.pending.as_ref()?;
         let (mut ty, mut made_by) = self.type_of_root(root)?;
         let mut i = 0;
+        #[allow(clippy::explicit_counter_loop)] // `i` counts consumed steps, not rounds
         for _ in 0..=ch.steps.len() + 4 {
             ty = self.unalias(ty);
             if let Some(ctor) = known::type_ctor(&ty) {
@@ -201,10 +201,10 @@ impl WorkspaceModel {
             if let Some(f) = self.fns.get(&p) {
                 return Some(f);
             }
-            if let Some(v) = o
-                .last()
-                .and_then(|l| self.methods_by_type_name.get(&(l.clone(), name.to_string())))
-            {
+            if let Some(v) = o.last().and_then(|l| {
+                self.methods_by_type_name
+                    .get(&(l.clone(), name.to_string()))
+            }) {
                 return agreed_fn(v);
             }
         }

@@ -45,7 +45,10 @@ const MAX_FILES: usize = 64;
 
 /// Re-exports found per crate source directory, for the whole run (a dependency shared
 /// by many packages is read once).
-static CACHE: Mutex<Option<HashMap<PathBuf, Vec<(String, String)>>>> = Mutex::new(None);
+static CACHE: Mutex<Option<HashMap<PathBuf, Rewrites>>> = Mutex::new(None);
+
+/// Prefix rewrites `(from, to)`.
+type Rewrites = Vec<(String, String)>;
 
 /// Prefix rewrites `(from, to)` for the dependencies of `pkg` (and for the package's own
 /// library: `crate::rt::spawn` written in another file of a crate whose `lib.rs` says

@@ -24,14 +24,24 @@ use std::path::{Path, PathBuf};
 /// ```
 pub fn declared_test_files(declaring: &Path, decls: &[ModDecl]) -> HashSet<PathBuf> {
     let mut out = HashSet::new();
-    let dir = declaring.parent().map(Path::to_path_buf).unwrap_or_default();
+    let dir = declaring
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
     let stem = declaring
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
     let owns_dir = matches!(stem.as_str(), "mod" | "main" | "lib")
-        || declaring.parent().and_then(Path::file_name).is_some_and(|d| d == "bin");
-    let base = if owns_dir { dir.clone() } else { dir.join(&stem) };
+        || declaring
+            .parent()
+            .and_then(Path::file_name)
+            .is_some_and(|d| d == "bin");
+    let base = if owns_dir {
+        dir.clone()
+    } else {
+        dir.join(&stem)
+    };
     for d in decls.iter().filter(|d| d.cfg_test) {
         let target = match &d.path_attr {
             Some(p) => dir.join(p),
@@ -42,7 +52,11 @@ pub fn declared_test_files(declaring: &Path, decls: &[ModDecl]) -> HashSet<PathB
                 }
                 let Some(name) = d.path.last() else { continue };
                 let a = b.join(format!("{name}.rs"));
-                if a.is_file() { a } else { b.join(name).join("mod.rs") }
+                if a.is_file() {
+                    a
+                } else {
+                    b.join(name).join("mod.rs")
+                }
             }
         };
         // the module's own directory holds its children

@@ -1,0 +1,157 @@
+//! Unit tests of the workspace model's lookups: exact owner, owner by name, field or
+//! method by name (only when every candidate agrees), aliases, helpers' builders.
+
+use super::WorkspaceModel;
+use crate::finding::Region;
+use crate::model::{Chain, ChainUse, Ctx, Decls, FnDecl, Step, SymRoot, Usage};
+use crate::resolve::split_path;
+
+fn step(name: &str) -> Step {
+    Step {
+        name: name.into(),
+        region: Region::default_start(),
+        args: Vec::new(),
+    }
+}
+
+fn pending(root: SymRoot, steps: &[&str]) -> ChainUse {
+    ChainUse {
+        chain: Chain {
+            root: Vec::new(),
+            root_region: Region::default_start(),
+            root_args: Vec::new(),
+            steps: steps.iter().map(|s| step(s)).collect(),
+            inherited: 0,
+            via_binding: false,
+            pending: Some(root),
+            origin: None,
+            via: None,
+        },
+        usage: Usage::Kept,
+        ctx: Ctx::default(),
+        escapes: false,
+    }
+}
+
+fn f(path: &str, owner: Option<&str>, ret: &str) -> FnDecl {
+    let p = split_path(path);
+    FnDecl {
+        name: p.last().cloned().unwrap(),
+        path: p,
+        owner: owner.map(split_path),
+        ret: split_path(ret),
+        builder: None,
+    }
+}
+
+fn roots(ws: &WorkspaceModel, cu: ChainUse) -> Vec<String> {
+    ws.resolve(&[cu])
+        .into_iter()
+        .map(|c| c.chain.root_str())
+        .collect()
+}
+
+#[test]
+fn field_of_exact_owner_then_by_type_name_then_by_name() {
+    let mut d = Decls::default();
+    d.fields.push((
+        split_path("app::worker::types::Worker"),
+        "rt".into(),
+        split_path("tokio::runtime::Handle"),
+    ));
+    let ws = WorkspaceModel::build([&d]);
+    let exact = SymRoot::Field {
+        owner: Some(split_path("app::worker::types::Worker")),
+        name: "rt".into(),
+    };
+    assert_eq!(
+        roots(&ws, pending(exact, &["spawn"])),
+        ["tokio::runtime::Handle::current"]
+    );
+    let reexported = SymRoot::Field {
+        owner: Some(split_path("app::worker::Worker")),
+        name: "rt".into(),
+    };
+    assert_eq!(roots(&ws, pending(reexported, &["spawn"])).len(), 1);
+    let unknown_owner = SymRoot::Field {
+        owner: None,
+        name: "rt".into(),
+    };
+    assert_eq!(roots(&ws, pending(unknown_owner, &["spawn"])).len(), 1);
+}
+
+#[test]
+fn disagreeing_candidates_give_nothing() {
+    let mut d = Decls::default();
+    d.fields.push((
+        split_path("app::A"),
+        "pool".into(),
+        split_path("tokio::runtime::Handle"),
+    ));
+    d.fields.push((
+        split_path("app::B"),
+        "pool".into(),
+        split_path("app::DbPool"),
+    ));
+    let ws = WorkspaceModel::build([&d]);
+    let r = SymRoot::Field {
+        owner: None,
+        name: "pool".into(),
+    };
+    assert!(roots(&ws, pending(r, &["spawn"])).is_empty());
+}
+
+#[test]
+fn wrapper_method_then_alias() {
+    let mut d = Decls::default();
+    d.fields.push((
+        split_path("app::Service"),
+        "runtime".into(),
+        split_path("app::AppRuntime"),
+    ));
+    d.fns.push(f(
+        "app::AppRuntime::handle",
+        Some("app::AppRuntime"),
+        "app::Rt",
+    ));
+    d.aliases
+        .push((split_path("app::Rt"), split_path("tokio::runtime::Handle")));
+    let ws = WorkspaceModel::build([&d]);
+    let r = SymRoot::Field {
+        owner: Some(split_path("app::Service")),
+        name: "runtime".into(),
+    };
+    let out = ws.resolve(&[pending(r, &["handle", "spawn"])]);
+    assert_eq!(out[0].chain.root_str(), "tokio::runtime::Handle::current");
+    assert_eq!(out[0].chain.steps.len(), 1, "`handle` was consumed");
+}
+
+#[test]
+fn helper_builder_steps_come_first() {
+    let mut d = Decls::default();
+    let mut helper = f("app::base_builder", None, "reqwest::ClientBuilder");
+    helper.builder = Some(Chain {
+        root: split_path("reqwest::Client::builder"),
+        root_region: Region::default_start(),
+        root_args: Vec::new(),
+        steps: vec![step("user_agent")],
+        inherited: 0,
+        via_binding: false,
+        pending: None,
+        origin: None,
+        via: None,
+    });
+    d.fns.push(helper);
+    let ws = WorkspaceModel::build([&d]);
+    let out = ws.resolve(&[pending(
+        SymRoot::Call(split_path("app::base_builder")),
+        &["build", "?"],
+    )]);
+    let ch = &out[0].chain;
+    assert_eq!(ch.root_str(), "reqwest::Client::builder");
+    assert_eq!(ch.steps.len(), 3);
+    assert_eq!(
+        ch.inherited, 1,
+        "the helper's steps are not written at the call"
+    );
+}
