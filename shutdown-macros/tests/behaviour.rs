@@ -34,6 +34,7 @@ impl Iterator for Claims<'_> {
 #[drainable(scope = scope)]
 fn sum_for(scope: &Shutdown, units: Claims<'_>, stop_at: u32) -> (u32, &'static str) {
     let mut sum = 0;
+    #[drainable(partial)] // the code after the loop records the partial result
     for unit in units {
         sum += unit;
         if unit == stop_at {
@@ -64,6 +65,7 @@ fn for_stops_before_the_iterator_advances() {
 #[drainable(scope = scope)]
 fn count_while(scope: &Shutdown, evaluations: &Cell<u32>, stop_at: u32) -> u32 {
     let mut n = 0;
+    #[drainable(partial)] // the code after the loop records the partial result
     while {
         evaluations.set(evaluations.get() + 1);
         n < 100
@@ -91,6 +93,7 @@ fn while_stops_before_its_condition() {
 #[drainable(scope = scope)]
 fn drain_queue(scope: &Shutdown, queue: &mut VecDeque<u32>, stop_at: u32) -> Vec<u32> {
     let mut done = Vec::new();
+    #[drainable(partial)] // the code after the loop records the partial result
     while let Some(unit) = queue.pop_front() {
         done.push(unit);
         if unit == stop_at {
@@ -115,6 +118,7 @@ fn while_let_leaves_unclaimed_units_in_the_queue() {
 #[drainable(scope = scope)]
 fn pop_loop(scope: &Shutdown, queue: &mut Vec<u32>) -> usize {
     let mut done = 0;
+    #[drainable(partial)] // the code after the loop records the partial result
     loop {
         let Some(unit) = queue.pop() else { break };
         done += 1;
@@ -137,6 +141,7 @@ fn loop_stops_at_its_top() {
 fn labelled(scope: &Shutdown, rows: &[Vec<i32>]) -> Result<(i32, usize), String> {
     let mut total = 0;
     let mut rows_seen = 0;
+    #[drainable(partial)] // the code after the loop records the partial result
     'rows: for row in rows {
         rows_seen += 1;
         let mut col = 0;
@@ -191,6 +196,7 @@ fn labels_question_mark_and_return_keep_their_meaning() {
 fn with_closure(scope: &Shutdown, stop_at: u32) -> (u32, u32) {
     let run = |limit: u32| {
         let mut n = 0;
+        #[drainable(partial)] // the code after the loop records the partial result
         for i in 0..limit {
             n += 1;
             if i == stop_at {
@@ -224,6 +230,7 @@ fn value_loops(scope: &Shutdown) -> u32 {
     while skipped < 3 {
         skipped += 1;
     }
+    #[drainable(partial)] // the code after the loop records the partial result
     for _ in 0..3 {
         skipped += 100; // never runs: shutdown was requested
     }
@@ -276,6 +283,7 @@ impl Worker {
     where
         I: IntoIterator<Item = &'a u32>,
     {
+        #[drainable(partial)] // the code after the loop records the partial result
         for unit in units {
             self.handled.set(self.handled.get() + 1);
             if *unit == 2 {
@@ -342,6 +350,7 @@ async fn idle_wait_wakes_on_request_without_a_message() {
 #[drainable(scope = scope)]
 async fn poll_jobs(scope: &Shutdown, rx: &mut tokio::sync::mpsc::Receiver<u32>) -> u32 {
     let mut sum = 0;
+    #[drainable(partial)] // the code after the loop records the partial result
     loop {
         #[drainable(idle)]
         let job = rx.recv().await;
@@ -427,6 +436,10 @@ async fn a_non_cooperative_routed_spawn_is_aborted_and_named_at_the_users_line()
     let location = report.aborted[0].location;
     assert_eq!(location.file(), file!());
     assert_eq!(location.line(), line);
+    assert_eq!(
+        report.aborted[0].name, "std::future::pending",
+        "named after what it runs"
+    );
 }
 
 #[drainable(scope = scope)]

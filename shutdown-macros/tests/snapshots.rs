@@ -67,6 +67,31 @@ snap!(
     "fn f(v: Vec<(u32, u32)>) { for (a, b) in v { use_it(a + b); } }"
 );
 snap!(
+    nested_loop_runs_to_its_end,
+    "",
+    "fn f(jobs: &[Job]) { for job in jobs { for part in &job.parts { step(part); } record(job); } }"
+);
+snap!(
+    nested_partial_marker,
+    "scope = s",
+    "async fn f(s: &Shutdown, jobs: Vec<Job>) { for job in jobs { let mut n = 0; #[drainable(partial)] for card in job.cards { card.commit().await; n += 1; } job.done(n).await; } }"
+);
+snap!(
+    value_fn_loop_warns,
+    "",
+    "fn listing(dir: &Dir) -> Vec<String> { let mut out = Vec::new(); for e in dir.entries() { out.push(e.name()); } out }"
+);
+snap!(
+    value_fn_loop_partial_no_warning,
+    "",
+    "fn count(q: &mut Queue) -> u64 { let mut n = 0; #[drainable(partial)] while let Some(j) = q.pop() { j.run(); n += 1; } n }"
+);
+snap!(
+    spawn_in_claiming_loop_is_its_own_unit,
+    "",
+    "async fn coordinator(rx: Rx) { while let Some(job) = rx.recv().await { tokio::spawn(async move { for card in job.cards { card.commit().await; } }); } }"
+);
+snap!(
     labels,
     "",
     "fn f(rows: &[Vec<u32>]) { 'rows: for row in rows { 'cols: loop { if row.is_empty() { continue 'rows; } if row[0] == 0 { break 'cols; } break 'rows; } } }"

@@ -1,4 +1,6 @@
-//! Observability at exit: the final `tracing` event and (feature `metrics`) the metrics.
+//! Observability at exit: the report a finished life cycle prints ([`ReportFormat`]: by
+//! default one human line on stderr, so a service without any logging set up still sees what
+//! the drain did), the final `tracing` event and (feature `metrics`) the metrics.
 //!
 //! Metric names (all emitted before exit, also when zero):
 //!
@@ -11,9 +13,52 @@
 //! | `shutdown_tasks_panicked_total` | counter | tracked tasks that panicked |
 //! | `shutdown_retries_total` | counter | idempotent re-runs recorded with [`record_retry`] |
 
+use std::io::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::run::Outcome;
+
+/// Where [`run`](crate::run) and `#[shutdown_runtime::main]` put the report at exit
+/// (`RunConfig::report`, `#[shutdown_runtime::main(report = "..")]`).
+///
+/// The `tracing` event (`phase = "exit"`) is emitted with every format but `None`.
+///
+/// ```
+/// use shutdown_runtime::observe::ReportFormat;
+/// assert_eq!(ReportFormat::default(), ReportFormat::Stderr);
+/// assert_eq!("json".parse::<ReportFormat>(), Ok(ReportFormat::Json));
+/// assert!("xml".parse::<ReportFormat>().is_err());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ReportFormat {
+    /// One human line on stderr ([`Outcome::summary_line`]): seen with no logging set up.
+    #[default]
+    Stderr,
+    /// One JSON object on stdout ([`Outcome::to_json_line`]): the drain report's fields plus
+    /// `exit_code`, `reason` and `signal_to_exit_ms`.
+    Json,
+    /// Only the `tracing` event.
+    Tracing,
+    /// Nothing at all.
+    None,
+}
+
+impl std::str::FromStr for ReportFormat {
+    type Err = String;
+
+    /// `"stderr"`, `"json"`, `"tracing"` or `"none"`.
+    fn from_str(s: &str) -> Result<ReportFormat, String> {
+        match s {
+            "stderr" => Ok(ReportFormat::Stderr),
+            "json" => Ok(ReportFormat::Json),
+            "tracing" => Ok(ReportFormat::Tracing),
+            "none" => Ok(ReportFormat::None),
+            other => Err(format!(
+                "unknown report format `{other}`; expected \"stderr\", \"json\", \"tracing\" or \"none\""
+            )),
+        }
+    }
+}
 
 /// Name of the request-to-exit histogram (seconds).
 pub const SIGNAL_TO_EXIT_SECONDS: &str = "shutdown_signal_to_exit_seconds";
@@ -55,17 +100,31 @@ pub fn retry_count() -> u64 {
     RETRIES.load(Ordering::Relaxed)
 }
 
-/// Emits the final event and metrics of a life cycle.
-pub(crate) fn emit(outcome: &Outcome) {
+/// Prints the report in `format`, then emits the final event and metrics of a life cycle.
+pub(crate) fn emit(outcome: &Outcome, format: ReportFormat) {
     let r = &outcome.report;
-    tracing::info!(
-        target: "shutdown_runtime",
-        phase = "exit",
-        exit_code = outcome.exit_code(),
-        request_to_exit_ms = outcome.request_to_exit.as_millis() as u64,
-        report = %r.to_json_line(),
-        "shutdown complete"
-    );
+    // Write errors (a closed stderr/stdout) are ignored: reporting must never kill the exit.
+    match format {
+        ReportFormat::Stderr => {
+            let _ = writeln!(std::io::stderr().lock(), "{}", outcome.summary_line());
+        }
+        ReportFormat::Json => {
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(out, "{}", outcome.to_json_line());
+            let _ = out.flush();
+        }
+        ReportFormat::Tracing | ReportFormat::None => {}
+    }
+    if format != ReportFormat::None {
+        tracing::info!(
+            target: "shutdown_runtime",
+            phase = "exit",
+            exit_code = outcome.exit_code(),
+            request_to_exit_ms = outcome.request_to_exit.as_millis() as u64,
+            report = %r.to_json_line(),
+            "shutdown complete"
+        );
+    }
     #[cfg(feature = "metrics")]
     {
         let secs = outcome.request_to_exit.as_secs_f64();

@@ -51,30 +51,51 @@ fn stop(scope: &Shutdown, site: &'static LoopSite) -> bool {
     true
 }
 
-/// The checkpoint of a nested loop opted in with `#[drainable(partial)]`: it runs inside the
-/// claimed unit of its function's outermost loop, whose guard set depth `claimed_at`. It
-/// stops when that unit is the only one (`claimed_at <= 1`): not inside a unit claimed by a
-/// caller or a request being served.
+/// Referenced by `#[drainable]` at a loop that claims units in a function returning a value,
+/// when the loop says nothing about a stop: the deprecation note is the compile-time warning.
+#[deprecated(
+    note = "`#[drainable]`: this loop claims units and the function returns a value built after it: on shutdown the checkpoint ends the loop early and the function returns a shorter result. If that is intended, say so with `#[drainable(partial)]` on the loop (the stop is also listed in the drain report); to run the loop to its end, use `#[drainable(skip)]`"
+)]
+pub const LOOP_RESULT_MAY_BE_PARTIAL: () = ();
+
+/// Enters the claimed unit of a loop that claims units (`#[drainable]` takes it once before
+/// the loop starts, so the loop's iterations cost nothing extra): the guard, and the depth it
+/// set, which the loop's checkpoints compare against.
+#[inline]
+pub fn claim() -> (unit::UnitGuard, u32) {
+    let guard = unit::enter();
+    let depth = guard.depth();
+    (guard, depth)
+}
+
+/// The checkpoint `#[drainable]` puts in a loop that claims units (and in a nested loop opted
+/// in with `#[drainable(partial)]`): `claimed_at` is the depth set by [`claim`] before the
+/// claiming loop started.
+///
+/// Fast path: `!scope.is_requested()` → `false`, one atomic load. Slow path (only after a
+/// request): the loop stops — and its stop is recorded for the drain report — only when its
+/// own unit is the only one (`claimed_at <= 1`); inside a unit claimed by a caller or a
+/// request being served it runs to its end.
 #[inline(always)]
-pub fn checkpoint_partial(scope: &Shutdown, site: &'static LoopSite, claimed_at: u32) -> bool {
+pub fn checkpoint_at(scope: &Shutdown, site: &'static LoopSite, claimed_at: u32) -> bool {
     if !scope.is_requested() {
         return false;
     }
-    stop_partial(scope, site, claimed_at)
+    stop_at(scope, site, claimed_at)
 }
 
-/// [`checkpoint_partial`] on the global scope.
+/// [`checkpoint_at`] on the global scope: the fast path reads the global flag directly.
 #[inline(always)]
-pub fn checkpoint_partial_global(site: &'static LoopSite, claimed_at: u32) -> bool {
+pub fn checkpoint_at_global(site: &'static LoopSite, claimed_at: u32) -> bool {
     if !crate::shutdown_requested() {
         return false;
     }
-    stop_partial(Shutdown::global(), site, claimed_at)
+    stop_at(Shutdown::global(), site, claimed_at)
 }
 
 #[cold]
 #[inline(never)]
-fn stop_partial(scope: &Shutdown, site: &'static LoopSite, claimed_at: u32) -> bool {
+fn stop_at(scope: &Shutdown, site: &'static LoopSite, claimed_at: u32) -> bool {
     if claimed_at > 1 {
         return false;
     }
@@ -126,6 +147,20 @@ where
     scope.spawn(fut)
 }
 
+/// Tracked `tokio::spawn` with the name `#[drainable]` derived from what it runs.
+#[track_caller]
+pub fn spawn_named<F>(
+    scope: &Shutdown,
+    name: &'static str,
+    fut: F,
+) -> tokio::task::JoinHandle<F::Output>
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    scope.spawn_named(name, fut)
+}
+
 /// Tracked `tokio::task::spawn_blocking`.
 #[track_caller]
 pub fn spawn_blocking<F, R>(scope: &Shutdown, f: F) -> tokio::task::JoinHandle<R>
@@ -158,8 +193,12 @@ where
 
 /// Awaits `fut` unless shutdown wins: `None` if shutdown was (or becomes) requested first.
 /// Biased: shutdown is checked first. Only for waits the user declared cancel-safe (`fut` is
-/// dropped when shutdown wins).
-pub async fn idle<F: Future>(scope: &Shutdown, fut: F) -> Option<F::Output> {
+/// dropped when shutdown wins). Inside a unit claimed by a caller (`claimed_at > 1`, see
+/// [`checkpoint_at`]) the wait is not cut: `Some(fut.await)`.
+pub async fn idle<F: Future>(scope: &Shutdown, fut: F, claimed_at: u32) -> Option<F::Output> {
+    if claimed_at > 1 {
+        return Some(fut.await);
+    }
     if scope.is_requested() {
         return None;
     }
@@ -171,13 +210,28 @@ pub async fn idle<F: Future>(scope: &Shutdown, fut: F) -> Option<F::Output> {
     }
 }
 
-/// The body of `#[shutdown_runtime::main]`: blocks SIGTERM/SIGINT while the runtime is built
-/// (a signal during start-up stays pending instead of killing the process), builds the
-/// runtime from `builder` (with `enable_all`), installs the signal handlers before `body` is
-/// first polled, unblocks (delivering a pending signal to the handler, which requests
-/// shutdown), runs the life cycle with `Budgets::from_grace(grace)` and exits with its code.
+/// The body of `#[shutdown_runtime::main]` with the defaults: `main_entry_with` on
+/// `RunConfig::new(Budgets::from_grace(grace))`.
 pub fn main_entry<T: MainResult>(
     grace: Duration,
+    builder: tokio::runtime::Builder,
+    body: impl Future<Output = T> + Send + 'static,
+) -> ! {
+    main_entry_with(
+        crate::RunConfig::new(crate::Budgets::from_grace(grace)),
+        builder,
+        body,
+    )
+}
+
+/// The body of `#[shutdown_runtime::main]`: blocks SIGTERM/SIGINT while the runtime is built
+/// (a signal during start-up stays pending instead of killing the process), builds the
+/// runtime from `builder` (with `enable_all`), installs the signal handlers with the config's
+/// second-signal policy before `body` is first polled, unblocks (delivering a pending signal to
+/// the handler, which requests shutdown), runs the life cycle with `cfg` (which prints the
+/// report in its format) and exits with its code.
+pub fn main_entry_with<T: MainResult>(
+    cfg: crate::RunConfig,
     mut builder: tokio::runtime::Builder,
     body: impl Future<Output = T> + Send + 'static,
 ) -> ! {
@@ -198,13 +252,12 @@ pub fn main_entry<T: MainResult>(
         }
     };
     let code = rt.block_on(async move {
-        let installed = crate::signals::install(crate::signals::SecondSignal::default());
+        let installed = crate::signals::install(cfg.second_signal_policy());
         release(early);
         if let Err(e) = installed {
             tracing::error!(target: "shutdown_runtime", error = %e, "could not install signal handlers");
         }
-        let cfg = crate::RunConfig::new(crate::Budgets::from_grace(grace)).install_signals(false);
-        cfg.run(body).await.exit_code()
+        cfg.install_signals(false).run(body).await.exit_code()
     });
     rt.shutdown_timeout(crate::drain::ABORT_LANDING);
     std::process::exit(code)
@@ -228,8 +281,8 @@ mod tests {
         {
             let _unit = unit::enter();
             assert!(!checkpoint(&s, &SITE), "a claimed unit is never cut");
-            assert!(!checkpoint_partial(&s, &SITE, 2), "a caller's unit");
-            assert!(checkpoint_partial(&s, &SITE, 1), "its own unit only");
+            assert!(!checkpoint_at(&s, &SITE, 2), "a caller's unit");
+            assert!(checkpoint_at(&s, &SITE, 1), "its own unit only");
         }
         assert!(checkpoint(&s, &SITE));
         let report = s.drain(Duration::from_secs(1)).await;

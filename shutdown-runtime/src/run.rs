@@ -12,6 +12,7 @@ use tokio::time::{Instant, timeout_at};
 
 use crate::budgets::Budgets;
 use crate::exit::{EXIT_ABORTED, EXIT_CLEAN, EXIT_FAILURE, EXIT_SECOND_SIGNAL};
+use crate::observe::ReportFormat;
 use crate::phase::{Phase, Phases};
 use crate::reason::ShutdownReason;
 use crate::report::DrainReport;
@@ -138,6 +139,164 @@ impl Outcome {
             EXIT_CLEAN
         }
     }
+
+    /// The report as one human line (no trailing newline), as [`run`] prints it on stderr by
+    /// default ([`ReportFormat::Stderr`]): exit code, reason, signal-to-exit time, tasks
+    /// drained, tasks aborted with names and spawn locations, loops stopped early with
+    /// `file:line` and count, panics, blocking work left running.
+    ///
+    /// ```
+    /// # async fn demo() {
+    /// use std::time::Duration;
+    /// use shutdown_runtime::{Budgets, RunConfig, observe::ReportFormat};
+    ///
+    /// let outcome = RunConfig::new(Budgets::from_grace(Duration::from_secs(1)))
+    ///     .install_signals(false)
+    ///     .report(ReportFormat::None)
+    ///     .run(async { shutdown_runtime::spawn_named("stuck", std::future::pending::<()>()); })
+    ///     .await;
+    /// let line = outcome.summary_line();
+    /// assert!(line.starts_with("shutdown: exit 3 (aborted), reason: manual request, signal-to-exit "), "{line}");
+    /// assert!(line.contains("; drained 0; aborted 1: stuck at "), "{line}");
+    /// assert!(line.ends_with("; loops stopped early 0; panicked 0; blocking still running 0"), "{line}");
+    /// # }
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(demo());
+    /// ```
+    pub fn summary_line(&self) -> String {
+        use std::fmt::Write as _;
+        let r = &self.report;
+        let code = self.exit_code();
+        let what = match code {
+            EXIT_CLEAN => "clean",
+            EXIT_FAILURE => "main failed",
+            EXIT_ABORTED => "aborted",
+            EXIT_SECOND_SIGNAL => "second signal",
+            _ => "main failed",
+        };
+        let mut line = match signals::RERAISE.load(Ordering::SeqCst) {
+            0 => format!("shutdown: exit {code} ({what})"),
+            signo => format!(
+                "shutdown: second {} ({what}, re-raised: exit status {})",
+                signal_name(signo),
+                128 + signo
+            ),
+        };
+        let reason = match self.reason {
+            Some(ShutdownReason::Signal(n)) => signal_name(n),
+            Some(ShutdownReason::Manual) | None => "manual request".to_owned(),
+        };
+        let _ = write!(
+            line,
+            ", reason: {reason}, signal-to-exit {} ms; drained {}; aborted {}",
+            self.request_to_exit.as_millis(),
+            r.drained,
+            r.aborted.len()
+        );
+        let task = |t: &crate::TaskInfo| {
+            format!(
+                "{} at {}:{}:{} (running {} ms)",
+                one_line(&t.name),
+                t.location.file(),
+                t.location.line(),
+                t.location.column(),
+                t.age.as_millis()
+            )
+        };
+        if !r.aborted.is_empty() {
+            let list: Vec<String> = r.aborted.iter().map(task).collect();
+            let _ = write!(line, ": {}", list.join(", "));
+        }
+        let _ = write!(
+            line,
+            "; loops stopped early {}",
+            r.loops_stopped_early.len()
+        );
+        if !r.loops_stopped_early.is_empty() {
+            let list: Vec<String> = r
+                .loops_stopped_early
+                .iter()
+                .map(|l| format!("{} x{}", l.site, l.count))
+                .collect();
+            let _ = write!(line, ": {}", list.join(", "));
+        }
+        let _ = write!(line, "; panicked {}", r.panicked.len());
+        if !r.panicked.is_empty() {
+            let list: Vec<String> = r
+                .panicked
+                .iter()
+                .map(|p| format!("{}: {}", task(&p.task), one_line(&p.message)))
+                .collect();
+            let _ = write!(line, ": {}", list.join(", "));
+        }
+        let _ = write!(
+            line,
+            "; blocking still running {}",
+            r.still_running_blocking.len()
+        );
+        if !r.still_running_blocking.is_empty() {
+            let list: Vec<String> = r.still_running_blocking.iter().map(task).collect();
+            let _ = write!(line, ": {}", list.join(", "));
+        }
+        if let MainStatus::Panicked(msg) = &self.main {
+            let _ = write!(line, "; main panicked: {}", one_line(msg));
+        }
+        if self.coordinator_overran {
+            line.push_str("; the coordinator overran its budget");
+        }
+        line
+    }
+
+    /// The report as one JSON object (no trailing newline), as [`run`] prints it on stdout with
+    /// [`ReportFormat::Json`]: the fields of [`DrainReport::to_json_line`] plus `exit_code`,
+    /// `reason` and `signal_to_exit_ms`.
+    ///
+    /// ```
+    /// # async fn demo() {
+    /// use std::time::Duration;
+    /// use shutdown_runtime::{Budgets, RunConfig, observe::ReportFormat};
+    /// let outcome = RunConfig::new(Budgets::from_grace(Duration::from_secs(1)))
+    ///     .install_signals(false)
+    ///     .report(ReportFormat::None)
+    ///     .run(async {})
+    ///     .await;
+    /// let json: serde_json::Value = serde_json::from_str(&outcome.to_json_line()).unwrap();
+    /// assert_eq!(json["exit_code"], 0);
+    /// assert_eq!(json["drained"], 0);
+    /// assert_eq!(json["reason"], "manual request");
+    /// # }
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(demo());
+    /// ```
+    pub fn to_json_line(&self) -> String {
+        let mut value = serde_json::to_value(&self.report)
+            .unwrap_or_else(|e| serde_json::json!({ "error": e.to_string() }));
+        if let Some(map) = value.as_object_mut() {
+            map.insert("exit_code".into(), self.exit_code().into());
+            let reason = match self.reason {
+                Some(ShutdownReason::Signal(n)) => signal_name(n),
+                Some(ShutdownReason::Manual) | None => "manual request".to_owned(),
+            };
+            map.insert("reason".into(), reason.into());
+            map.insert(
+                "signal_to_exit_ms".into(),
+                ((self.request_to_exit.as_micros() as f64) / 1000.0).into(),
+            );
+        }
+        value.to_string()
+    }
+}
+
+/// `SIGTERM`, `SIGINT`, or `signal N`.
+fn signal_name(signo: i32) -> String {
+    match signo {
+        libc::SIGTERM => "SIGTERM".to_owned(),
+        libc::SIGINT => "SIGINT".to_owned(),
+        n => format!("signal {n}"),
+    }
+}
+
+/// `text` with line breaks escaped, so the report stays one line.
+fn one_line(text: &str) -> String {
+    text.replace('\r', "\\r").replace('\n', "\\n")
 }
 
 /// Options of the life cycle; [`run`] is `RunConfig::new(budgets).run(main)`.
@@ -153,6 +312,7 @@ impl Outcome {
 pub struct RunConfig {
     budgets: Budgets,
     second_signal: SecondSignal,
+    report: ReportFormat,
     install_signals: bool,
     ready_delay: Duration,
     phases: Option<Phases>,
@@ -169,6 +329,7 @@ impl RunConfig {
         RunConfig {
             budgets,
             second_signal: SecondSignal::default(),
+            report: ReportFormat::default(),
             install_signals: true,
             ready_delay: Duration::ZERO,
             phases: None,
@@ -231,6 +392,41 @@ impl RunConfig {
     pub fn second_signal(mut self, policy: SecondSignal) -> RunConfig {
         self.second_signal = policy;
         self
+    }
+
+    /// Where the report goes at exit (default [`ReportFormat::Stderr`]: one human line on
+    /// stderr, seen with no logging set up).
+    ///
+    /// ```
+    /// # use shutdown_runtime::{RunConfig, Budgets, observe::ReportFormat};
+    /// let cfg = RunConfig::new(Budgets::from_grace(std::time::Duration::from_secs(1))).report(ReportFormat::Json);
+    /// assert_eq!(cfg.report_format(), ReportFormat::Json);
+    /// ```
+    pub fn report(mut self, format: ReportFormat) -> RunConfig {
+        self.report = format;
+        self
+    }
+
+    /// The report format.
+    ///
+    /// ```
+    /// # use shutdown_runtime::{RunConfig, Budgets, observe::ReportFormat};
+    /// let cfg = RunConfig::new(Budgets::from_grace(std::time::Duration::from_secs(1)));
+    /// assert_eq!(cfg.report_format(), ReportFormat::Stderr);
+    /// ```
+    pub fn report_format(&self) -> ReportFormat {
+        self.report
+    }
+
+    /// The second-signal policy.
+    ///
+    /// ```
+    /// # use shutdown_runtime::{RunConfig, Budgets, signals::SecondSignal};
+    /// let cfg = RunConfig::new(Budgets::from_grace(std::time::Duration::from_secs(1)));
+    /// assert_eq!(cfg.second_signal_policy(), SecondSignal::Reraise);
+    /// ```
+    pub fn second_signal_policy(&self) -> SecondSignal {
+        self.second_signal
     }
 
     /// Whether [`run`](RunConfig::run) installs the signal handlers (default `true`; turn off
@@ -504,7 +700,13 @@ where
         second_signal: forced,
         request_to_exit: t0.elapsed(),
     };
-    crate::observe::emit(&outcome);
+    crate::observe::emit(&outcome, cfg.report);
+    // A second signal under `Reraise` (only the signal listener sets it): the report is out,
+    // now die by the signal.
+    let signo = signals::RERAISE.load(Ordering::SeqCst);
+    if signo != 0 {
+        signals::reraise(signo);
+    }
     outcome
 }
 

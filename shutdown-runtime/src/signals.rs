@@ -8,7 +8,7 @@
 //! (shell 130 for SIGINT, 143 for SIGTERM).
 
 use std::io;
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU8, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
 use tokio::signal::unix::{Signal, SignalKind, signal};
@@ -59,6 +59,12 @@ pub(crate) static FORCED: AtomicBool = AtomicBool::new(false);
 pub(crate) static FORCED_NOTIFY: Notify = Notify::const_new();
 /// Whether `run` is driving the life cycle (then `AbortAll` lets it finish and report).
 pub(crate) static RUN_ACTIVE: AtomicBool = AtomicBool::new(false);
+/// The signal a second signal under `Reraise` re-raises once `run` has printed its report
+/// (0: none); a watchdog re-raises after [`REPORT_DEADLINE`] whatever happens.
+pub(crate) static RERAISE: AtomicI32 = AtomicI32::new(0);
+/// How long `run` has to report after a second signal under `Reraise` before the watchdog
+/// re-raises anyway.
+const REPORT_DEADLINE: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// The signal listener task of this process.
 struct Listener {
@@ -176,6 +182,22 @@ async fn listen(mut term: Signal, mut int: Signal, _alive: Arc<()>) {
                 // exit code 4.
             }
             SecondSignal::Reraise => {
+                if RUN_ACTIVE.load(Ordering::SeqCst)
+                    && RERAISE
+                        .compare_exchange(0, signo, Ordering::SeqCst, Ordering::SeqCst)
+                        .is_ok()
+                {
+                    // `run` aborts everything, prints the report, then re-raises; the
+                    // watchdog makes sure the process dies by the signal even if it cannot.
+                    tracing::warn!(target: "shutdown_runtime", phase = "signal", signo, "second signal: reporting, then re-raising");
+                    FORCED_NOTIFY.notify_waiters();
+                    // shutdown-lint: allow(detached-thread) -- the watchdog ends the process: nothing may wait for it
+                    let _watchdog = std::thread::spawn(move || {
+                        std::thread::sleep(REPORT_DEADLINE);
+                        reraise(signo)
+                    });
+                    continue;
+                }
                 tracing::warn!(target: "shutdown_runtime", phase = "signal", signo, "second signal: restoring default disposition and re-raising");
                 reraise(signo);
             }
@@ -184,7 +206,7 @@ async fn listen(mut term: Signal, mut int: Signal, _alive: Arc<()>) {
 }
 
 /// Restores `SIG_DFL` for `signo` and sends it to this process, so the process dies by it.
-fn reraise(signo: i32) -> ! {
+pub(crate) fn reraise(signo: i32) -> ! {
     // SAFETY: plain libc calls on zero-initialised, properly sized structures.
     unsafe {
         let mut sa: libc::sigaction = std::mem::zeroed();
@@ -210,7 +232,7 @@ pub(crate) async fn forced() {
         let n = FORCED_NOTIFY.notified();
         let mut n = std::pin::pin!(n);
         n.as_mut().enable();
-        if FORCED.load(Ordering::SeqCst) {
+        if FORCED.load(Ordering::SeqCst) || RERAISE.load(Ordering::SeqCst) != 0 {
             return;
         }
         n.await;

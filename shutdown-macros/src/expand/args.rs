@@ -185,6 +185,9 @@ pub(crate) struct Marks {
     pub(crate) skip: Option<Span>,
     /// `idle`: the loop's (or statement's) wait for its next unit wakes on shutdown.
     pub(crate) idle: Option<Span>,
+    /// `partial`: this loop stops at a checkpoint although it is nested in a claimed unit (or
+    /// its function returns a value), because the code after it records a partial result.
+    pub(crate) partial: Option<Span>,
     /// `on_shutdown = <expr>`: the value a `loop` breaks with at the checkpoint.
     pub(crate) on_shutdown: Option<Expr>,
     /// Where `on_shutdown` is written.
@@ -195,7 +198,7 @@ pub(crate) struct Marks {
 
 impl Marks {
     /// The keys a marker accepts.
-    pub(crate) const VALID: &'static [&'static str] = &["skip", "idle", "on_shutdown"];
+    pub(crate) const VALID: &'static [&'static str] = &["skip", "partial", "idle", "on_shutdown"];
 
     /// `true` when no marker was present.
     pub(crate) fn is_empty(&self) -> bool {
@@ -260,6 +263,11 @@ pub(crate) fn take_marks(attrs: &mut Vec<Attribute>) -> syn::Result<Marks> {
                         set_once(&mut marks.idle, key_span, "idle", &mut errors);
                     }
                 }
+                "partial" => {
+                    if errors.ok(no_value(&option)).is_some() {
+                        set_once(&mut marks.partial, key_span, "partial", &mut errors);
+                    }
+                }
                 _ => {
                     if let Some(value) = errors.ok(need_value(&option, "<expr>"))
                         && let Some(expr) = errors.ok(syn::parse2::<Expr>(value))
@@ -279,11 +287,11 @@ pub(crate) fn take_marks(attrs: &mut Vec<Attribute>) -> syn::Result<Marks> {
     *attrs = kept;
     if let (Some(skip), true) = (
         marks.skip,
-        marks.idle.is_some() || marks.on_shutdown.is_some(),
+        marks.idle.is_some() || marks.on_shutdown.is_some() || marks.partial.is_some(),
     ) {
         errors.push(syn::Error::new(
             skip,
-            "`skip` cannot be combined with `idle` or `on_shutdown`: a skipped loop has no checkpoint",
+            "`skip` cannot be combined with `partial`, `idle` or `on_shutdown`: a skipped loop has no checkpoint",
         ));
     }
     match errors.finish() {
@@ -326,12 +334,28 @@ pub(crate) struct MainArgs {
     pub(crate) worker_threads: Option<LitInt>,
     /// `crate = <path>`.
     pub(crate) krate: Path,
+    /// `report = "stderr" | "json" | "tracing" | "none"`: the `ReportFormat` variant.
+    pub(crate) report: &'static str,
+    /// `second_signal = "reraise" | "abort_all" | "ignore"`: the `SecondSignal` variant.
+    pub(crate) second_signal: &'static str,
 }
 
 impl MainArgs {
     /// The keys `#[shutdown_runtime::main(..)]` accepts.
-    pub(crate) const VALID: &'static [&'static str] =
-        &["grace", "flavor", "worker_threads", "crate"];
+    pub(crate) const VALID: &'static [&'static str] = &[
+        "grace",
+        "flavor",
+        "worker_threads",
+        "crate",
+        "report",
+        "second_signal",
+    ];
+
+    /// Default report: one human line on stderr.
+    pub(crate) const DEFAULT_REPORT: &'static str = "Stderr";
+
+    /// Default second-signal policy: re-raise (after the report).
+    pub(crate) const DEFAULT_SECOND_SIGNAL: &'static str = "Reraise";
 
     /// Default grace period when `grace` is not given: 30 s.
     pub(crate) const DEFAULT_GRACE_MILLIS: u64 = 30_000;
@@ -343,6 +367,8 @@ impl MainArgs {
             flavor: Flavor::MultiThread,
             worker_threads: None,
             krate: default_crate_path(),
+            report: Self::DEFAULT_REPORT,
+            second_signal: Self::DEFAULT_SECOND_SIGNAL,
         };
         let mut errors = super::errors::Errors::default();
         let mut flavor_span = None;
@@ -377,6 +403,37 @@ impl MainArgs {
                     Err(e) => errors.push(syn::Error::new(
                         e.span(),
                         "`flavor` must be \"multi_thread\" or \"current_thread\"",
+                    )),
+                },
+                "report" => match syn::parse2::<LitStr>(value) {
+                    Ok(lit) => match lit.value().as_str() {
+                        "stderr" => args.report = "Stderr",
+                        "json" => args.report = "Json",
+                        "tracing" => args.report = "Tracing",
+                        "none" => args.report = "None",
+                        other => errors.push(syn::Error::new(
+                            lit.span(),
+                            format!("unknown report `{other}`; expected \"stderr\", \"json\", \"tracing\" or \"none\""),
+                        )),
+                    },
+                    Err(e) => errors.push(syn::Error::new(
+                        e.span(),
+                        "`report` must be \"stderr\", \"json\", \"tracing\" or \"none\"",
+                    )),
+                },
+                "second_signal" => match syn::parse2::<LitStr>(value) {
+                    Ok(lit) => match lit.value().as_str() {
+                        "reraise" => args.second_signal = "Reraise",
+                        "abort_all" => args.second_signal = "AbortAll",
+                        "ignore" => args.second_signal = "Ignore",
+                        other => errors.push(syn::Error::new(
+                            lit.span(),
+                            format!("unknown second_signal `{other}`; expected \"reraise\", \"abort_all\" or \"ignore\""),
+                        )),
+                    },
+                    Err(e) => errors.push(syn::Error::new(
+                        e.span(),
+                        "`second_signal` must be \"reraise\", \"abort_all\" or \"ignore\"",
                     )),
                 },
                 "worker_threads" => match syn::parse2::<LitInt>(value) {
@@ -422,6 +479,8 @@ fn value_hint(key: &Ident) -> &'static str {
         "grace" => "\"30s\"",
         "flavor" => "\"multi_thread\"",
         "worker_threads" => "4",
+        "report" => "\"stderr\"",
+        "second_signal" => "\"reraise\"",
         _ => "<path>",
     }
 }

@@ -76,7 +76,7 @@ pub(crate) fn expand_full(args: TokenStream, item: TokenStream) -> (TokenStream,
         } else {
             ScopeMode::Global
         };
-        let emit = Emitter::new(args.krate.clone(), mode);
+        let emit = Emitter::new(args.krate.clone(), mode).in_fn(&rewritten.sig.ident);
         rewrite_fn(
             &mut rewritten,
             &emit,

@@ -15,7 +15,7 @@ use syn::{Block, ImplItemFn};
 use super::args::DrainableArgs;
 use super::emit::{Emitter, ScopeMode};
 use super::errors::Errors;
-use super::rewrite::loops::{Ctx, body_ctx};
+use super::rewrite::loops::{Ctx, Place, body_ctx, returns_value};
 use super::rewrite::{Stats, rewrite_block};
 
 /// The expansion of `item`, or `None` when the full expansion must run instead.
@@ -46,7 +46,7 @@ pub(crate) fn expand(
     } else {
         ScopeMode::Global
     };
-    let emit = Emitter::new(args.krate.clone(), mode);
+    let emit = Emitter::new(args.krate.clone(), mode).in_fn(&function.sig.ident);
     let mut errors = Errors::default();
     let mut local = Stats::default();
     let mut rewritten = TokenStream::new();
@@ -68,7 +68,11 @@ pub(crate) fn expand(
         } else {
             Ctx::Unit
         };
-        uses_scope |= rewrite_block(&mut block, ctx, &emit, &mut errors, &mut local);
+        let place = Place {
+            in_claim: false,
+            value_root: returns_value(&function.sig.output),
+        };
+        uses_scope |= rewrite_block(&mut block, ctx, place, &emit, &mut errors, &mut local);
         if !errors.is_empty() {
             return None;
         }

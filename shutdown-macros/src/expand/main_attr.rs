@@ -69,6 +69,8 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         flavor: Flavor::MultiThread,
         worker_threads: None,
         krate: default_crate_path(),
+        report: MainArgs::DEFAULT_REPORT,
+        second_signal: MainArgs::DEFAULT_SECOND_SIGNAL,
     });
     let emit = Emitter::new(args.krate.clone(), ScopeMode::Global);
     let mut inner = function.clone();
@@ -83,6 +85,8 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         args.grace_millis,
         args.flavor == Flavor::MultiThread,
         args.worker_threads.as_ref(),
+        args.report,
+        args.second_signal,
     ) {
         Ok(body) => outer.block = Box::new(body),
         Err(e) => errors.push(e),

@@ -1,21 +1,40 @@
-//! The loop concern: a checkpoint at the top of every `loop`, `while`, `while let` and `for`,
-//! the `#[drainable(..)]` markers (`skip`, `idle`, `on_shutdown`), and idle waits.
+//! The loop concern: checkpoints in the loops that claim units of work, the claimed unit
+//! around them, the `#[drainable(..)]` markers (`skip`, `partial`, `idle`, `on_shutdown`), and
+//! idle waits.
 //!
-//! Rewrite rules (the README states them for users):
-//! - `loop { B }` becomes `loop { if checkpoint(s) { break; } B }`, when the loop's value is
+//! Which loops get a checkpoint (the README states this for users):
+//! - a loop *claims units* when it is not inside another loop's body: the outermost loops of
+//!   the function body, of each closure / async block (unless written inside a loop), and of
+//!   each closure / async block passed to a `spawn*` call (its own task, wherever it is
+//!   written). A claiming loop runs inside a claimed unit taken once before it starts
+//!   (`{ let (unit, claimed) = claim(); <loop> }`) and gets a checkpoint that stops it only
+//!   when that unit is the only one: a `#[drainable]` function called inside a caller's unit,
+//!   or inside a request being served, runs its loops to their end;
+//! - a loop nested inside a claiming loop's body runs to its end (no checkpoint: a claimed
+//!   unit is never cut), unless `#[drainable(partial)]` (or `idle` on a `while`) opts it in:
+//!   it then stops at its checkpoint as its enclosing claiming loop would;
+//! - in a function (or closure) whose result is a value — a return type other than `()` or
+//!   `Result<(), E>`, or a closure whose tail is a value — a claiming loop should say what a
+//!   stop means: `#[drainable(partial)]` (the result may be partial, knowingly) or
+//!   `#[drainable(skip)]` (run to its end); without either it is still checkpointed, and the
+//!   expansion references the deprecated `__private::LOOP_RESULT_MAY_BE_PARTIAL` at the loop,
+//!   so the build shows a warning there (a shorter result must never look complete unnoticed).
+//!
+//! Rewrite rules:
+//! - `loop { B }` becomes `loop { if checkpoint(..) { break; } B }`, when the loop's value is
 //!   `()` (it has a plain `break`) or is discarded (statement position, the tail of a unit
 //!   function, of a loop body, or of a spawned closure / async block whose output is free).
 //!   A `loop` whose value is needed (a `break <value>`, or a never-ending tail loop of a
 //!   function that returns something) is left unchanged unless `on_shutdown = <expr>` says
 //!   what to break with.
-//! - `'l: while C { B }` becomes `'l: loop { if checkpoint(s) { break; } if C { B } else { break } }`
+//! - `'l: while C { B }` becomes `'l: loop { if checkpoint(..) { break; } if C { B } else { break } }`
 //!   (also for `while let` and let chains), so the checkpoint runs before `C` is evaluated.
 //! - `'l: for P in E { B }` becomes `match IntoIterator::into_iter(E) { mut it => 'l: loop {
-//!   if checkpoint(s) { break; } match Iterator::next(&mut it) { Some(P) => B, None => break } } }`,
+//!   if checkpoint(..) { break; } match Iterator::next(&mut it) { Some(P) => B, None => break } } }`,
 //!   so the checkpoint runs before the iterator advances.
 //! - `#[drainable(idle)]` on a `while`/`while let` whose condition ends in `.await`, or on a
-//!   `let`/expression statement inside a loop that ends in `.await`, turns `F.await` into
-//!   `match idle(s, F).await { Some(v) => v, None => break }`.
+//!   `let`/expression statement inside a checkpointed loop that ends in `.await`, turns
+//!   `F.await` into `match idle(s, F, claimed).await { Some(v) => v, None => break }`.
 
 use std::mem;
 
@@ -45,6 +64,18 @@ enum Frame {
     Barrier,
     /// A loop; `None` if nothing may break out of it (its value is needed).
     Loop(Option<Option<Box<Expr>>>),
+    /// A loop nested in a claimed unit, without a checkpoint: it runs to its end.
+    Nested,
+}
+
+/// Where a loop is, for the question whether it claims units.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Place {
+    /// Inside a claiming loop's body (in the same task): loops here are nested.
+    pub(crate) in_claim: bool,
+    /// The enclosing function or closure returns a value built here: a claiming loop must
+    /// say what a stop means.
+    pub(crate) value_root: bool,
 }
 
 /// The `VisitMut` that adds checkpoints to loops.
@@ -58,6 +89,8 @@ pub(crate) struct LoopRewriter<'a> {
     /// The context of the closure about to be visited: a direct argument of a spawn call.
     spawn_arg: bool,
     frames: Vec<Frame>,
+    /// Where the expression being visited is.
+    place: Place,
 }
 
 impl<'a> LoopRewriter<'a> {
@@ -70,13 +103,45 @@ impl<'a> LoopRewriter<'a> {
             ctx: Ctx::Value,
             spawn_arg: false,
             frames: Vec::new(),
+            place: Place {
+                in_claim: false,
+                value_root: false,
+            },
         }
     }
 
-    /// Rewrites a function body whose tail value is in context `ctx`.
-    pub(crate) fn rewrite_body(&mut self, body: &mut Block, ctx: Ctx) {
+    /// Rewrites a function body whose tail value is in context `ctx`, at `place`.
+    pub(crate) fn rewrite_body(&mut self, body: &mut Block, ctx: Ctx, place: Place) {
         self.ctx = ctx;
+        self.place = place;
         self.visit_block_mut(body);
+    }
+
+    /// Visits a loop's body (and condition) with the loop's role, then restores the place.
+    fn in_body<T>(&mut self, claiming: bool, f: impl FnOnce(&mut Self) -> T) -> T {
+        let saved = self.place;
+        if claiming {
+            self.place.in_claim = true;
+        }
+        let out = f(self);
+        self.place = saved;
+        out
+    }
+
+    /// Wraps a claiming loop in its claimed unit; `warn`: the loop's keyword, when it is a
+    /// claiming loop of a function that returns a value and says nothing about a stop.
+    fn guard(&mut self, expr: &mut Expr, warn: Option<Span>) {
+        let looped = mem::replace(expr, Expr::Verbatim(Default::default()));
+        match self.emit.guarded(looped.clone(), warn) {
+            Ok(guarded) => {
+                *expr = guarded;
+                self.stats.claiming += 1;
+            }
+            Err(e) => {
+                *expr = looped;
+                self.errors.push(e);
+            }
+        }
     }
 
     fn not_here(&mut self, marks: &Marks, what: &str) {
@@ -84,7 +149,7 @@ impl<'a> LoopRewriter<'a> {
             self.errors.push(syn::Error::new(
                 span,
                 format!(
-                    "`#[drainable(..)]` is not allowed on {what}: use `skip`, `idle` or `on_shutdown` on a loop, or `idle` on a `let` or expression statement that `.await`s the loop's next unit"
+                    "`#[drainable(..)]` is not allowed on {what}: use `skip`, `partial`, `idle` or `on_shutdown` on a loop, or `idle` on a `let` or expression statement that `.await`s the loop's next unit"
                 ),
             ));
         }
@@ -93,6 +158,8 @@ impl<'a> LoopRewriter<'a> {
     fn rewrite_loop(&mut self, expr: &mut Expr, ctx: Ctx, mut marks: Marks) {
         let Expr::Loop(l) = expr else { return };
         self.stats.loops += 1;
+        let span = l.loop_token.span;
+        let claiming = !self.place.in_claim;
         if let Some(span) = marks.idle {
             self.errors.push(syn::Error::new(
                 span,
@@ -112,38 +179,82 @@ impl<'a> LoopRewriter<'a> {
             marks.on_shutdown = None;
         }
         let breakable = value == LoopValue::Unit || (value == LoopValue::Never && ctx == Ctx::Unit);
+        let opted_in = claiming || marks.partial.is_some() || marks.on_shutdown.is_some();
+        let mut warn = None;
         let (rewrite, frame) = if marks.skip.is_some() {
             self.stats.skipped += 1;
-            (false, breakable.then_some(None))
+            (
+                false,
+                if claiming {
+                    Frame::Loop(breakable.then_some(None))
+                } else {
+                    Frame::Nested
+                },
+            )
+        } else if !opted_in {
+            self.stats.nested += 1;
+            (false, Frame::Nested)
         } else if let Some(on) = marks.on_shutdown.take() {
-            (true, Some(Some(Box::new(on))))
+            (true, Frame::Loop(Some(Some(Box::new(on)))))
         } else if breakable {
-            (true, Some(None))
+            if claiming && self.place.value_root && marks.partial.is_none() {
+                warn = Some(span);
+            }
+            (true, Frame::Loop(Some(None)))
         } else {
             if value == LoopValue::Valued {
                 self.stats.left_valued += 1;
             } else {
                 self.stats.left_tail += 1;
             }
-            (false, None)
+            (false, Frame::Loop(None))
         };
+        if rewrite && !claiming {
+            self.stats.partial += 1;
+        }
         let on_shutdown = match &frame {
-            Some(Some(on)) => Some((**on).clone()),
+            Frame::Loop(Some(Some(on))) => Some((**on).clone()),
             _ => None,
         };
-        self.frames.push(Frame::Loop(frame));
+        self.frames.push(frame);
         self.ctx = Ctx::Unit;
-        self.visit_block_mut(&mut l.body);
+        self.in_body(true, |this| this.visit_block_mut(&mut l.body));
         self.frames.pop();
-        if rewrite && let Some(stmt) = self.errors.ok(self.emit.checkpoint(on_shutdown.as_ref())) {
+        if rewrite
+            && let Some(stmt) = self
+                .errors
+                .ok(self.emit.checkpoint(on_shutdown.as_ref(), span))
+        {
             l.body.stmts.insert(0, stmt);
             self.stats.rewritten += 1;
         }
+        if claiming {
+            self.guard(expr, warn);
+        }
+    }
+
+    /// Whether a `while`/`for` gets a checkpoint, and whether it gets the value-root warning.
+    fn checkpointed(&mut self, claiming: bool, marks: &Marks, kind: &str) -> (bool, bool) {
+        if marks.skip.is_some() {
+            self.stats.skipped += 1;
+            return (false, false);
+        }
+        let opted_in = marks.partial.is_some() || (kind == "while" && marks.idle.is_some());
+        if !claiming && !opted_in {
+            self.stats.nested += 1;
+            return (false, false);
+        }
+        if !claiming {
+            self.stats.partial += 1;
+        }
+        (true, claiming && self.place.value_root && !opted_in)
     }
 
     fn rewrite_while(&mut self, expr: &mut Expr, marks: Marks) {
         let Expr::While(w) = expr else { return };
         self.stats.loops += 1;
+        let span = w.while_token.span;
+        let claiming = !self.place.in_claim;
         if marks.on_shutdown.is_some() {
             self.errors.push(syn::Error::new(
                 marks
@@ -153,7 +264,8 @@ impl<'a> LoopRewriter<'a> {
                 "`on_shutdown` is for `loop` only: a `while` loop's value is always `()`",
             ));
         }
-        if let Some(span) = marks.idle {
+        let (checkpointed, warn) = self.checkpointed(claiming, &marks, "while");
+        if checkpointed && let Some(idle_span) = marks.idle {
             let target = match &mut *w.cond {
                 Expr::Let(l) => &mut *l.expr,
                 other => other,
@@ -161,20 +273,35 @@ impl<'a> LoopRewriter<'a> {
             self.wrap_idle(
                 target,
                 None,
-                span,
+                idle_span,
                 "the condition of this `while` does not end in `.await`",
             );
         }
-        self.visit_expr_mut(&mut w.cond);
-        self.frames.push(Frame::Loop(Some(None)));
-        self.ctx = Ctx::Unit;
-        self.visit_block_mut(&mut w.body);
-        self.frames.pop();
-        if marks.skip.is_some() {
-            self.stats.skipped += 1;
-            return;
+        let frame = if checkpointed || (claiming && marks.skip.is_some()) {
+            Frame::Loop(Some(None))
+        } else {
+            Frame::Nested
+        };
+        self.in_body(true, |this| {
+            this.visit_expr_mut(&mut w.cond);
+            this.frames.push(frame);
+            this.ctx = Ctx::Unit;
+            this.visit_block_mut(&mut w.body);
+            this.frames.pop();
+        });
+        if checkpointed {
+            self.checkpoint_while(expr, span);
         }
+        if claiming {
+            self.guard(expr, warn.then_some(span));
+        }
+    }
+
+    fn checkpoint_while(&mut self, expr: &mut Expr, span: Span) {
         let Some(mut skeleton) = self.errors.ok(self.emit.while_skeleton()) else {
+            return;
+        };
+        let Some(checkpoint) = self.errors.ok(self.emit.checkpoint(None, span)) else {
             return;
         };
         let Expr::While(w) = mem::replace(expr, Expr::Verbatim(Default::default())) else {
@@ -198,6 +325,8 @@ impl<'a> LoopRewriter<'a> {
             i.then_branch = body;
             l.attrs = attrs;
             l.label = label;
+            l.loop_token.span = span;
+            l.body.stmts.insert(0, checkpoint);
             Some(())
         })();
         if placed.is_some() {
@@ -214,22 +343,40 @@ impl<'a> LoopRewriter<'a> {
     fn rewrite_for(&mut self, expr: &mut Expr, marks: Marks) {
         let Expr::ForLoop(f) = expr else { return };
         self.stats.loops += 1;
+        let span = f.for_token.span;
+        let claiming = !self.place.in_claim;
         if marks.on_shutdown.is_some() || marks.idle.is_some() {
             self.errors.push(syn::Error::new(
                 marks.on_shutdown_span.or(marks.idle).or(marks.span).unwrap_or_else(Span::call_site),
-                "a `for` loop takes only `skip`: its value is `()` (no `on_shutdown`) and its iterator does not `.await` (no `idle`)",
+                "a `for` loop takes only `skip` or `partial`: its value is `()` (no `on_shutdown`) and its iterator does not `.await` (no `idle`)",
             ));
         }
-        self.visit_expr_mut(&mut f.expr);
-        self.frames.push(Frame::Loop(Some(None)));
-        self.ctx = Ctx::Unit;
-        self.visit_block_mut(&mut f.body);
-        self.frames.pop();
-        if marks.skip.is_some() {
-            self.stats.skipped += 1;
-            return;
+        let (checkpointed, warn) = self.checkpointed(claiming, &marks, "for");
+        let frame = if checkpointed || (claiming && marks.skip.is_some()) {
+            Frame::Loop(Some(None))
+        } else {
+            Frame::Nested
+        };
+        self.in_body(true, |this| {
+            this.visit_expr_mut(&mut f.expr);
+            this.frames.push(frame);
+            this.ctx = Ctx::Unit;
+            this.visit_block_mut(&mut f.body);
+            this.frames.pop();
+        });
+        if checkpointed {
+            self.checkpoint_for(expr, span);
         }
+        if claiming {
+            self.guard(expr, warn.then_some(span));
+        }
+    }
+
+    fn checkpoint_for(&mut self, expr: &mut Expr, span: Span) {
         let Some(mut skeleton) = self.errors.ok(self.emit.for_skeleton()) else {
+            return;
+        };
+        let Some(checkpoint) = self.errors.ok(self.emit.checkpoint(None, span)) else {
             return;
         };
         let Expr::ForLoop(f) = mem::replace(expr, Expr::Verbatim(Default::default())) else {
@@ -268,6 +415,8 @@ impl<'a> LoopRewriter<'a> {
                 block: body,
             });
             l.label = label;
+            l.loop_token.span = span;
+            l.body.stmts.insert(0, checkpoint);
             outer.attrs = attrs;
             Some(())
         })();
@@ -311,14 +460,15 @@ impl<'a> LoopRewriter<'a> {
 
     /// `#[drainable(..)]` on a `let` or expression statement: only `idle` is allowed.
     fn statement_marks(&mut self, marks: Marks, target: Option<&mut Expr>) {
-        if marks.skip.is_some() || marks.on_shutdown.is_some() {
+        if marks.skip.is_some() || marks.on_shutdown.is_some() || marks.partial.is_some() {
             self.errors.push(syn::Error::new(
                 marks
                     .skip
+                    .or(marks.partial)
                     .or(marks.on_shutdown_span)
                     .or(marks.span)
                     .unwrap_or_else(Span::call_site),
-                "`skip` and `on_shutdown` go on a loop; on a statement only `idle` is allowed",
+                "`skip`, `partial` and `on_shutdown` go on a loop; on a statement only `idle` is allowed",
             ));
         }
         let Some(span) = marks.idle else { return };
@@ -329,6 +479,13 @@ impl<'a> LoopRewriter<'a> {
                 self.errors.push(syn::Error::new(
                     span,
                     "`idle` would leave the enclosing `loop` with `break;`, but that loop's value is used: add `#[drainable(on_shutdown = <value>)]` to the loop",
+                ));
+                return;
+            }
+            Some(Frame::Nested) => {
+                self.errors.push(syn::Error::new(
+                    span,
+                    "`idle` would leave the enclosing loop, which is nested in a claimed unit and runs to its end: mark that loop `#[drainable(partial)]` if it claims units itself",
                 ));
                 return;
             }
@@ -375,6 +532,79 @@ fn is_loop(expr: &Expr) -> bool {
 
 fn is_unit_type(ty: &Type) -> bool {
     matches!(ty, Type::Tuple(t) if t.elems.is_empty())
+}
+
+/// Whether a function or closure with this return type returns a value (anything but `()`,
+/// `!` and `Result<(), E>`): its claiming loops must say what a stop means.
+pub(crate) fn returns_value(output: &ReturnType) -> bool {
+    match output {
+        ReturnType::Default => false,
+        ReturnType::Type(_, ty) => !is_unit_like(ty),
+    }
+}
+
+fn is_unit_like(ty: &Type) -> bool {
+    match ty {
+        Type::Tuple(t) => t.elems.is_empty(),
+        Type::Never(_) => true,
+        Type::Paren(p) => is_unit_like(&p.elem),
+        Type::Group(g) => is_unit_like(&g.elem),
+        Type::Path(p) if p.qself.is_none() => {
+            let Some(last) = p.path.segments.last() else {
+                return false;
+            };
+            if last.ident != "Result" {
+                return false;
+            }
+            match &last.arguments {
+                syn::PathArguments::AngleBracketed(args) => matches!(
+                    args.args.first(),
+                    Some(syn::GenericArgument::Type(first)) if is_unit_like(first)
+                ),
+                _ => false,
+            }
+        }
+        _ => false,
+    }
+}
+
+/// Whether a closure body (an expression) ends in a value other than `()`.
+fn tail_is_value_expr(body: &Expr) -> bool {
+    match body {
+        Expr::Block(b) if b.label.is_none() => tail_is_value(&b.block),
+        other => is_value(other),
+    }
+}
+
+/// Whether a block ends in a tail expression whose value is not `()`, judged by its form:
+/// a loop, `()`, `Ok(())`, a macro call, an `if`/`match`/block or an assignment is not.
+pub(crate) fn tail_is_value(block: &Block) -> bool {
+    match block.stmts.last() {
+        Some(Stmt::Expr(tail, None)) => is_value(tail),
+        _ => false,
+    }
+}
+
+fn is_value(expr: &Expr) -> bool {
+    match expr {
+        Expr::Loop(_) | Expr::While(_) | Expr::ForLoop(_) => false,
+        Expr::Tuple(t) => !t.elems.is_empty(),
+        Expr::Macro(_) | Expr::If(_) | Expr::Match(_) | Expr::Block(_) | Expr::Unsafe(_) => false,
+        Expr::Assign(_) | Expr::Break(_) | Expr::Continue(_) | Expr::Return(_) => false,
+        Expr::Paren(p) => is_value(&p.expr),
+        Expr::Call(call) => !is_ok_unit(call),
+        _ => true,
+    }
+}
+
+/// `Ok(())` (also `Ok::<_, E>(())`).
+fn is_ok_unit(call: &syn::ExprCall) -> bool {
+    let Expr::Path(func) = &*call.func else {
+        return false;
+    };
+    func.path.segments.last().is_some_and(|s| s.ident == "Ok")
+        && call.args.len() == 1
+        && matches!(call.args.first(), Some(Expr::Tuple(t)) if t.elems.is_empty())
 }
 
 /// The context of a function body's tail, from its return type.
@@ -531,12 +761,40 @@ impl VisitMut for LoopRewriter<'_> {
                     }
                     ReturnType::Default => Ctx::Value,
                 };
+                let saved = self.place;
+                self.place = match &c.output {
+                    _ if spawn_arg => Place {
+                        in_claim: false,
+                        value_root: returns_value(&c.output),
+                    },
+                    ReturnType::Type(..) => Place {
+                        in_claim: saved.in_claim,
+                        value_root: saved.value_root || returns_value(&c.output),
+                    },
+                    ReturnType::Default => Place {
+                        in_claim: saved.in_claim,
+                        value_root: saved.value_root || tail_is_value_expr(&c.body),
+                    },
+                };
                 self.frames.push(Frame::Barrier);
                 self.ctx = output_ctx;
                 self.visit_expr_mut(&mut c.body);
                 self.frames.pop();
+                self.place = saved;
             }
             Expr::Async(a) => {
+                let saved = self.place;
+                self.place = if spawn_arg {
+                    Place {
+                        in_claim: false,
+                        value_root: false,
+                    }
+                } else {
+                    Place {
+                        in_claim: saved.in_claim,
+                        value_root: saved.value_root || tail_is_value(&a.block),
+                    }
+                };
                 self.frames.push(Frame::Barrier);
                 self.ctx = match output_of_block(&a.block) {
                     Output::Free => Ctx::Unit,
@@ -544,6 +802,7 @@ impl VisitMut for LoopRewriter<'_> {
                 };
                 self.visit_block_mut(&mut a.block);
                 self.frames.pop();
+                self.place = saved;
             }
             Expr::Call(call) => {
                 self.visit_expr_mut(&mut call.func);

@@ -22,6 +22,12 @@ pub(crate) struct Stats {
     pub(crate) loops: usize,
     /// Loops that got a checkpoint.
     pub(crate) rewritten: usize,
+    /// Loops that claim units (outermost): each runs inside its claimed unit.
+    pub(crate) claiming: usize,
+    /// Nested loops left to run to their end inside a claimed unit.
+    pub(crate) nested: usize,
+    /// Nested loops opted in with `#[drainable(partial)]` (or `idle`).
+    pub(crate) partial: usize,
     /// Loops left alone because of `#[drainable(skip)]`.
     pub(crate) skipped: usize,
     /// `loop`s left alone because a `break` carries a value.
@@ -40,6 +46,9 @@ impl Stats {
     pub(crate) fn add(&mut self, other: &Stats) {
         self.loops += other.loops;
         self.rewritten += other.rewritten;
+        self.claiming += other.claiming;
+        self.nested += other.nested;
+        self.partial += other.partial;
         self.skipped += other.skipped;
         self.left_valued += other.left_valued;
         self.left_tail += other.left_tail;
@@ -57,7 +66,11 @@ pub(crate) fn rewrite_fn(
     stats: &mut Stats,
 ) {
     let ctx = loops::body_ctx(&function.sig.output);
-    if rewrite_block(&mut function.block, ctx, emit, errors, stats)
+    let place = loops::Place {
+        in_claim: false,
+        value_root: loops::returns_value(&function.sig.output),
+    };
+    if rewrite_block(&mut function.block, ctx, place, emit, errors, stats)
         && let Some(scope) = scope
         && let Some(binding) = errors.ok(emit.scope_binding(scope))
     {
@@ -65,16 +78,17 @@ pub(crate) fn rewrite_fn(
     }
 }
 
-/// Runs every concern over `block` (whose tail value is in context `ctx`); returns whether
+/// Runs every concern over `block` (whose tail value is in context `ctx`, at `place`); returns whether
 /// the rewritten block uses the scope binding (which the caller then has to declare).
 pub(crate) fn rewrite_block(
     block: &mut syn::Block,
     ctx: loops::Ctx,
+    place: loops::Place,
     emit: &Emitter,
     errors: &mut Errors,
     stats: &mut Stats,
 ) -> bool {
-    loops::LoopRewriter::new(emit, errors, stats).rewrite_body(block, ctx);
+    loops::LoopRewriter::new(emit, errors, stats).rewrite_body(block, ctx, place);
     spawns::SpawnRewriter::new(emit, errors, stats).visit_block_mut(block);
     if emit.mode() == ScopeMode::Custom {
         captures::CaptureRewriter::new(emit, errors).visit_block_mut(block);

@@ -3,6 +3,11 @@
 //! tracked equivalents in `__private`, spanned at the user's call so the runtime's
 //! `#[track_caller]` records the user's file and line.
 //!
+//! A routed `tokio::spawn` / `tokio::task::spawn` gets a name in the drain report: what it runs
+//! — the called function or method path of the spawned expression (`serve_connection(conn)` →
+//! `serve_connection`, `self.handle(req)` → `handle`, `async move { worker(rx).await }` →
+//! `worker`) — else the enclosing function's name. The location is recorded anyway.
+//!
 //! Only these full paths are recognised (no name resolution: `use tokio::spawn; spawn(..)` and
 //! calls with turbofish arguments are left alone; `shutdown-lint` reports those).
 
@@ -83,7 +88,15 @@ impl VisitMut for SpawnRewriter<'_> {
             .first()
             .map_or_else(proc_macro2::Span::call_site, |s| s.ident.span());
         let args = std::mem::take(&mut call.args);
-        match self.emit.routed_spawn(function, span, args.clone()) {
+        let name = (function == "spawn" && args.len() == 1).then(|| {
+            args.first()
+                .and_then(runs)
+                .unwrap_or_else(|| self.emit.fn_name().to_owned())
+        });
+        match self
+            .emit
+            .routed_spawn(function, span, name.as_deref(), args.clone())
+        {
             Ok(routed) => {
                 *expr = routed;
                 self.stats.spawns += 1;
@@ -99,4 +112,71 @@ impl VisitMut for SpawnRewriter<'_> {
     fn visit_type_mut(&mut self, _: &mut syn::Type) {}
     fn visit_pat_mut(&mut self, _: &mut syn::Pat) {}
     fn visit_generic_argument_mut(&mut self, _: &mut syn::GenericArgument) {}
+}
+
+/// What a spawned expression runs: the called function's path or the method's name, looking
+/// through `.await`, `?`, parentheses, `async` blocks and closures whose body is one call.
+pub(crate) fn runs(expr: &Expr) -> Option<String> {
+    match expr {
+        // `unit::claimed(f)` / `unit::isolate(f)` only wrap what runs.
+        Expr::Call(call)
+            if call.args.len() == 1
+                && matches!(&*call.func, Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "claimed" || s.ident == "isolate")) =>
+        {
+            call.args.first().and_then(runs)
+        }
+        Expr::Call(call) => match &*call.func {
+            Expr::Path(p) if p.qself.is_none() => Some(
+                p.path
+                    .segments
+                    .iter()
+                    .map(|s| s.ident.to_string())
+                    .collect::<Vec<_>>()
+                    .join("::"),
+            ),
+            _ => None,
+        },
+        Expr::MethodCall(m) => Some(m.method.to_string()),
+        Expr::Await(a) => runs(&a.base),
+        Expr::Try(t) => runs(&t.expr),
+        Expr::Paren(p) => runs(&p.expr),
+        Expr::Async(a) => single(&a.block),
+        Expr::Closure(c) => match &*c.body {
+            Expr::Block(b) if b.label.is_none() => single(&b.block),
+            other => runs(other),
+        },
+        _ => None,
+    }
+}
+
+/// The call a block consists of: its only statement (an expression, with or without `;`).
+fn single(block: &syn::Block) -> Option<String> {
+    match block.stmts.as_slice() {
+        [syn::Stmt::Expr(e, _)] => runs(e),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::runs;
+
+    #[test]
+    fn names_what_a_spawn_runs() {
+        let cases = [
+            ("serve_connection(conn)", Some("serve_connection")),
+            ("handlers::serve(conn)", Some("handlers::serve")),
+            ("self.handle(req)", Some("handle")),
+            ("async move { worker(rx).await }", Some("worker")),
+            ("async move { worker(rx).await; }", Some("worker")),
+            ("move || compute(x)", Some("compute")),
+            ("unit::claimed(handle(conn))", Some("handle")),
+            ("async move { let a = 1; f(a).await }", None),
+            ("fut", None),
+        ];
+        for (src, want) in cases {
+            let expr: syn::Expr = syn::parse_str(src).unwrap();
+            assert_eq!(runs(&expr).as_deref(), want, "{src}");
+        }
+    }
 }
