@@ -3,9 +3,10 @@
 //! Demonstrates the scenario of the "cooperative SIGTERM drain" PR that motivated this
 //! workspace: a coordinator claims jobs on a tick and spawns each as a *detached* child through
 //! the tracked `spawn_named` (so the drain knows about it, although nobody joins it). On
-//! SIGTERM the coordinator stops claiming and returns; cooperative children stop at their next
-//! checkpoint (between cards) and record `done (partial)` — never "cancelled", which is the
-//! user-cancel state; a deliberately non-cooperative child (`--stubborn`: a call with no
+//! SIGTERM the coordinator stops claiming and returns; cooperative children (`#[drainable]`:
+//! each child's card loop claims units in its own task) stop at their next checkpoint (between
+//! cards) and record `done (partial)` — never "cancelled", which is the user-cancel state — and
+//! each stop is listed in the drain report with the loop's `file:line`; a deliberately non-cooperative child (`--stubborn`: a call with no
 //! timeout) is hard-cancelled when the children's budget runs out and is *named* in the drain
 //! report with the file:line of its spawn. `--panic` adds a child that panics: the panic is
 //! reported and the drain of the others is unaffected.
@@ -166,14 +167,16 @@ fn claim(id: u64, config: &Config) {
     }
 }
 
-/// Processes cards one by one, checking for shutdown between cards (never inside one), and
-/// records how far it got: `done` or `done (partial)`.
+/// Processes cards one by one and records how far it got: `done` or `done (partial)`.
+///
+/// `#[drainable]`: this task was spawned by the coordinator, so its card loop is the outermost
+/// loop of its own task — it claims units (cards), and after SIGTERM its checkpoint stops it
+/// *between* cards, never inside one; the stop is listed in the drain report
+/// (`loops_stopped_early`: this loop's `file:line`, once per job stopped).
+#[shutdown_runtime::drainable]
 async fn cooperative_job(id: u64, cards: u64, card: Duration) {
     let mut processed = 0;
     for _ in 0..cards {
-        if shutdown_runtime::shutdown_requested() {
-            break;
-        }
         // One card: a bounded external call plus its commit, simulated.
         tokio::time::sleep(card).await;
         processed += 1;

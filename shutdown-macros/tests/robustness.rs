@@ -171,6 +171,10 @@ fn every_function_of_a_real_code_base() {
         "loops: {} seen, {} got a checkpoint, {} left (break value), {} left (tail value), {} skipped",
         stats.loops, stats.rewritten, stats.left_valued, stats.left_tail, stats.skipped
     );
+    println!(
+        "claiming loops: {} (each inside its claimed unit); nested loops left to run to their end: {}; nested loops opted in: {}",
+        stats.claiming, stats.nested, stats.partial
+    );
     println!("spawn calls routed: {}", stats.spawns);
     println!("expansions reporting an error (e.g. `const fn`): {errors}");
     for (message, count) in &error_kinds {

@@ -115,6 +115,9 @@ fn checkpointed_nested(n: u64) -> u64 {
     x
 }
 
+/// A measured loop: iterations in, the loop-carried value out.
+type LoopFn = fn(u64) -> u64;
+
 fn thread_cpu() -> f64 {
     let mut ts = libc::timespec {
         tv_sec: 0,
@@ -125,7 +128,7 @@ fn thread_cpu() -> f64 {
     ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
 }
 
-fn measure(f: fn(u64) -> u64, n: u64) -> f64 {
+fn measure(f: LoopFn, n: u64) -> f64 {
     let t = thread_cpu();
     black_box(f(n));
     (thread_cpu() - t) / n as f64 * 1e9
@@ -143,7 +146,7 @@ fn main() {
     let rounds = env("SHUTDOWN_BENCH_ROUNDS", 15) as usize;
     assert_eq!(bare(1000), checkpointed(1000), "same work");
     assert_eq!(bare_nested(1600), checkpointed_nested(1600), "same work");
-    let contenders: [(&str, fn(u64) -> u64); 4] = [
+    let contenders: [(&str, LoopFn); 4] = [
         ("bare loop", bare),
         ("#[drainable] loop", checkpointed),
         ("bare nested loops", bare_nested),

@@ -56,7 +56,7 @@ fn stop(scope: &Shutdown, site: &'static LoopSite) -> bool {
 #[deprecated(
     note = "`#[drainable]`: this loop claims units and the function returns a value built after it: on shutdown the checkpoint ends the loop early and the function returns a shorter result. If that is intended, say so with `#[drainable(partial)]` on the loop (the stop is also listed in the drain report); to run the loop to its end, use `#[drainable(skip)]`"
 )]
-pub const LOOP_RESULT_MAY_BE_PARTIAL: () = ();
+pub const LOOP_RESULT_MAY_BE_PARTIAL: u8 = 0;
 
 /// Enters the claimed unit of a loop that claims units (`#[drainable]` takes it once before
 /// the loop starts, so the loop's iterations cost nothing extra): the guard, and the depth it

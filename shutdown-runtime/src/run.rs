@@ -143,7 +143,7 @@ impl Outcome {
     /// The report as one human line (no trailing newline), as [`run`] prints it on stderr by
     /// default ([`ReportFormat::Stderr`]): exit code, reason, signal-to-exit time, tasks
     /// drained, tasks aborted with names and spawn locations, loops stopped early with
-    /// `file:line` and count, panics, blocking work left running.
+    /// `file:line` and count; panics and blocking work left running when there are some.
     ///
     /// ```
     /// # async fn demo() {
@@ -158,7 +158,7 @@ impl Outcome {
     /// let line = outcome.summary_line();
     /// assert!(line.starts_with("shutdown: exit 3 (aborted), reason: manual request, signal-to-exit "), "{line}");
     /// assert!(line.contains("; drained 0; aborted 1: stuck at "), "{line}");
-    /// assert!(line.ends_with("; loops stopped early 0; panicked 0; blocking still running 0"), "{line}");
+    /// assert!(line.ends_with("; loops stopped early 0"), "{line}");
     /// # }
     /// # tokio::runtime::Runtime::new().unwrap().block_on(demo());
     /// ```
@@ -219,23 +219,23 @@ impl Outcome {
                 .collect();
             let _ = write!(line, ": {}", list.join(", "));
         }
-        let _ = write!(line, "; panicked {}", r.panicked.len());
+        // Panics and blocking work left running are named only when there are some.
         if !r.panicked.is_empty() {
             let list: Vec<String> = r
                 .panicked
                 .iter()
                 .map(|p| format!("{}: {}", task(&p.task), one_line(&p.message)))
                 .collect();
-            let _ = write!(line, ": {}", list.join(", "));
+            let _ = write!(line, "; panicked {}: {}", r.panicked.len(), list.join(", "));
         }
-        let _ = write!(
-            line,
-            "; blocking still running {}",
-            r.still_running_blocking.len()
-        );
         if !r.still_running_blocking.is_empty() {
             let list: Vec<String> = r.still_running_blocking.iter().map(task).collect();
-            let _ = write!(line, ": {}", list.join(", "));
+            let _ = write!(
+                line,
+                "; blocking still running {}: {}",
+                r.still_running_blocking.len(),
+                list.join(", ")
+            );
         }
         if let MainStatus::Panicked(msg) = &self.main {
             let _ = write!(line, "; main panicked: {}", one_line(msg));
