@@ -112,6 +112,13 @@ fn sigterm_main_unsafe() {
     snapshot("sigterm_main", "main.rs", true, None);
 }
 
+/// The README's example: the only `use` goes (its import is unused after the fix) and the
+/// `Duration` import the timeout needs takes its place.
+#[test]
+fn readme_orders_unsafe() {
+    snapshot("readme_orders", "main.rs", true, None);
+}
+
 #[test]
 fn unsafe_fixes_wait_for_the_flag() {
     let text = fixture("http_no_timeout");

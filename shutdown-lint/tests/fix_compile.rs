@@ -2,7 +2,8 @@
 //! every hazard the fixers rewrite) is copied to a temp dir, `cargo check`ed as it is,
 //! fixed with `--unsafe-fixes` against the local `shutdown-runtime` (a path dependency),
 //! `cargo check`ed again (offline: every dependency is already in the registry cache, the
-//! lock file is the workspace's), and linted again: no finding of a fixed rule is left,
+//! lock file is the workspace's; without warnings, so no import is left unused), and
+//! linted again: no finding of a fixed rule is left,
 //! and a second fix changes nothing.
 //!
 //! The target dir is reused across runs (`CARGO_TARGET_TMPDIR/fix-compile-proof`), so only
@@ -57,6 +58,10 @@ fn the_fixed_workspace_builds_and_lints_clean() {
     let t = Instant::now();
     let (ok, err) = cargo_check(&ws, &target);
     assert!(ok, "the fixture does not build before fixing:\n{err}");
+    assert!(
+        !err.contains("warning"),
+        "the fixture has warnings before fixing:\n{err}"
+    );
     eprintln!("cargo check before: {:.1} s", t.elapsed().as_secs_f64());
 
     let runtime = manifest_dir
@@ -83,7 +88,7 @@ fn the_fixed_workspace_builds_and_lints_clean() {
         })
         .collect();
     assert!(not_fixed.is_empty(), "not fixed: {not_fixed:?}");
-    assert_eq!(report.fixed(), 19, "{summary}");
+    assert_eq!(report.fixed(), 21, "{summary}");
     write(&report).unwrap();
     let root = std::fs::read_to_string(ws.join("Cargo.toml")).unwrap();
     assert!(root.contains("shutdown-runtime = { path = "), "{root}");
@@ -97,6 +102,8 @@ fn the_fixed_workspace_builds_and_lints_clean() {
         .collect();
     assert!(ok, "the fixed workspace does not build:\n{err}\n{changed}");
     eprintln!("cargo check after: {:.1} s", t.elapsed().as_secs_f64());
+    // no warning either: imports the fixes left unused are gone
+    assert!(!err.contains("warning"), "{err}\n{changed}");
 
     let after = lint_paths(
         std::slice::from_ref(&ws),

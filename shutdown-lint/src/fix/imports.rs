@@ -27,12 +27,29 @@ pub fn imported(index: &SpanIndex, name: &str, module: &str) -> bool {
 /// assert_eq!(apply(text, &[e]), "use std::time::{Duration, Instant};\nuse tokio::net::TcpListener;\n\nfn f() {}\n");
 /// ```
 pub fn add_use(text: &str, index: &SpanIndex, module: &str, name: &str) -> Option<Edit> {
+    add_use_avoiding(text, index, module, name, &[])
+}
+
+/// [`add_use`], with `use` items inside the `removed` ranges (dropped by
+/// [`remove_unused`]) neither extended nor used as the anchor of the new line.
+pub fn add_use_avoiding(
+    text: &str,
+    index: &SpanIndex,
+    module: &str,
+    name: &str,
+    removed: &[std::ops::Range<usize>],
+) -> Option<Edit> {
+    let gone = |u: &&super::index::UseItem| {
+        removed
+            .iter()
+            .any(|r| r.start <= u.range.start && u.range.end <= r.end)
+    };
     if imported(index, name, module) {
         return None;
     }
     let eol = if text.contains("\r\n") { "\r\n" } else { "\n" };
     let prefix = format!("{module}::");
-    for u in index.uses.iter().filter(|u| !u.public) {
+    for u in index.uses.iter().filter(|u| !u.public && !gone(u)) {
         let tree = &text[u.tree.clone()];
         if let Some(rest) = tree.strip_prefix(&prefix) {
             if rest.starts_with('{') {
@@ -58,8 +75,9 @@ pub fn add_use(text: &str, index: &SpanIndex, module: &str, name: &str) -> Optio
         .uses
         .iter()
         .rev()
+        .filter(|u| !gone(u))
         .find(|u| u.first == first && !u.public)
-        .or_else(|| index.uses.last());
+        .or_else(|| index.uses.iter().rev().find(|u| !gone(u)));
     let line = format!("use {module}::{name};");
     match anchor {
         Some(u) => {
@@ -112,6 +130,33 @@ const SPAWN_IMPORTS: &[&str] = &[
     "tokio::task::spawn_local",
 ];
 
+/// Public names of `tokio::task`, for telling whether a `use tokio::task::*;` is still used.
+const TASK_NAMES: &[&str] = &[
+    "spawn",
+    "spawn_blocking",
+    "spawn_local",
+    "block_in_place",
+    "yield_now",
+    "unconstrained",
+    "consume_budget",
+    "id",
+    "try_id",
+    "coop",
+    "futures",
+    "join_set",
+    "task_local",
+    "AbortHandle",
+    "Builder",
+    "Id",
+    "JoinError",
+    "JoinHandle",
+    "JoinSet",
+    "LocalEnterGuard",
+    "LocalKey",
+    "LocalSet",
+    "Unconstrained",
+];
+
 /// Edits (in `old`'s coordinates) that remove imports of [`SPAWN_IMPORTS`] which `old`
 /// uses and `new` (the text after the fixes, whose `use` items are unchanged) no longer does.
 ///
@@ -140,6 +185,14 @@ pub fn remove_unused(old: &str, new: &str, index: &SpanIndex) -> Vec<Edit> {
             .leaves
             .iter()
             .filter(|l| {
+                if l.path == "tokio::task::*" {
+                    // a glob the fixes emptied: it brought a spawn function that was used,
+                    // and nothing of `tokio::task` is used any more
+                    return ["spawn", "spawn_blocking", "spawn_local"]
+                        .iter()
+                        .any(|n| occurs(old, n, &uses))
+                        && !TASK_NAMES.iter().any(|n| occurs(new, n, &new_uses));
+                }
                 SPAWN_IMPORTS.contains(&l.path.as_str())
                     && occurs(old, &l.name, &uses)
                     && !occurs(new, &l.name, &new_uses)
@@ -156,8 +209,19 @@ pub fn remove_unused(old: &str, new: &str, index: &SpanIndex) -> Vec<Edit> {
                 .map_or(old.len(), |i| u.range.end + i + 1);
             let alone = old[line_start..u.range.start].trim().is_empty()
                 && old[u.range.end..line_end].trim().is_empty();
+            // a blank line left at the top of the file, or doubled, goes too
+            let prev_blank = line_start == 0
+                || old[..line_start].ends_with("\n\n")
+                || old[..line_start].ends_with("\n\r\n");
+            let next_blank = ["\n", "\r\n"]
+                .into_iter()
+                .find(|nl| old[line_end..].starts_with(nl));
             edits.push(if alone {
-                Edit::replace(line_start..line_end, "")
+                let end = match next_blank {
+                    Some(nl) if prev_blank => line_end + nl.len(),
+                    _ => line_end,
+                };
+                Edit::replace(line_start..end, "")
             } else {
                 Edit::replace(u.range.clone(), "")
             });

@@ -272,7 +272,12 @@ fn leaf_ranges(tree: &syn::UseTree, prefix: String, in_group: bool, out: &mut Ve
             range: range(r.span()),
             in_group,
         }),
-        syn::UseTree::Glob(_) => {}
+        syn::UseTree::Glob(g) => out.push(UseLeaf {
+            name: "*".into(),
+            path: join("*"),
+            range: range(g.star_token.span),
+            in_group,
+        }),
         syn::UseTree::Group(g) => {
             for t in &g.items {
                 leaf_ranges(t, prefix.clone(), true, out);

@@ -257,7 +257,14 @@ fn plan_file(
     let checked = reparse::apply_checked(&text, &chosen, &|set: &[&Fix], fixed: &str| {
         let mut extra = imports::remove_unused(&text, fixed, &index);
         if set.iter().any(|f| f.needs_duration) {
-            extra.extend(imports::add_use(&text, &index, "std::time", "Duration"));
+            let removed: Vec<_> = extra.iter().map(|e| e.range.clone()).collect();
+            extra.extend(imports::add_use_avoiding(
+                &text,
+                &index,
+                "std::time",
+                "Duration",
+                &removed,
+            ));
         }
         extra
     });
