@@ -431,6 +431,9 @@ impl FileAnalysis {
         self.facts.http_clients_without_timeout +=
             rules::http_no_timeout::clients_without_timeout(&model, &config.http_no_timeout).len();
         self.facts.detached_threads += rules::detached_thread::detached_threads(&model).len();
+        self.facts
+            .fix_sites
+            .extend(crate::fix::site::from_model(&model));
         out
     }
 

@@ -85,7 +85,7 @@ fn wanted(root: &str) -> bool {
 /// ```
 pub fn from_model(model: &FileModel) -> Vec<FixSite> {
     let mut out = Vec::new();
-    for cu in &model.chains {
+    for cu in model.resolved_chains() {
         let root = cu.chain.root_str();
         if !wanted(&root) {
             continue;
