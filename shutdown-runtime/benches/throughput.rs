@@ -1,14 +1,15 @@
 //! Side-by-side speed benchmarks of shutdown-runtime against the baselines it replaces.
 //!
 //! Run: `cargo bench -p shutdown-runtime --bench throughput`. Each contender is measured in
-//! alternating rounds in one process; the best round is reported (noise on a shared machine
-//! only adds time), measured in CPU time where that is meaningful, with ratios.
+//! alternating rounds in one process, with ratios.
 //!
 //! 1. checkpoint in a loop with ~2 ns of work: bare loop vs `shutdown_requested()` vs
 //!    `Shutdown::is_requested` vs `tokio_util::sync::CancellationToken::is_cancelled`;
-//! 2. spawn + complete + wait of 1,000,000 trivial tasks on a 2-worker runtime: raw
+//! 2. spawn + complete + wait of 10k / 100k / 1M trivial tasks on a 2-worker runtime: raw
 //!    `tokio::spawn` (completion observed with the runtime's alive-task count) vs tokio-util
-//!    `TaskTracker` (spawn, close, wait) vs `Shutdown::spawn` + `drain`;
+//!    `TaskTracker` (spawn, close, wait) vs `JoinSet` vs `Shutdown::spawn` + `drain` (isolated
+//!    and global scope), medians of interleaved rounds (`common/spawn.rs`; the same with
+//!    mimalloc: `throughput_mimalloc.rs`);
 //! 3. drain wake-up latency after the last of 10,000 tasks ends (p50 / p99 / max).
 
 use std::hint::black_box;
@@ -17,15 +18,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use shutdown_runtime::Shutdown;
-use tokio::runtime::Runtime;
 use tokio_util::sync::CancellationToken;
-use tokio_util::task::TaskTracker;
-
-/// The best (smallest) of the rounds: on a shared machine noise only ever adds time.
-fn best(v: &mut [f64]) -> f64 {
-    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    v[0]
-}
 
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(|a, b| a.partial_cmp(b).unwrap());
@@ -159,131 +152,10 @@ fn bench_checkpoint(rounds: usize) {
 
 // ---------------------------------------------------------------- 2. spawn throughput
 
-const TASKS: usize = 1_000_000;
+#[path = "common/spawn.rs"]
+mod spawn;
 
-fn runtime() -> Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
-}
-
-/// Wall and process-CPU seconds of one run.
-#[derive(Clone, Copy)]
-struct Cost {
-    wall: f64,
-    cpu: f64,
-}
-
-fn measure(f: impl FnOnce()) -> Cost {
-    let (w, c) = (Instant::now(), cpu_time(libc::CLOCK_PROCESS_CPUTIME_ID));
-    f();
-    Cost {
-        wall: w.elapsed().as_secs_f64(),
-        cpu: cpu_time(libc::CLOCK_PROCESS_CPUTIME_ID) - c,
-    }
-}
-
-fn run_raw(rt: &Runtime) {
-    rt.block_on(rt.spawn(async {
-        for _ in 0..TASKS {
-            drop(tokio::spawn(async {}));
-        }
-    }))
-    .unwrap();
-    let m = rt.metrics();
-    while m.num_alive_tasks() > 0 {
-        std::thread::sleep(Duration::from_micros(20));
-    }
-}
-
-fn run_tracker(rt: &Runtime) {
-    rt.block_on(rt.spawn(async {
-        let tracker = TaskTracker::new();
-        for _ in 0..TASKS {
-            drop(tracker.spawn(async {}));
-        }
-        tracker.close();
-        tracker.wait().await;
-    }))
-    .unwrap();
-}
-
-fn run_tracked(rt: &Runtime) {
-    let (report, left) = rt
-        .block_on(rt.spawn(async {
-            let scope = Shutdown::new();
-            for _ in 0..TASKS {
-                drop(scope.spawn(async {}));
-            }
-            let report = scope.drain(Duration::from_secs(60)).await;
-            (report, scope.tracked_len())
-        }))
-        .unwrap();
-    assert!(report.is_clean() && left == 0);
-}
-
-fn bench_spawn(rounds: usize) {
-    let rt = runtime();
-    // warm-up (thread creation, allocator arenas)
-    run_raw(&rt);
-    run_tracker(&rt);
-    run_tracked(&rt);
-    let mut runs: [Vec<Cost>; 3] = [vec![], vec![], vec![]];
-    for _ in 0..rounds {
-        runs[0].push(measure(|| run_raw(&rt)));
-        runs[1].push(measure(|| run_tracker(&rt)));
-        runs[2].push(measure(|| run_tracked(&rt)));
-    }
-    let pick = |i: usize, f: fn(&Cost) -> f64| {
-        let mut v: Vec<f64> = runs[i].iter().map(f).collect();
-        (best(&mut v), median(&mut v))
-    };
-    println!(
-        "## spawn + complete + wait, {TASKS} trivial tasks, 2 workers ({rounds} interleaved rounds)"
-    );
-    println!(
-        "                          wall best   wall median   CPU best   (M tasks/s by wall best)"
-    );
-    let names = [
-        "raw tokio::spawn",
-        "TaskTracker close+wait",
-        "Shutdown::spawn + drain",
-    ];
-    let mut wall = [0.0; 3];
-    let mut cpu = [0.0; 3];
-    let mut wall_med = [0.0; 3];
-    for i in 0..3 {
-        let (wb, wm) = pick(i, |c| c.wall);
-        let (cb, _) = pick(i, |c| c.cpu);
-        (wall[i], wall_med[i], cpu[i]) = (wb, wm, cb);
-        println!(
-            "{:25} {:7.1} ms   {:8.1} ms   {:7.1} ms   {:5.2}",
-            names[i],
-            wb * 1e3,
-            wm * 1e3,
-            cb * 1e3,
-            TASKS as f64 / wb / 1e6
-        );
-    }
-    println!(
-        "throughput ratio (wall best):   {:.3}x raw tokio::spawn, {:.3}x TaskTracker",
-        wall[0] / wall[2],
-        wall[1] / wall[2]
-    );
-    println!(
-        "throughput ratio (wall median): {:.3}x raw tokio::spawn, {:.3}x TaskTracker",
-        wall_med[0] / wall_med[2],
-        wall_med[1] / wall_med[2]
-    );
-    println!(
-        "throughput ratio (CPU best):    {:.3}x raw tokio::spawn, {:.3}x TaskTracker",
-        cpu[0] / cpu[2],
-        cpu[1] / cpu[2]
-    );
-    println!();
-}
+use spawn::{bench_spawn, runtime};
 
 // ---------------------------------------------------------------- 3. drain wake-up
 
@@ -342,6 +214,9 @@ fn bench_wakeup(iters: usize) {
     println!();
 }
 
+/// Task counts of the spawn comparison.
+const SIZES: [usize; 3] = [10_000, 100_000, 1_000_000];
+
 fn main() {
     // Profiling aid: `SHUTDOWN_BENCH_PROFILE=raw|tracker|tracked` runs only that spawn variant
     // (5 times); `checkpoint` / `spawn` run only that comparison.
@@ -351,16 +226,19 @@ fn main() {
             return;
         }
         if which == "spawn" {
-            bench_spawn(11);
+            bench_spawn("system (glibc malloc)", &SIZES, 9);
             return;
         }
         let rt = runtime();
+        let v = match which.as_str() {
+            "raw" => spawn::Variant::Raw,
+            "tracker" => spawn::Variant::TaskTracker,
+            "joinset" => spawn::Variant::JoinSet,
+            "global" => spawn::Variant::TrackedGlobal,
+            _ => spawn::Variant::Tracked,
+        };
         for _ in 0..5 {
-            match which.as_str() {
-                "raw" => run_raw(&rt),
-                "tracker" => run_tracker(&rt),
-                _ => run_tracked(&rt),
-            }
+            spawn::run(&rt, v, 1_000_000);
         }
         return;
     }
@@ -368,10 +246,11 @@ fn main() {
     let full = std::env::args().any(|a| a == "--bench");
     if !full {
         println!("(quick mode: run with `cargo bench` for real figures)");
+        bench_spawn("system (glibc malloc)", &[1_000], 1);
         bench_wakeup(3);
         return;
     }
     bench_checkpoint(25);
-    bench_spawn(11);
+    bench_spawn("system (glibc malloc)", &SIZES, 9);
     bench_wakeup(1000);
 }

@@ -4,9 +4,9 @@ use std::time::Duration;
 
 use tokio::time::{Instant, timeout_at};
 
+use crate::inner::Inner;
 use crate::registry::Aborted;
 use crate::report::{DrainReport, TaskInfo};
-use crate::scope::Inner;
 
 /// How long a drain waits, after aborting at the budget, for the aborts to land (an aborted
 /// task is dropped the next time the runtime gets to it, normally within microseconds).
@@ -47,9 +47,9 @@ pub(crate) async fn drain(inner: &Inner, budget: Duration) -> DrainReport {
                 tracing::warn!(
                     target: "shutdown_runtime",
                     phase = "abort",
-                    task = %a.info.name,
-                    location = %a.info.location,
-                    age_ms = a.info.age.as_millis() as u64,
+                    task = %a.info().name,
+                    location = %a.info().location,
+                    age_ms = a.info().age.as_millis() as u64,
                     "budget exhausted: aborting tracked task"
                 );
             }
@@ -64,7 +64,7 @@ pub(crate) async fn drain(inner: &Inner, budget: Duration) -> DrainReport {
     reg.set_drain_base(ended_ok);
     let report = DrainReport {
         drained: ended_ok.saturating_sub(base_ok) as usize,
-        aborted: aborted.into_iter().map(|a| a.info).collect(),
+        aborted: aborted.into_iter().map(Aborted::into_info).collect(),
         panicked: reg.take_panics(),
         still_running_blocking,
         spawned_during_drain,

@@ -38,11 +38,16 @@
 //!   `shutdown-macros`;
 //! * `metrics`: emits the metrics listed in [`observe`] through the `metrics` facade.
 
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 mod budgets;
 mod clock;
 pub mod drain;
 mod early_signals;
 pub mod exit;
+mod inner;
+#[cfg(all(test, shutdown_loom))]
+mod loom_model;
 mod names;
 pub mod observe;
 pub mod phase;
@@ -52,7 +57,10 @@ mod report;
 mod run;
 mod scope;
 pub mod signals;
+mod slots;
 mod stops;
+mod sync;
+mod tally;
 mod tracked;
 pub mod unit;
 mod wait;

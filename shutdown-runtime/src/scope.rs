@@ -4,15 +4,15 @@ use std::borrow::Cow;
 use std::fmt;
 use std::future::Future;
 use std::panic::Location;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 
+use crate::inner::{Inner, ScopeRef};
 use crate::reason::ShutdownReason;
-use crate::registry::{Kind, NewTask, Registry};
+use crate::registry::{Kind, NewTask};
 use crate::report::DrainReport;
 use crate::tracked::{Guard, Tracked};
 use crate::wait::WaitForShutdown;
@@ -22,41 +22,6 @@ use crate::wait::WaitForShutdown;
 pub(crate) static GLOBAL_REQUESTED: AtomicBool = AtomicBool::new(false);
 
 static GLOBAL: OnceLock<Shutdown> = OnceLock::new();
-
-/// Shared state of a scope. Aligned to 128 bytes so the flag read by every checkpoint does not
-/// share a cache line with the `Arc` reference counts written by every spawn.
-#[repr(align(128))]
-pub(crate) struct Inner {
-    requested: AtomicBool,
-    is_global: bool,
-    /// 0 = none yet; otherwise `ShutdownReason::encode() + 1`.
-    reason: AtomicU64,
-    requested_at: OnceLock<Instant>,
-    pub(crate) notify: Arc<Notify>,
-    pub(crate) registry: Registry,
-    pub(crate) drain_lock: tokio::sync::Mutex<()>,
-}
-
-impl Inner {
-    fn new(is_global: bool) -> Inner {
-        Inner {
-            requested: AtomicBool::new(false),
-            is_global,
-            reason: AtomicU64::new(0),
-            requested_at: OnceLock::new(),
-            notify: Arc::new(Notify::new()),
-            registry: Registry::new(),
-            drain_lock: tokio::sync::Mutex::new(()),
-        }
-    }
-
-    #[inline(always)]
-    pub(crate) fn is_requested(&self) -> bool {
-        // Acquire: a reader that sees `true` also sees the reason and the request time,
-        // which are written before the Release (SeqCst) store in `request_with`.
-        self.requested.load(Ordering::Acquire)
-    }
-}
 
 /// A shutdown scope: a cheap `Clone` handle to a flag and a registry of tracked tasks.
 ///
@@ -264,6 +229,16 @@ impl Shutdown {
         self.inner.registry.live()
     }
 
+    /// How this scope's tasks refer to it: `&'static` for the global scope (no reference
+    /// count per task), an `Arc` clone otherwise.
+    #[inline]
+    fn scope_ref(&self) -> ScopeRef {
+        match GLOBAL.get() {
+            Some(g) if Arc::ptr_eq(&g.inner, &self.inner) => ScopeRef::Global(&g.inner),
+            _ => ScopeRef::Local(self.inner.clone()),
+        }
+    }
+
     #[inline]
     fn tracked<T>(
         &self,
@@ -272,14 +247,9 @@ impl Shutdown {
         type_name: fn() -> &'static str,
         location: &'static Location<'static>,
         spawn: impl FnOnce(Guard) -> T,
-        abort: impl Fn(&T) -> Option<tokio::task::AbortHandle>,
+        abort: impl FnOnce(&T) -> Option<tokio::task::AbortHandle>,
     ) -> T {
-        let ptr = Arc::as_ptr(&self.inner);
-        // SAFETY (both closures): `ptr` comes from the `Arc` this handle owns, so the count
-        // is at least 1 while they run; the registry pairs every 0 -> 1 busy transition
-        // (`on_busy`) with one 1 -> 0 transition (`on_idle` or a guard's drop).
-        let on_busy = || unsafe { Arc::increment_strong_count(ptr) };
-        let on_idle = || unsafe { Arc::decrement_strong_count(ptr) };
+        let scope = self.scope_ref();
         self.inner.registry.insert(
             NewTask {
                 kind,
@@ -287,9 +257,7 @@ impl Shutdown {
                 name,
                 type_name,
             },
-            &on_busy,
-            &on_idle,
-            |key| spawn(Guard::new(ptr, key)),
+            |key| spawn(Guard::new(scope, key)),
             abort,
         )
     }

@@ -1,59 +1,40 @@
-//! The wrapper every tracked task runs in: captures panics and removes its registry slot when
+//! The wrapper every tracked task runs in: captures panics and frees its registry slot when
 //! it ends (completes, panics, or is dropped by an abort).
 
 use std::any::Any;
 use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 use std::pin::Pin;
-use std::ptr::NonNull;
-use std::sync::Arc;
 use std::task::{Context, Poll};
 
-use crate::registry::{Key, Outcome};
-use crate::scope::Inner;
+use pin_project_lite::pin_project;
+
+use crate::inner::ScopeRef;
+use crate::registry::{Key, TaskEnd};
 
 /// Owns a task's registry slot; its drop reports how the task ended.
-///
-/// It points at the scope without owning a reference count of its own: the live tasks of a
-/// scope collectively hold one strong reference (see `registry.rs`), so the pointer stays
-/// valid until the last task's guard has returned from `Registry::end`.
 pub(crate) struct Guard {
-    inner: NonNull<Inner>,
+    scope: ScopeRef,
     key: Key,
-    outcome: Outcome,
+    how: TaskEnd,
 }
 
-// SAFETY: `Inner` is `Send + Sync` (atomics, mutexes, Notify); the guard only reads it through
-// shared references, exactly like an `Arc<Inner>` would.
-unsafe impl Send for Guard {}
-// SAFETY: see above.
-unsafe impl Sync for Guard {}
-
 impl Guard {
-    /// `inner` must come from `Arc::as_ptr` of the scope whose registry holds `key`.
-    pub(crate) fn new(inner: *const Inner, key: Key) -> Guard {
+    pub(crate) fn new(scope: ScopeRef, key: Key) -> Guard {
         Guard {
-            inner: NonNull::from(
-                // SAFETY: `Arc::as_ptr` never returns null.
-                unsafe { &*inner },
-            ),
+            scope,
             key,
-            outcome: Outcome::Cancelled,
+            how: TaskEnd::Cancelled,
         }
     }
 
-    fn inner(&self) -> &Inner {
-        // SAFETY: the collective reference keeps `Inner` alive while this guard exists.
-        unsafe { self.inner.as_ref() }
-    }
-
     pub(crate) fn completed(&mut self) {
-        self.outcome = Outcome::Completed;
+        self.how = TaskEnd::Completed;
     }
 
     pub(crate) fn panicked(&mut self, payload: &(dyn Any + Send)) {
-        self.outcome = Outcome::Panicked;
-        self.inner()
+        self.how = TaskEnd::Panicked;
+        self.scope
             .registry
             .record_panic(self.key, panic_message(payload));
     }
@@ -76,14 +57,7 @@ impl Guard {
 
 impl Drop for Guard {
     fn drop(&mut self) {
-        let idle = self.inner().registry.end(self.key, self.outcome);
-        if idle {
-            // The registry became idle: drop the collective reference taken when it became
-            // busy. Nothing touches `Inner` through this guard afterwards.
-            // SAFETY: that reference was taken with `Arc::increment_strong_count` on this
-            // very pointer (see `Shutdown::tracked`).
-            unsafe { Arc::decrement_strong_count(self.inner.as_ptr().cast_const()) };
-        }
+        self.scope.registry.end(self.key, self.how);
     }
 }
 
@@ -98,13 +72,17 @@ pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> String {
     }
 }
 
-/// A tracked future: polls `fut`, records a panic before letting it propagate (so the
-/// `JoinHandle` still reports `JoinError::Panic`), and drops `guard` after `fut`.
-pub(crate) struct Tracked<F> {
-    // Field order matters: `fut` is dropped before `guard`, so a task counts as ended only
-    // after its future (and everything it owns) is gone.
-    fut: F,
-    guard: Guard,
+pin_project! {
+    /// A tracked future: polls `fut`, records a panic before letting it propagate (so the
+    /// `JoinHandle` still reports `JoinError::Panic`), and drops `guard` after `fut`.
+    pub(crate) struct Tracked<F> {
+        // Field order matters: `fut` is dropped before `guard`, so a task counts as ended only
+        // after its future (and everything it owns) is gone — also when that drop panics: the
+        // remaining fields are still dropped while unwinding, so the end is never lost.
+        #[pin]
+        fut: F,
+        guard: Guard,
+    }
 }
 
 impl<F> Tracked<F> {
@@ -118,10 +96,8 @@ impl<F: Future> Future for Tracked<F> {
 
     #[inline]
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
-        // SAFETY: `fut` is structurally pinned: it is never moved out of `self` and `Tracked`
-        // has no `Drop` impl of its own; `guard` is not pinned (it is `Unpin` data).
-        let this = unsafe { self.get_unchecked_mut() };
-        let fut = unsafe { Pin::new_unchecked(&mut this.fut) };
+        let this = self.project();
+        let fut = this.fut;
         match catch_unwind(AssertUnwindSafe(|| fut.poll(cx))) {
             Ok(Poll::Ready(v)) => {
                 this.guard.completed();

@@ -7,40 +7,44 @@ use std::sync::Arc;
 use std::sync::atomic::{Ordering, fence};
 use std::task::{Context, Poll};
 
+use pin_project_lite::pin_project;
 use tokio::sync::futures::OwnedNotified;
 
-use crate::scope::Inner;
+use crate::inner::Inner;
 
-/// Resolves once shutdown of its scope has been requested.
-///
-/// Created by [`Shutdown::wait`](crate::Shutdown::wait) or
-/// [`wait_for_shutdown`](crate::wait_for_shutdown). It registers for the wake-up when it is
-/// created, so a request between creation and the first poll is never lost; it never polls a
-/// timer; any number of waiters are woken by one request. If shutdown was already requested it
-/// is ready at once. It is `'static`, so it can be moved into spawned tasks.
-///
-/// # Examples
-///
-/// ```
-/// # async fn demo() {
-/// use shutdown_runtime::Shutdown;
-///
-/// let scope = Shutdown::new();
-/// let waiter = tokio::spawn(scope.wait());
-/// scope.request();
-/// waiter.await.unwrap();
-/// scope.wait().await; // already requested: ready at once
-/// # }
-/// # tokio::runtime::Runtime::new().unwrap().block_on(demo());
-/// ```
-///
-/// # Cancel safety
-///
-/// Cancel safe: dropping it has no effect on the scope; a new `wait()` observes the same flag.
-#[must_use = "futures do nothing unless you `.await` or poll them"]
-pub struct WaitForShutdown {
-    inner: Arc<Inner>,
-    notified: Option<OwnedNotified>,
+pin_project! {
+    /// Resolves once shutdown of its scope has been requested.
+    ///
+    /// Created by [`Shutdown::wait`](crate::Shutdown::wait) or
+    /// [`wait_for_shutdown`](crate::wait_for_shutdown). It registers for the wake-up when it is
+    /// created, so a request between creation and the first poll is never lost; it never polls a
+    /// timer; any number of waiters are woken by one request. If shutdown was already requested it
+    /// is ready at once. It is `'static`, so it can be moved into spawned tasks.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # async fn demo() {
+    /// use shutdown_runtime::Shutdown;
+    ///
+    /// let scope = Shutdown::new();
+    /// let waiter = tokio::spawn(scope.wait());
+    /// scope.request();
+    /// waiter.await.unwrap();
+    /// scope.wait().await; // already requested: ready at once
+    /// # }
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(demo());
+    /// ```
+    ///
+    /// # Cancel safety
+    ///
+    /// Cancel safe: dropping it has no effect on the scope; a new `wait()` observes the same flag.
+    #[must_use = "futures do nothing unless you `.await` or poll them"]
+    pub struct WaitForShutdown {
+        inner: Arc<Inner>,
+        #[pin]
+        notified: Option<OwnedNotified>,
+    }
 }
 
 impl WaitForShutdown {
@@ -68,16 +72,13 @@ impl Future for WaitForShutdown {
     type Output = ();
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        // SAFETY: `notified` is structurally pinned (never moved out while `Some`; it is only
-        // dropped in place), `inner` is not pinned.
-        let this = unsafe { self.get_unchecked_mut() };
+        let this = self.project();
         fence(Ordering::SeqCst);
         if this.inner.is_requested() {
             return Poll::Ready(());
         }
-        match this.notified.as_mut() {
-            // SAFETY: see above.
-            Some(n) => unsafe { Pin::new_unchecked(n) }.poll(cx),
+        match this.notified.as_pin_mut() {
+            Some(n) => n.poll(cx),
             None => Poll::Ready(()),
         }
     }
