@@ -187,7 +187,10 @@ async fn round(r: usize) {
     // A blocking job still queued at the budget is cancelled, but may not have left the pool's
     // queue when the report is made: then it is listed as still running. Nothing else is.
     for b in &report.still_running_blocking {
-        assert!(b.name.ends_with("stress_registry::round"), "round {r}: {b:?}");
+        assert!(
+            b.name.ends_with("stress_registry::round"),
+            "round {r}: {b:?}"
+        );
     }
 }
 
