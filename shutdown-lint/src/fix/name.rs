@@ -27,6 +27,12 @@ const NOISE: &[&str] = &[
     "map_err",
     "instrument",
     "in_current_span",
+    "with_subscriber",
+    "with_current_subscriber",
+    "err_into",
+    "map_ok",
+    "fuse",
+    "boxed_local",
     "boxed",
     "pin",
     "new",
@@ -176,6 +182,7 @@ fn body_exprs(e: &syn::Expr) -> Option<Vec<&syn::Stmt>> {
 /// assert_eq!(n("handle_connection(socket)").as_deref(), Some("handle_connection"));
 /// assert_eq!(n("async move { let s = s.clone(); worker.run(s).await }").as_deref(), Some("run"));
 /// assert_eq!(n("fut").as_deref(), Some("fut"));
+/// assert_eq!(n("admin.serve.instrument(span)").as_deref(), Some("serve"));
 /// assert_eq!(n("async move { let t = now(); s.run().await }.instrument(span)").as_deref(), Some("run"));
 /// assert_eq!(n("async {}"), None);
 /// ```
@@ -194,6 +201,12 @@ pub fn task_name(e: &syn::Expr) -> Option<String> {
     }
     if let syn::Expr::Path(p) = e {
         return p.path.segments.last().map(|s| s.ident.to_string());
+    }
+    if let syn::Expr::Field(f) = e
+        && let syn::Member::Named(n) = &f.member
+    {
+        // `admin.serve.instrument(span)`: the field holds the future
+        return Some(n.to_string());
     }
     if let Some(block) = body_block(e) {
         let mut a = FirstAwait { found: None };
