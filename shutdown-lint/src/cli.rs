@@ -303,6 +303,7 @@ where
         threads: cli.threads,
         config: cli.config.clone(),
         cwd: None,
+        cargo_home: None,
     };
     if cli.fix || cli.diff {
         return crate::fix::cli::run_fix(&cli, opts, stdout, stderr, is_tty);

@@ -37,6 +37,9 @@ pub struct LintOptions {
     pub config: Option<PathBuf>,
     /// Directory paths are shown relative to (default: the current directory).
     pub cwd: Option<PathBuf>,
+    /// Where registry dependencies' sources are read for their re-exports (default:
+    /// `$CARGO_HOME`, else `~/.cargo`); never the network.
+    pub cargo_home: Option<PathBuf>,
 }
 
 /// Why the linter could not run (exit status 2).
@@ -185,7 +188,11 @@ pub fn lint_paths(paths: &[PathBuf], opts: &LintOptions) -> Result<LintReport, L
         mut stats,
     } = discover(paths, opts, &cwd)?;
     // phase 2: one parse per file, in parallel: findings, facts, declarations
-    let analyzers = analyzers(&jobs, &configs);
+    let home = opts
+        .cargo_home
+        .clone()
+        .or_else(crate::workspace::reexports::cargo_home);
+    let analyzers = analyzers(&jobs, &configs, home.as_deref());
     let analyzer_of = |j: &Job| analyzers[&(j.cfg, j.pkg.as_ref().map(|p| p.dir.clone()))].clone();
     let mut analyses = analyze_all(&jobs, &configs, &analyzer_of, opts.threads, &mut stats);
     // phase 3: across files: the workspace model, test modules, binaries
@@ -351,7 +358,11 @@ type AnalyzerKey = (usize, Option<PathBuf>);
 /// One prepared [`Analyzer`] per (config, package): the package's renamed dependencies
 /// and what its dependencies re-export ([`crate::workspace::reexports`]) are resolved as
 /// re-exports, its own crate name is known.
-fn analyzers(jobs: &[Job], configs: &[Config]) -> HashMap<AnalyzerKey, Arc<Analyzer>> {
+fn analyzers(
+    jobs: &[Job],
+    configs: &[Config],
+    cargo_home: Option<&Path>,
+) -> HashMap<AnalyzerKey, Arc<Analyzer>> {
     let mut analyzers: HashMap<AnalyzerKey, Arc<Analyzer>> = HashMap::new();
     for j in jobs {
         let key = (j.cfg, j.pkg.as_ref().map(|p| p.dir.clone()));
@@ -359,7 +370,7 @@ fn analyzers(jobs: &[Job], configs: &[Config]) -> HashMap<AnalyzerKey, Arc<Analy
             let mut extra = Vec::new();
             if let Some(p) = &j.pkg {
                 extra.extend(p.renames.iter().cloned());
-                extra.extend(crate::workspace::reexports::for_package(p));
+                extra.extend(crate::workspace::reexports::for_package_in(p, cargo_home));
             }
             let own = j.pkg.as_ref().map(|p| p.crate_name.as_str());
             Arc::new(Analyzer::for_crate(&configs[j.cfg], &extra, own))

@@ -128,10 +128,7 @@ pub fn cfg_test_mod_decls(text: &str) -> Vec<crate::model::ModDecl> {
             break;
         };
         let pred = &text[start + 6..start + close];
-        let words: Vec<&str> = pred
-            .split(|c: char| !c.is_alphanumeric() && c != '_')
-            .collect();
-        if !words.contains(&"test") || words.contains(&"not") {
+        if !cfg_implies_test(pred) {
             continue;
         }
         // skip further attributes and visibility, then expect `mod name;`
@@ -172,4 +169,95 @@ pub fn cfg_test_mod_decls(text: &str) -> Vec<crate::model::ModDecl> {
         }
     }
     out
+}
+
+/// Whether a `cfg` predicate holds only in test builds: `test`, `all(test, unix)`,
+/// `any(test, all(test, x))` — but not `any(test, feature = "x")` (compiled whenever the
+/// feature is on) nor `not(test)`. Unparsable text is not test-only.
+///
+/// # Examples
+/// ```
+/// use shutdown_lint::lexscan::cfg_implies_test;
+/// assert!(cfg_implies_test("test"));
+/// assert!(cfg_implies_test("all(test, feature = \"x\")"));
+/// assert!(!cfg_implies_test("any(test, feature = \"tokio\")"));
+/// assert!(!cfg_implies_test("not(test)"));
+/// ```
+pub fn cfg_implies_test(pred: &str) -> bool {
+    let toks = cfg_tokens(pred);
+    let mut pos = 0;
+    let r = cfg_expr(&toks, &mut pos, 0);
+    r == Some(true) && pos == toks.len()
+}
+
+fn cfg_tokens(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut chars = s.chars().peekable();
+    while let Some(&c) = chars.peek() {
+        if c.is_whitespace() {
+            chars.next();
+        } else if c == '"' {
+            chars.next();
+            let mut lit = String::from("\"");
+            for d in chars.by_ref() {
+                if d == '"' {
+                    break;
+                }
+                lit.push(d);
+            }
+            out.push(lit);
+        } else if c.is_alphanumeric() || c == '_' {
+            let mut w = String::new();
+            while let Some(&d) = chars.peek() {
+                if d.is_alphanumeric() || d == '_' {
+                    w.push(d);
+                    chars.next();
+                } else {
+                    break;
+                }
+            }
+            out.push(w);
+        } else {
+            out.push(c.to_string());
+            chars.next();
+        }
+    }
+    out
+}
+
+/// Parses one predicate at `pos`; `Some(implies test)`, `None` on bad input.
+fn cfg_expr(toks: &[String], pos: &mut usize, depth: usize) -> Option<bool> {
+    if depth > 32 {
+        return None;
+    }
+    let word = toks.get(*pos)?.clone();
+    *pos += 1;
+    match word.as_str() {
+        "all" | "any" | "not" => {
+            if toks.get(*pos).map(String::as_str) != Some("(") {
+                return None;
+            }
+            *pos += 1;
+            let mut parts = Vec::new();
+            while toks.get(*pos).map(String::as_str) != Some(")") {
+                parts.push(cfg_expr(toks, pos, depth + 1)?);
+                if toks.get(*pos).map(String::as_str) == Some(",") {
+                    *pos += 1;
+                }
+            }
+            *pos += 1;
+            Some(match word.as_str() {
+                "all" => parts.iter().any(|p| *p),
+                "any" => !parts.is_empty() && parts.iter().all(|p| *p),
+                _ => false,
+            })
+        }
+        _ => {
+            if toks.get(*pos).map(String::as_str) == Some("=") {
+                *pos += 2; // `key = "value"`
+                return Some(false);
+            }
+            Some(word == "test")
+        }
+    }
 }

@@ -15,10 +15,7 @@ pub(super) fn cfg_text(attr: &syn::Attribute) -> Option<String> {
 pub(super) fn is_test_attrs(attrs: &[syn::Attribute]) -> bool {
     attrs.iter().any(|a| {
         if let Some(t) = cfg_text(a) {
-            let words: Vec<&str> = t
-                .split(|c: char| !c.is_alphanumeric() && c != '_')
-                .collect();
-            return words.contains(&"test") && !words.contains(&"not");
+            return crate::lexscan::cfg_implies_test(&t);
         }
         let last = a
             .path()

@@ -100,6 +100,9 @@ impl<'a, 'i> Collector<'a, 'i> {
     /// Binds `pat` to `val`, seeing through `Ok(x)` / `Some(x)` (`if let Ok(h) =
     /// Handle::try_current()`, `let Some(b) = .. else { .. }`, match arms).
     pub(super) fn bind_unwrapped(&mut self, pat: &syn::Pat, val: Option<BindVal>) {
+        if let syn::Pat::Struct(ps) = pat {
+            return self.bind_struct_fields(ps);
+        }
         if let syn::Pat::TupleStruct(t) = pat
             && t.elems.len() == 1
             && t.path
@@ -110,6 +113,41 @@ impl<'a, 'i> Collector<'a, 'i> {
             return self.bind_pat(&t.elems[0], val);
         }
         self.bind_pat(pat, val)
+    }
+
+    /// `let Self { handle, pool: p, .. } = self;`: each bound field holds what the field of
+    /// the struct is (typed by the workspace model).
+    fn bind_struct_fields(&mut self, ps: &syn::PatStruct) {
+        let owner = if ps.path.is_ident("Self") {
+            self.self_ty.clone()
+        } else {
+            match self.resolve(&ps.path, false) {
+                Resolution::Path(p) => Some(p),
+                _ => None,
+            }
+        };
+        for f in &ps.fields {
+            let field = match &f.member {
+                syn::Member::Named(n) => n.to_string(),
+                syn::Member::Unnamed(_) => {
+                    self.bind_pat(&f.pat, None);
+                    continue;
+                }
+            };
+            let val = match &*f.pat {
+                syn::Pat::Ident(_) => {
+                    let root = crate::model::SymRoot::Field {
+                        owner: owner.clone(),
+                        name: field,
+                    };
+                    Some(BindVal::Chain(Box::new(
+                        self.symbolic(root, syn::spanned::Spanned::span(&f.member)),
+                    )))
+                }
+                _ => None,
+            };
+            self.bind_pat(&f.pat, val);
+        }
     }
 
     /// The known value of a single-segment name: a local binding in scope shadows a const of

@@ -217,7 +217,7 @@ pub const HYPER: HttpLib = HttpLib {
     name: "hyper",
     default_timeout: None,
     timeout_methods: &[],
-    build_methods: &["build", "build_http"],
+    build_methods: &["build", "build_http", "handshake"],
     help: "wrap each request in `tokio::time::timeout(d, client.request(req))`, or use a client with a timeout",
 };
 /// isahc: no timeout by default.
@@ -303,6 +303,17 @@ pub const HTTP_CTORS: &[(&str, HttpKind, &HttpLib)] = &[
         &HYPER,
     ),
     ("hyper::Client::new", HttpKind::Client, &HYPER),
+    // hyper 1's connection-level client: `Builder::new(exec).handshake(io)`
+    (
+        "hyper::client::conn::http1::Builder::new",
+        HttpKind::Builder,
+        &HYPER,
+    ),
+    (
+        "hyper::client::conn::http2::Builder::new",
+        HttpKind::Builder,
+        &HYPER,
+    ),
     ("hyper::Client::builder", HttpKind::Builder, &HYPER),
     ("isahc::get", HttpKind::OneShot, &ISAHC),
     ("isahc::get_async", HttpKind::OneShot, &ISAHC),

@@ -207,6 +207,8 @@ pub fn clients_without_timeout(
                     ch.root_region
                 };
                 if lib.timeout_methods.is_empty() {
+                    // nothing at the build could fix it: point at the constructor
+                    let region = ch.root_region;
                     let msg = format!(
                         "{}'s client built by {} has no timeout setting at all",
                         lib.name,

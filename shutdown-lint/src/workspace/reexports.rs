@@ -71,6 +71,12 @@ type Rewrites = Vec<(String, String)>;
 /// assert!(re.contains(&("common::reqwest".to_string(), "reqwest".to_string())));
 /// ```
 pub fn for_package(pkg: &Package) -> Vec<(String, String)> {
+    for_package_in(pkg, cargo_home().as_deref())
+}
+
+/// Like [`for_package`], with registry sources looked up under `cargo_home` (`None`: only
+/// path dependencies are read; registry ones fall back to [`KNOWN_REEXPORTERS`]).
+pub fn for_package_in(pkg: &Package, cargo_home: Option<&Path>) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let lock = Lockfile::find(&pkg.dir);
     if let Some(lib) = &pkg.lib {
@@ -85,7 +91,8 @@ pub fn for_package(pkg: &Package) -> Vec<(String, String)> {
             Some(d) => lib_root(d),
             None => lock
                 .as_ref()
-                .and_then(|l| l.registry_source(real))
+                .zip(cargo_home)
+                .and_then(|(l, home)| l.registry_source_in(home, real))
                 .map(|d| d.join("src/lib.rs"))
                 .filter(|p| p.is_file()),
         };
@@ -336,9 +343,10 @@ impl Lockfile {
         Some(Lockfile { packages })
     }
 
-    /// The unpacked sources of registry package `name` in the local cargo registry, for the
-    /// locked version (the newest if several are locked).
-    pub fn registry_source(&self, name: &str) -> Option<PathBuf> {
+    /// The unpacked sources of registry package `name` in the cargo registry under
+    /// `cargo_home` (`registry/src/<index>/<name>-<version>`), for the locked version (the
+    /// newest if several are locked).
+    pub fn registry_source_in(&self, cargo_home: &Path, name: &str) -> Option<PathBuf> {
         let mut versions: Vec<&String> = self
             .packages
             .iter()
@@ -347,10 +355,7 @@ impl Lockfile {
             .collect();
         versions.sort();
         let version = versions.last()?;
-        let home = std::env::var_os("CARGO_HOME")
-            .map(PathBuf::from)
-            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))?;
-        let src = home.join("registry").join("src");
+        let src = cargo_home.join("registry").join("src");
         for index in std::fs::read_dir(&src).ok()?.flatten() {
             let d = index.path().join(format!("{name}-{version}"));
             if d.is_dir() {
@@ -359,4 +364,11 @@ impl Lockfile {
         }
         None
     }
+}
+
+/// `$CARGO_HOME`, or `~/.cargo`.
+pub fn cargo_home() -> Option<PathBuf> {
+    std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
 }

@@ -1,0 +1,141 @@
+//! The workspace model end to end on temporary workspaces: re-exports read from a
+//! registry dependency's sources in a (fake) local cargo registry, with versions from
+//! `Cargo.lock`; the documented fallback table when the sources are absent; a crate
+//! re-exported under a known crate's own name.
+
+use shutdown_lint::engine::{LintOptions, lint_paths};
+use std::path::Path;
+
+fn write(root: &Path, rel: &str, text: &str) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+/// `(line, rule)` of every active finding of a lint of `dir` with registry `home`.
+fn lint(dir: &Path, home: &Path) -> Vec<(usize, String)> {
+    let opts = LintOptions {
+        cwd: Some(dir.to_path_buf()),
+        cargo_home: Some(home.to_path_buf()),
+        threads: Some(2),
+        ..LintOptions::default()
+    };
+    let report = lint_paths(&[dir.to_path_buf()], &opts).unwrap();
+    report
+        .active()
+        .map(|f| (f.region.line, f.rule.clone()))
+        .collect()
+}
+
+const APP_MAIN: &str = "\
+use task_facade::task;
+fn main() {
+    task::spawn(async {});
+    task_facade::rt::spawn(async {});
+    task_facade::local_only();
+    actix::spawn(async {});
+}
+";
+
+fn app(root: &Path, lock_version: &str) {
+    write(
+        root,
+        "app/Cargo.toml",
+        "[package]\nname = \"app\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\ntask_facade = \"1\"\nactix = \"0.13\"\n",
+    );
+    write(
+        root,
+        "app/Cargo.lock",
+        &format!(
+            "version = 3\n\n[[package]]\nname = \"app\"\nversion = \"0.1.0\"\n\n[[package]]\nname = \"task_facade\"\nversion = \"{lock_version}\"\nsource = \"registry+https://github.com/rust-lang/crates.io-index\"\n"
+        ),
+    );
+    write(root, "app/src/main.rs", APP_MAIN);
+}
+
+fn registry(home: &Path, version: &str) {
+    write(
+        home,
+        &format!("registry/src/index.crates.io-0000/task_facade-{version}/src/lib.rs"),
+        "pub mod task { pub use tokio::spawn; }\npub use tokio as rt;\npub fn local_only() {}\n",
+    );
+}
+
+#[test]
+fn registry_dependency_reexports_are_read_from_the_locked_version() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    app(dir.path(), "1.2.3");
+    registry(home.path(), "1.2.3");
+    // an older unpacked version that does not re-export anything must not be used
+    write(
+        home.path(),
+        "registry/src/index.crates.io-0000/task_facade-1.0.0/src/lib.rs",
+        "pub mod task { pub fn spawn<F>(_: F) {} }\n",
+    );
+    let got = lint(dir.path(), home.path());
+    let lines: Vec<usize> = got
+        .iter()
+        .filter(|(_, r)| r == "raw-spawn")
+        .map(|(l, _)| *l)
+        .collect();
+    // task::spawn (line 3), rt::spawn (4) from the sources; actix::spawn (6) from the table
+    assert_eq!(lines, [3, 4, 6], "{got:?}");
+}
+
+#[test]
+fn absent_sources_fall_back_to_the_table_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    app(dir.path(), "1.2.3");
+    let got = lint(dir.path(), home.path());
+    let lines: Vec<usize> = got.iter().map(|(l, _)| *l).collect();
+    assert_eq!(lines, [6], "only the documented actix re-export: {got:?}");
+}
+
+#[test]
+fn crate_reexported_under_a_known_name_is_that_crate() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "svc/Cargo.toml",
+        "[package]\nname = \"svc\"\nversion = \"0.1.0\"\n\n[dependencies]\nvendored_common = \"2\"\n",
+    );
+    write(
+        dir.path(),
+        "svc/src/main.rs",
+        "use vendored_common::tokio;\nmod tokio_wrapper {}\nfn main() {\n    tokio::spawn(async {});\n    vendored_common::reqwest::Client::new();\n}\n",
+    );
+    let got = lint(dir.path(), home.path());
+    assert_eq!(
+        got,
+        [
+            (4, "raw-spawn".to_string()),
+            (5, "http-no-timeout".to_string())
+        ]
+    );
+}
+
+#[test]
+fn configured_reexport_wins() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "svc/Cargo.toml",
+        "[package]\nname = \"svc\"\nversion = \"0.1.0\"\n\n[dependencies]\nvendored_common = \"2\"\n",
+    );
+    // `vendored_common::tokio` is, by configuration, the crate's own tracked wrapper
+    write(
+        dir.path(),
+        "svc/shutdown-lint.toml",
+        "[reexports]\n\"vendored_common::tokio\" = \"shutdown_runtime\"\n",
+    );
+    write(
+        dir.path(),
+        "svc/src/main.rs",
+        "use vendored_common::tokio;\nfn main() {\n    tokio::spawn(async {});\n}\n",
+    );
+    assert_eq!(lint(&dir.path().join("svc"), home.path()), []);
+}
