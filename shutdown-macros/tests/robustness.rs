@@ -33,13 +33,15 @@ impl<'ast> Visit<'ast> for Functions {
     }
     fn visit_trait_item_fn(&mut self, f: &'ast syn::TraitItemFn) {
         if let Some(block) = &f.default {
-            let mut tokens = proc_macro2::TokenStream::new();
-            for attr in &f.attrs {
-                attr.to_tokens(&mut tokens);
-            }
-            f.sig.to_tokens(&mut tokens);
-            block.to_tokens(&mut tokens);
-            self.0.push(tokens);
+            // As an `impl` item, so inner attributes (`#![allow(..)]`) print inside the body.
+            let item = syn::ImplItemFn {
+                attrs: f.attrs.clone(),
+                vis: syn::Visibility::Inherited,
+                defaultness: None,
+                sig: f.sig.clone(),
+                block: block.clone(),
+            };
+            self.0.push(item.to_token_stream());
         }
         syn::visit::visit_trait_item_fn(self, f);
     }
