@@ -290,6 +290,8 @@ pub(super) const TRIGGERS: &[&str] = &[
     "spawn_thread",
     "build",
     "build_http",
+    "handshake",
+    "timeout",
 ];
 
 fn path_text(p: &syn::Path) -> String {

@@ -73,6 +73,13 @@ pub const TYPE_CTORS: &[(&str, &str)] = &[
         "shutdown_runtime::Shutdown",
         "shutdown_runtime::Shutdown::new",
     ),
+    // a client made elsewhere: its own timeout is unknown (never reported as a client),
+    // but a per-request `.timeout(..)` on it is checked against the drain budget
+    ("reqwest::Client", "reqwest::Client::new"),
+    (
+        "reqwest::blocking::Client",
+        "reqwest::blocking::Client::new",
+    ),
 ];
 
 /// The constructor a value of type `ty` stands for ([`TYPE_CTORS`]).

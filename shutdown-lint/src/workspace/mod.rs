@@ -143,7 +143,13 @@ impl WorkspaceModel {
         for _ in 0..=ch.steps.len() + 4 {
             ty = self.unalias(ty);
             if let Some(ctor) = known::type_ctor(&ty) {
-                return Some(rewrite(ch, i, crate::resolve::split_path(ctor), Vec::new()));
+                let mut out = rewrite(ch, i, crate::resolve::split_path(ctor), Vec::new());
+                // a client held in a field or returned by a function was made elsewhere:
+                // like a binding, it is not the place its construction is judged
+                out.via_binding |= known::HTTP_CTORS
+                    .iter()
+                    .any(|(p, k, _)| *p == ctor && *k == known::HttpKind::Client);
+                return Some(out);
             }
             if known::is_http_builder_type(&ty) {
                 // a helper's builder: its own steps (timeout or not) come first
