@@ -36,7 +36,10 @@
 //!
 //! * `macros`: re-exports `#[drainable]` and `#[shutdown_runtime::main]` from
 //!   `shutdown-macros`;
-//! * `metrics`: emits the metrics listed in [`observe`] through the `metrics` facade.
+//! * `metrics`: emits the metrics listed in [`observe`] through the `metrics` facade;
+//! * `hyper`: [`server`], HTTP/1.1 + HTTP/2 servers that drain by construction (hyper-util);
+//! * `axum`: `server::axum` (serve a `Router`, a `/readyz` handler);
+//! * `tonic`: `server::tonic` (serve tonic `Routes`, gRPC).
 
 #![deny(clippy::undocumented_unsafe_blocks)]
 
@@ -56,6 +59,8 @@ mod registry;
 mod report;
 mod run;
 mod scope;
+#[cfg(feature = "hyper")]
+pub mod server;
 pub mod signals;
 mod slots;
 mod stops;
