@@ -230,16 +230,28 @@ struct ItemsParams {
     us: u64,
 }
 
-async fn items(Query(ItemsParams { n, us }): Query<ItemsParams>) -> impl IntoResponse {
+async fn items(Query(ItemsParams { n, us }): Query<ItemsParams>) -> axum::response::Response {
     eprintln!("axum_server: GET /items?n={n} in flight");
-    axum::Json(build_items(n, Duration::from_micros(us)).await)
+    let items = build_items(n, Duration::from_micros(us)).await;
+    if items.len() as u64 == n {
+        axum::Json(items).into_response()
+    } else {
+        // Only reachable outside a claimed unit: never a shorter array with a 200.
+        (
+            axum::http::StatusCode::SERVICE_UNAVAILABLE,
+            format!("shutting down: built {} of {n} items", items.len()),
+        )
+            .into_response()
+    }
 }
 
-/// Builds `0..n`, one unit per item. The loop gets a checkpoint, but the request being served
-/// is a claimed unit, so a signal mid-way does not cut the array short.
+/// Builds `0..n`, one unit per item. The loop has a checkpoint and may stop early (`partial`),
+/// but a request being served is one claimed unit, so a signal mid-way does not cut it: the
+/// array is whole (the handler still refuses to answer 200 with a shorter one).
 #[shutdown_runtime::drainable]
 async fn build_items(n: u64, cost: Duration) -> Vec<u64> {
     let mut items = Vec::with_capacity(usize::try_from(n).unwrap_or(0).min(1 << 20));
+    #[drainable(partial)]
     for i in 0..n {
         if !cost.is_zero() {
             tokio::time::sleep(cost).await;

@@ -16,44 +16,50 @@ use crate::scope::Shutdown;
 /// A boxed error, as hyper takes them.
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
-/// The response body served by [`Server`](super::Server).
-///
-/// A body whose length is known (`size_hint().exact()`: a string, JSON, a file read whole) is
-/// passed through as it is. A body of unknown length — a stream: SSE, a gRPC server stream, a
-/// chunked download — is polled by a tracked task named like the request (`GET /sse`), which
-/// hands each frame over a one-slot channel: the drain waits for the stream, and if the
-/// stream does not end by the children budget, that task is aborted and the report names the
-/// route. The task ends when the stream ends or the client goes away.
-///
-/// # Examples
-///
-/// ```
-/// # async fn demo() {
-/// use http_body_util::{BodyExt, Full};
-/// use shutdown_runtime::{Shutdown, server::DrainBody};
-///
-/// let scope = Shutdown::new();
-/// let body = DrainBody::new(Full::new(bytes::Bytes::from("ok")), &scope, || "GET /".into());
-/// assert_eq!(scope.tracked_len(), 0); // known length: no task
-/// assert_eq!(body.collect().await.unwrap().to_bytes(), "ok");
-/// # }
-/// # tokio::runtime::Runtime::new().unwrap().block_on(demo());
-/// ```
-pub struct DrainBody<B> {
-    inner: Inner<B>,
+pin_project_lite::pin_project! {
+    /// The response body served by [`Server`](super::Server).
+    ///
+    /// A body whose length is known (`size_hint().exact()`: a string, JSON, a file read whole) is
+    /// passed through as it is. A body of unknown length — a stream: SSE, a gRPC server stream, a
+    /// chunked download — is polled by a tracked task named like the request (`GET /sse`), which
+    /// hands each frame over a one-slot channel: the drain waits for the stream, and if the
+    /// stream does not end by the children budget, that task is aborted and the report names the
+    /// route. The task ends when the stream ends or the client goes away.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # async fn demo() {
+    /// use http_body_util::{BodyExt, Full};
+    /// use shutdown_runtime::{Shutdown, server::DrainBody};
+    ///
+    /// let scope = Shutdown::new();
+    /// let body = DrainBody::new(Full::new(bytes::Bytes::from("ok")), &scope, || "GET /".into());
+    /// assert_eq!(scope.tracked_len(), 0); // known length: no task
+    /// assert_eq!(body.collect().await.unwrap().to_bytes(), "ok");
+    /// # }
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(demo());
+    /// ```
+    pub struct DrainBody<B> {
+        #[pin]
+        inner: Inner<B>,
+    }
 }
 
-enum Inner<B> {
-    /// Structurally pinned (see `poll_frame`).
-    Direct(B),
-    Pumped(mpsc::Receiver<Result<Frame<Bytes>, BoxError>>),
+pin_project_lite::pin_project! {
+    #[project = InnerProj]
+    #[project_ref = InnerRef]
+    enum Inner<B> {
+        Direct { #[pin] body: B },
+        Pumped { rx: mpsc::Receiver<Result<Frame<Bytes>, BoxError>> },
+    }
 }
 
 impl<B> fmt::Debug for DrainBody<B> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let kind = match self.inner {
-            Inner::Direct(_) => "direct",
-            Inner::Pumped(_) => "pumped",
+            Inner::Direct { .. } => "direct",
+            Inner::Pumped { .. } => "pumped",
         };
         f.debug_struct("DrainBody").field("kind", &kind).finish()
     }
@@ -99,13 +105,13 @@ where
     ) -> DrainBody<B> {
         if body.size_hint().exact().is_some() || body.is_end_stream() {
             return DrainBody {
-                inner: Inner::Direct(body),
+                inner: Inner::Direct { body },
             };
         }
         let (tx, rx) = mpsc::channel(1);
         drop(scope.spawn_named(name(), pump(body, tx)));
         DrainBody {
-            inner: Inner::Pumped(rx),
+            inner: Inner::Pumped { rx },
         }
     }
 }
@@ -145,28 +151,25 @@ where
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, BoxError>>> {
-        // SAFETY: `inner` is structurally pinned: the body in `Direct` is only ever used
-        // through the `Pin` made here, never moved out (no method takes `Inner` by value, and
-        // `DrainBody` has no `Drop` impl that could move it).
-        match unsafe { &mut self.get_unchecked_mut().inner } {
-            Inner::Direct(body) => unsafe { Pin::new_unchecked(body) }
+        match self.project().inner.project() {
+            InnerProj::Direct { body } => body
                 .poll_frame(cx)
                 .map(|frame| frame.map(|r| r.map_err(Into::into))),
-            Inner::Pumped(rx) => rx.poll_recv(cx),
+            InnerProj::Pumped { rx } => rx.poll_recv(cx),
         }
     }
 
     fn is_end_stream(&self) -> bool {
         match &self.inner {
-            Inner::Direct(body) => body.is_end_stream(),
-            Inner::Pumped(_) => false,
+            Inner::Direct { body } => body.is_end_stream(),
+            Inner::Pumped { .. } => false,
         }
     }
 
     fn size_hint(&self) -> SizeHint {
         match &self.inner {
-            Inner::Direct(body) => body.size_hint(),
-            Inner::Pumped(_) => SizeHint::default(),
+            Inner::Direct { body } => body.size_hint(),
+            Inner::Pumped { .. } => SizeHint::default(),
         }
     }
 }
