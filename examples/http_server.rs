@@ -6,7 +6,9 @@
 //! waits for — a slow request started before the signal still gets its full response. Reading
 //! a request has a timeout shorter than the drain budget, so a silent client cannot hold the
 //! drain hostage. A minimal HTTP/1.1 subset (one request per connection, `Connection: close`)
-//! keeps the example free of extra dependencies.
+//! keeps the example free of extra dependencies. It shows what a server must do by hand;
+//! `examples/axum_server.rs` gets all of it (plus readiness, a ready-delay, idle keep-alive
+//! connections closed at once, HTTP/2 and streams) from `shutdown_runtime::server`.
 //!
 //! ```text
 //! cargo run --release --example http_server -- [--addr 127.0.0.1:8080] [--grace-ms 3000]
