@@ -13,6 +13,10 @@
 //! 3. Signal-to-exit of the idle `axum_server` example (release build, ready-delay 0): SIGTERM
 //!    to exit seen by `waitpid`, p50 / p99 / max over the runs (target p99 < 50 ms), with the
 //!    server's own signal-to-exit figure beside it.
+//! 4. The same example with an idle keep-alive connection and a slow request (300 ms) in
+//!    flight at SIGTERM: exit seen by `waitpid` minus the moment the client had the whole slow
+//!    response, p50 / p99 (target: within 100 ms; the bug — the idle connection holding the
+//!    drain — would make it the children budget, 20 s).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::SocketAddr;
@@ -273,21 +277,7 @@ fn signal_to_exit() {
     let bin = example_binary();
     let (mut outside, mut inside) = (Vec::new(), Vec::new());
     for _ in 0..runs {
-        let mut child = Command::new(&bin)
-            .args(["--addr", "127.0.0.1:0", "--grace-ms", "30000"])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("start axum_server");
-        let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
-        let mut line = String::new();
-        while !line.contains("listening on") {
-            line.clear();
-            assert!(
-                stderr.read_line(&mut line).expect("stderr") > 0,
-                "no listening line"
-            );
-        }
+        let (mut child, mut stderr, _addr) = start_example(&bin);
         let pid = libc::pid_t::try_from(child.id()).expect("pid");
         let sent = Instant::now();
         // SAFETY: `kill` has no memory-safety preconditions; `pid` is our unreaped child.
@@ -318,6 +308,81 @@ fn signal_to_exit() {
     );
 }
 
+/// Starts the release example; returns the child, its stderr reader and its address.
+fn start_example(
+    bin: &std::path::Path,
+) -> (
+    std::process::Child,
+    BufReader<std::process::ChildStderr>,
+    String,
+) {
+    let mut child = Command::new(bin)
+        .args(["--addr", "127.0.0.1:0", "--grace-ms", "30000"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start axum_server");
+    let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
+    let mut line = String::new();
+    while !line.contains("listening on") {
+        line.clear();
+        assert!(
+            stderr.read_line(&mut line).expect("stderr") > 0,
+            "no listening line"
+        );
+    }
+    let addr = line
+        .rsplit("http://")
+        .next()
+        .expect("addr")
+        .trim()
+        .to_owned();
+    (child, stderr, addr)
+}
+
+fn exit_after_last_response() {
+    let runs = env_usize("SERVER_BENCH_SLOW_RUNS", 20);
+    let bin = example_binary();
+    let mut after = Vec::new();
+    for _ in 0..runs {
+        let (mut child, mut stderr, addr) = start_example(&bin);
+        let addr: SocketAddr = addr.parse().expect("addr");
+        let idle = idle_conn(addr); // made one request, now idle (keep-alive)
+        let mut slow = std::net::TcpStream::connect(addr).expect("connect");
+        slow.write_all(b"GET /slow?ms=300 HTTP/1.1\r\nhost: bench\r\n\r\n")
+            .expect("write");
+        let mut line = String::new();
+        while !line.contains("in flight") {
+            line.clear();
+            assert!(
+                stderr.read_line(&mut line).expect("stderr") > 0,
+                "no in-flight line"
+            );
+        }
+        let pid = libc::pid_t::try_from(child.id()).expect("pid");
+        // SAFETY: `kill` has no memory-safety preconditions; `pid` is our unreaped child.
+        assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
+        let mut got = Vec::new();
+        let mut chunk = [0u8; 512];
+        while !got.ends_with(b"slow 300") {
+            let n = slow.read(&mut chunk).expect("read");
+            assert!(n > 0, "slow response cut");
+            got.extend_from_slice(&chunk[..n]);
+        }
+        let answered = Instant::now();
+        let status = child.wait().expect("wait");
+        after.push(answered.elapsed().as_secs_f64() * 1e3);
+        assert_eq!(status.code(), Some(0));
+        drop(idle);
+    }
+    after.sort_by(f64::total_cmp);
+    println!(
+        "slow request (300 ms) + idle keep-alive at SIGTERM: exit after the last response ({runs} runs): p50 {:.1} ms, p99 {:.1} ms (target < 100 ms; an idle connection holding the drain: 20 s)",
+        percentile(&after, 0.5),
+        percentile(&after, 0.99),
+    );
+}
+
 fn main() {
     // `cargo bench` passes `--bench`; a filter argument picks one part.
     let filter = std::env::args().skip(1).find(|a| !a.starts_with('-'));
@@ -330,5 +395,8 @@ fn main() {
     }
     if wants("exit") {
         signal_to_exit();
+    }
+    if wants("slow") {
+        exit_after_last_response();
     }
 }
