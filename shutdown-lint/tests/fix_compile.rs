@@ -118,6 +118,9 @@ fn the_fixed_workspace_builds_and_lints_clean() {
         .filter(|f| FIXABLE.contains(&f.rule.as_str()))
         .collect();
     assert!(left.is_empty(), "findings left after fixing: {left:#?}");
+    // the audit counts every fixed spawn and thread as tracked (14 raw spawns, 2 threads)
+    let tracked: usize = after.files.iter().map(|f| f.tracked_spawns).sum();
+    assert_eq!(tracked, 16);
     let again = plan(std::slice::from_ref(&ws), &opts).unwrap();
     assert!(again.changes.is_empty(), "a second fix changed files");
 }

@@ -125,11 +125,17 @@ pub const TRACKED_SPAWN_FNS: &[&str] = &[
     "shutdown_runtime::spawn_blocking",
     "shutdown_runtime::spawn_local",
     "shutdown_runtime::spawn_thread",
+    "shutdown_runtime::spawn_on",
+    "shutdown_runtime::spawn_blocking_on",
+    "shutdown_runtime::spawn_thread_with",
     "shutdown_runtime::Shutdown::spawn",
     "shutdown_runtime::Shutdown::spawn_named",
     "shutdown_runtime::Shutdown::spawn_blocking",
     "shutdown_runtime::Shutdown::spawn_local",
     "shutdown_runtime::Shutdown::spawn_thread",
+    "shutdown_runtime::Shutdown::spawn_on",
+    "shutdown_runtime::Shutdown::spawn_blocking_on",
+    "shutdown_runtime::Shutdown::spawn_thread_with",
 ];
 
 /// Receivers whose `.spawn*` methods are tracked (`Shutdown::global().spawn(..)`).
@@ -145,6 +151,9 @@ pub const TRACKED_SPAWN_METHODS: &[&str] = &[
     "spawn_blocking",
     "spawn_local",
     "spawn_thread",
+    "spawn_on",
+    "spawn_blocking_on",
+    "spawn_thread_with",
 ];
 
 /// `std::thread::spawn`.
