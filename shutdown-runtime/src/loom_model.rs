@@ -42,6 +42,8 @@ fn task() -> Task<Fake> {
     Task {
         kind: Kind::Task,
         aborting: false,
+        armed: false,
+        ended_early: false,
         start_ms: 0,
         location: Location::caller(),
         name: Name::Type(|| "model"),
@@ -49,8 +51,8 @@ fn task() -> Task<Fake> {
     }
 }
 
-/// A spawner occupies a slot and arms it while the task (started inside the spawn call, like
-/// `tokio::spawn` hands it to a worker) may already end on another thread, and a drain
+/// A spawner reserves a slot, spawns (the task starts on another thread, like `tokio::spawn`
+/// hands it to a worker, and may end before the slot is armed) and arms it, while a drain
 /// aborts everything concurrently. Afterwards: the handle was dropped exactly once, aborted
 /// at most once, the end counts as drained exactly when no abort reached the task first, the
 /// slot is free and reused.
@@ -80,7 +82,7 @@ fn occupy_arm_end_and_abort_all_race_safely() {
                     drained.store(ok, Ordering::SeqCst);
                     drop(handle);
                 });
-                (ender, Some(Fake { aborts, drops }), false)
+                (ender, Some(Fake { aborts, drops }))
             })
         };
         ender.join().unwrap();
@@ -98,7 +100,7 @@ fn occupy_arm_end_and_abort_all_race_safely() {
         let mut live = 0;
         shard.for_each(|_| live += 1);
         assert_eq!(live, 0, "slot freed");
-        let (_, again) = shard.occupy(task(), |_| ((), None, false));
+        let (_, again) = shard.occupy(task(), |_| ((), None));
         assert_eq!((again, shard.capacity()), (0, 1), "freed slot reused");
     });
 }
@@ -114,8 +116,8 @@ fn concurrent_ends_and_a_spawn_keep_the_free_stack_consistent() {
             aborts: counter(),
             drops: counter(),
         };
-        let (_, a) = shard.occupy(task(), |_| ((), Some(fake()), false));
-        let (_, b) = shard.occupy(task(), |_| ((), Some(fake()), false));
+        let (_, a) = shard.occupy(task(), |_| ((), Some(fake())));
+        let (_, b) = shard.occupy(task(), |_| ((), Some(fake())));
         let enders: Vec<_> = [a, b]
             .into_iter()
             .map(|idx| {
@@ -123,13 +125,13 @@ fn concurrent_ends_and_a_spawn_keep_the_free_stack_consistent() {
                 thread::spawn(move || drop(shard.end(idx, TaskEnd::Completed)))
             })
             .collect();
-        let (_, c) = shard.occupy(task(), |_| ((), Some(fake()), false));
+        let (_, c) = shard.occupy(task(), |_| ((), Some(fake())));
         for e in enders {
             e.join().unwrap();
         }
         // Two more: with `c` live, exactly the two other slots are reused, none twice.
-        let (_, d) = shard.occupy(task(), |_| ((), Some(fake()), false));
-        let (_, e) = shard.occupy(task(), |_| ((), Some(fake()), false));
+        let (_, d) = shard.occupy(task(), |_| ((), Some(fake())));
+        let (_, e) = shard.occupy(task(), |_| ((), Some(fake())));
         let mut used = [c, d, e];
         used.sort_unstable();
         assert!(used.windows(2).all(|w| w[0] != w[1]), "{used:?}");

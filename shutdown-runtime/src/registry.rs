@@ -9,10 +9,8 @@
 //!   `slots.rs`) and the ending thread's counters.
 //! * **Counters instead of a shared live count**, and a drain woken only when the count may
 //!   have reached zero: see `tally.rs`.
-//! * **A task ended inside its own spawn call** (a closed runtime drops the future at once; a
-//!   thread builder that fails drops the closure) ends on the spawner's thread while the
-//!   spawner holds the slot: a thread-local marks the slot being spawned, and such an end
-//!   only counts itself and tells the spawner, which frees the slot.
+//! * **Spawn never holds a lock across `tokio::spawn`**: reserve the slot, spawn, arm it
+//!   (see `slots.rs`); a task that ends before it is armed leaves the slot to its spawner.
 //! * The task's wrapper holds the scope: `&'static` for the global scope, an `Arc` otherwise
 //!   (see `inner.rs`), so there is no unsafe lifetime reasoning.
 
@@ -93,10 +91,6 @@ impl std::fmt::Debug for Registry {
 std::thread_local! {
     /// This thread's shard (`u32::MAX`: not assigned yet).
     static SHARD: Cell<u32> = const { Cell::new(u32::MAX) };
-    /// The slot this thread is spawning into, while it holds that slot's lock.
-    static SPAWNING: Cell<Option<(usize, Key)>> = const { Cell::new(None) };
-    /// Set when the task being spawned ended on this thread inside the spawn call.
-    static ENDED_INSIDE_SPAWN: Cell<bool> = const { Cell::new(false) };
 }
 
 fn my_shard() -> usize {
@@ -143,8 +137,8 @@ impl Registry {
         self.tally.live()
     }
 
-    /// Tracks a task: occupies a slot of this thread's shard and runs `spawn(key)` while
-    /// holding it, then stores `abort(&value)`. Returns `spawn`'s value.
+    /// Tracks a task: reserves a slot of this thread's shard, runs `spawn(key)` (no lock
+    /// held), then arms the slot with `abort(&value)`. Returns `spawn`'s value.
     #[inline]
     pub(crate) fn insert<T>(
         &self,
@@ -166,6 +160,8 @@ impl Registry {
         let task = Task {
             kind,
             aborting: false,
+            armed: false,
+            ended_early: false,
             start_ms: clock::now_ms(),
             location,
             name: match name {
@@ -174,27 +170,13 @@ impl Registry {
             },
             handle: None,
         };
-        let me = self as *const Registry as usize;
         let (value, _idx) = self.shards[shard].occupy(task, |idx| {
-            let key = Key {
+            let value = spawn(Key {
                 shard: shard as u32,
                 idx,
-            };
-            /// Restores the outer marks (a spawn nested in a `Drop` run inside this spawn
-            /// call), also when `spawn` unwinds.
-            struct Marked(Option<(usize, Key)>);
-            impl Drop for Marked {
-                fn drop(&mut self) {
-                    SPAWNING.with(|c| c.set(self.0));
-                }
-            }
-            let marked = Marked(SPAWNING.with(|c| c.replace(Some((me, key)))));
-            let outer_ended = ENDED_INSIDE_SPAWN.with(|c| c.replace(false));
-            let value = spawn(key);
-            drop(marked);
-            let ended = ENDED_INSIDE_SPAWN.with(|c| c.replace(outer_ended));
-            let handle = if ended { None } else { abort(&value) };
-            (value, handle, ended)
+            });
+            let handle = abort(&value);
+            (value, handle)
         });
         value
     }
@@ -203,16 +185,7 @@ impl Registry {
     /// wakes a waiting drain if the count may have reached zero.
     #[inline]
     pub(crate) fn end(&self, key: Key, how: TaskEnd) {
-        let me = self as *const Registry as usize;
-        let inside_spawn = SPAWNING.with(|c| c.get()) == Some((me, key));
-        let (handle, drained) = if inside_spawn {
-            // Dropped inside its own spawn call, on the spawner's thread, which holds the
-            // slot: tell the spawner, which frees it. Never completed.
-            ENDED_INSIDE_SPAWN.with(|c| c.set(true));
-            (None, false)
-        } else {
-            self.shards[key.shard as usize].end(key.idx, how)
-        };
+        let (handle, drained) = self.shards[key.shard as usize].end(key.idx, how);
         drop(handle);
         if self.tally.ended(my_shard(), drained) {
             self.drain_notify.notify_waiters();

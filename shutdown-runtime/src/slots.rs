@@ -3,15 +3,15 @@
 //!
 //! # Protocol (safe code only; model-checked with loom in `loom_model.rs`)
 //!
-//! * Each slot is a `Mutex` over its data. Whoever touches a task's data holds that slot's
-//!   lock: the spawner while it reserves the slot, spawns and stores the abort handle (one
-//!   critical section: [`Shard::occupy`]); the task's end ([`Shard::end`]); a drain aborting it
-//!   ([`Shard::abort_all`]). The lock is per slot, so these meet only for the same task.
-//! * A task cannot end on another thread while its spawner still holds the slot: that end waits
-//!   for the lock, and then finds the handle stored. A task dropped *inside* the spawn call
-//!   (a closed runtime, a failed `thread::Builder::spawn`) ends on the spawner's thread, which
-//!   holds the lock: the registry detects that case (a thread-local, see `registry.rs`) and
-//!   tells `occupy` through `spawn`'s result, so nothing waits for itself.
+//! * Each slot is a `Mutex` over its data, held only for a few loads and stores, never across
+//!   a call into tokio. The spawner *reserves* the slot (metadata, generation), spawns with no
+//!   lock held, then *arms* it (stores the abort handle) — [`Shard::occupy`]. The task's end
+//!   ([`Shard::end`]) frees an armed slot; an end that finds the slot not armed yet (the task
+//!   ran to completion on another worker, or was dropped inside the spawn call by a closed
+//!   runtime) only marks it *ended early*, and the arming spawner frees it. A drain that
+//!   reaches a slot not armed yet marks it *aborting*, and the arming spawner aborts the task
+//!   itself. (A first version held the slot's lock across `tokio::spawn`: the worker woken by
+//!   the spawn ran the task and blocked on that lock, 2x slower under load.)
 //! * Allocation is owned by the threads of the shard (an uncontended `Mutex`): a local free
 //!   list, refilled by taking the whole shared **free stack** at once. Ending tasks (any
 //!   thread) push their freed slot onto that stack with one CAS. A stack with a single
@@ -88,6 +88,10 @@ pub(crate) struct Task<H> {
     pub(crate) kind: Kind,
     /// A drain aborted (or asked to abort) this task.
     pub(crate) aborting: bool,
+    /// The spawner stored the handle (set once, by the spawner).
+    pub(crate) armed: bool,
+    /// The task ended before it was armed: the arming spawner frees the slot.
+    pub(crate) ended_early: bool,
     pub(crate) start_ms: u64,
     pub(crate) location: &'static Location<'static>,
     pub(crate) name: Name,
@@ -226,60 +230,79 @@ impl<H: Abort> Shard<H> {
         }
     }
 
-    /// Occupies a free slot with `task` (its `handle` is ignored) and runs `spawn` while
-    /// holding the slot's lock. `spawn` returns the spawned value, the abort handle, and
-    /// whether the task already ended on this thread inside the spawn (then the slot is freed
-    /// at once). If `spawn` unwinds, the slot is freed. Returns the value and the slot index.
+    /// Occupies a free slot with `task` (reserved: not armed), runs `spawn` with no lock held,
+    /// then arms the slot with the handle `spawn` returns. If the task ended meanwhile the slot
+    /// is freed; if a drain aborted it meanwhile, the handle is aborted now. If `spawn`
+    /// unwinds, the slot is freed. Returns `spawn`'s value and the slot index.
     pub(crate) fn occupy<T>(
         &self,
         task: Task<H>,
-        spawn: impl FnOnce(u32) -> (T, Option<H>, bool),
+        spawn: impl FnOnce(u32) -> (T, Option<H>),
     ) -> (T, u32) {
         let idx = self.take_free();
-        /// Frees the slot unless it was occupied (declared before the lock guard, so dropped
-        /// after it: the slot is unlocked when it goes back to the free stack).
-        struct Release<'a, H: Abort> {
+        let slot = self.slot(idx);
+        {
+            let mut data = lock(&slot.data);
+            data.generation = data.generation.wrapping_add(1);
+            data.task = Some(Task {
+                armed: false,
+                ended_early: false,
+                handle: None,
+                ..task
+            });
+        }
+        /// Frees the reserved slot if `spawn` unwinds.
+        struct Unwind<'a, H: Abort> {
             shard: &'a Shard<H>,
             idx: u32,
-            occupied: bool,
         }
-        impl<H: Abort> Drop for Release<'_, H> {
+        impl<H: Abort> Drop for Unwind<'_, H> {
             fn drop(&mut self) {
-                if !self.occupied {
-                    self.shard.free(self.idx);
-                }
+                lock(&self.shard.slot(self.idx).data).task = None;
+                self.shard.free(self.idx);
             }
         }
-        let mut release = Release {
-            shard: self,
-            idx,
-            occupied: false,
+        let unwind = Unwind { shard: self, idx };
+        let (value, handle) = spawn(idx);
+        std::mem::forget(unwind);
+        let mut data = lock(&slot.data);
+        let Some(t) = data.task.as_mut() else {
+            unreachable!("a reserved slot is freed only by its spawner");
         };
-        let mut data = lock(&self.slot(idx).data);
-        data.generation = data.generation.wrapping_add(1);
-        let (value, handle, ended_inline) = spawn(idx);
-        if !ended_inline {
-            data.task = Some(Task { handle, ..task });
-            release.occupied = true;
+        if t.ended_early {
+            data.task = None;
+            drop(data);
+            self.free(idx);
+            drop(handle);
+        } else {
+            if t.aborting
+                && let Some(h) = &handle
+            {
+                h.abort();
+            }
+            t.handle = handle;
+            t.armed = true;
         }
-        drop(data);
-        drop(release);
         (value, idx)
     }
 
-    /// The task in slot `idx` ended: frees the slot. Returns its abort handle (to be dropped
-    /// by the caller, outside any lock) and whether the end counts as *drained* (completed,
-    /// not aborted by a drain).
+    /// The task in slot `idx` ended: frees the slot (or, if the spawner has not armed it yet,
+    /// leaves it to the spawner). Returns its abort handle (to be dropped by the caller, outside
+    /// any lock) and whether the end counts as *drained* (completed, not aborted by a drain).
     pub(crate) fn end(&self, idx: u32, how: TaskEnd) -> (Option<H>, bool) {
-        let task = lock(&self.slot(idx).data).task.take();
-        match task {
-            Some(t) => {
-                self.free(idx);
-                (t.handle, how == TaskEnd::Completed && !t.aborting)
-            }
-            // Not occupied: the spawner freed it already (an end inside the spawn call).
-            None => (None, false),
+        let mut data = lock(&self.slot(idx).data);
+        let Some(t) = data.task.as_mut() else {
+            return (None, false);
+        };
+        let drained = how == TaskEnd::Completed && !t.aborting;
+        if !t.armed {
+            t.ended_early = true;
+            return (None, drained);
         }
+        let handle = data.task.take().and_then(|t| t.handle);
+        drop(data);
+        self.free(idx);
+        (handle, drained)
     }
 
     /// Calls `f` with slot `idx`'s task, if occupied.
@@ -299,10 +322,11 @@ impl<H: Abort> Shard<H> {
             let Some(t) = data.task.as_mut() else {
                 continue;
             };
-            if t.aborting || t.kind == Kind::Thread {
+            if t.aborting || t.ended_early || t.kind == Kind::Thread {
                 continue;
             }
             t.aborting = true;
+            // Not armed yet: the arming spawner sees `aborting` and aborts it.
             if let Some(h) = &t.handle {
                 h.abort();
             }
@@ -319,14 +343,16 @@ impl<H: Abort> Shard<H> {
     /// Whether the task of `aborted` is still in its slot (its abort has not landed).
     pub(crate) fn still_there<I>(&self, aborted: &AbortedSlot<I>) -> bool {
         let data = lock(&self.slot(aborted.idx).data);
-        data.task.is_some() && data.generation == aborted.generation
+        data.task.as_ref().is_some_and(|t| !t.ended_early) && data.generation == aborted.generation
     }
 
     /// Calls `f` on every occupied slot.
     pub(crate) fn for_each(&self, mut f: impl FnMut(&Task<H>)) {
         let len = self.len.load(Ordering::Acquire);
         for idx in 0..len {
-            if let Some(t) = lock(&self.slot(idx).data).task.as_ref() {
+            if let Some(t) = lock(&self.slot(idx).data).task.as_ref()
+                && !t.ended_early
+            {
                 f(t);
             }
         }
@@ -358,6 +384,8 @@ mod tests {
         Task {
             kind,
             aborting: false,
+            armed: false,
+            ended_early: false,
             start_ms: 0,
             location: Location::caller(),
             name: Name::Type(|| "t"),
@@ -380,9 +408,7 @@ mod tests {
     fn freed_slots_are_reused_and_the_table_stays_small() {
         let s: Shard<Fake> = Shard::new();
         for _ in 0..10_000 {
-            let (_, idx) = s.occupy(task(Kind::Task, None), |_| {
-                ((), Some(Fake::default()), false)
-            });
+            let (_, idx) = s.occupy(task(Kind::Task, None), |_| ((), Some(Fake::default())));
             let (h, drained) = s.end(idx, TaskEnd::Completed);
             assert!(h.is_some() && drained);
         }
@@ -390,12 +416,17 @@ mod tests {
     }
 
     #[test]
-    fn an_end_inside_the_spawn_frees_the_slot_and_an_unwinding_spawn_too() {
+    fn an_end_before_arming_frees_the_slot_and_an_unwinding_spawn_too() {
         let s: Shard<Fake> = Shard::new();
-        let (_, idx) = s.occupy(task(Kind::Task, None), |_| ((), None, true));
+        // the task ends (on this or another thread) before the spawner arms the slot
+        let (_, idx) = s.occupy(task(Kind::Task, None), |idx| {
+            let (h, drained) = s.end(idx, TaskEnd::Cancelled);
+            assert!(h.is_none() && !drained);
+            ((), Some(Fake::default()))
+        });
         assert!(s.with_task(idx, |_| ()).is_none());
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            s.occupy(task(Kind::Task, None), |_| -> ((), Option<Fake>, bool) {
+            s.occupy(task(Kind::Task, None), |_| -> ((), Option<Fake>) {
                 panic!("no runtime")
             })
         }));
@@ -409,9 +440,9 @@ mod tests {
     fn abort_all_aborts_once_lists_tasks_and_skips_threads() {
         let s: Shard<Fake> = Shard::new();
         let h = Fake::default();
-        let (_, t) = s.occupy(task(Kind::Task, None), |_| ((), Some(h.clone()), false));
-        let (_, b) = s.occupy(task(Kind::Blocking, None), |_| ((), Some(h.clone()), false));
-        let (_, th) = s.occupy(task(Kind::Thread, None), |_| ((), None, false));
+        let (_, t) = s.occupy(task(Kind::Task, None), |_| ((), Some(h.clone())));
+        let (_, b) = s.occupy(task(Kind::Blocking, None), |_| ((), Some(h.clone())));
+        let (_, th) = s.occupy(task(Kind::Thread, None), |_| ((), None));
         let mut out = Vec::new();
         s.abort_all(|_| (), &mut out);
         s.abort_all(|_| (), &mut out);
@@ -421,7 +452,7 @@ mod tests {
         assert!(!s.end(t, TaskEnd::Cancelled).1);
         assert!(!s.still_there(&out[0]));
         // reused slot: a new task is not the aborted one
-        let (_, again) = s.occupy(task(Kind::Task, None), |_| ((), None, false));
+        let (_, again) = s.occupy(task(Kind::Task, None), |_| ((), None));
         assert_eq!(again, t);
         assert!(!s.still_there(&out[0]));
         assert!(!s.end(b, TaskEnd::Completed).1, "aborted: not drained");
