@@ -74,6 +74,8 @@ pub(crate) struct Registry {
     tally: Tally,
     drain_notify: Notify,
     spawned_during_drain: AtomicU64,
+    /// Live blocking jobs and threads (rare), so a report scans the slots only when some exist.
+    blocking: AtomicU64,
     panics: Mutex<Vec<PanicInfo>>,
     /// `ended_ok` when shutdown was requested or the last drain finished (`u64::MAX`: unset):
     /// the next drain counts tasks that ended normally since then as drained.
@@ -126,6 +128,7 @@ impl Registry {
             tally: Tally::new(SHARDS),
             drain_notify: Notify::new(),
             spawned_during_drain: AtomicU64::new(0),
+            blocking: AtomicU64::new(0),
             panics: Mutex::new(Vec::new()),
             drain_base: AtomicU64::new(u64::MAX),
         }
@@ -157,6 +160,9 @@ impl Registry {
         if self.tally.spawned(shard) {
             self.spawned_during_drain.fetch_add(1, Ordering::Relaxed);
         }
+        if kind != Kind::Task {
+            self.blocking.fetch_add(1, Ordering::SeqCst);
+        }
         let task = Task {
             kind,
             aborting: false,
@@ -184,7 +190,10 @@ impl Registry {
     /// Called by a task's guard when it ends (any thread): frees the slot, counts the end,
     /// wakes a waiting drain if the count may have reached zero.
     #[inline]
-    pub(crate) fn end(&self, key: Key, how: TaskEnd) {
+    pub(crate) fn end(&self, key: Key, kind: Kind, how: TaskEnd) {
+        if kind != Kind::Task {
+            self.blocking.fetch_sub(1, Ordering::SeqCst);
+        }
         let (handle, drained) = self.shards[key.shard as usize].end(key.idx, how);
         drop(handle);
         if self.tally.ended(my_shard(), drained) {
@@ -266,12 +275,13 @@ impl Registry {
             let mut notified = std::pin::pin!(notified);
             // Register before checking, so a wake-up between the check and the await is kept.
             notified.as_mut().enable();
+            let mark = self.tally.drain_mark();
             let live = self.live();
             if live == 0 {
                 return;
             }
-            // Ends from now on pay this off; the one that brings it to <= 0 wakes us.
-            self.tally.owe(live);
+            // The end that brings the count of ends past `mark + live` wakes us.
+            self.tally.wait_for(mark, live);
             notified.await;
         }
     }
@@ -316,6 +326,9 @@ impl Registry {
     /// Blocking jobs and threads still running.
     pub(crate) fn running_blocking(&self) -> Vec<TaskInfo> {
         let mut out = Vec::new();
+        if self.blocking.load(Ordering::SeqCst) == 0 {
+            return out;
+        }
         for s in self.shards.iter() {
             s.for_each(|t| {
                 if t.kind != Kind::Task {

@@ -257,7 +257,7 @@ impl Shutdown {
                 name,
                 type_name,
             },
-            |key| spawn(Guard::new(scope, key)),
+            |key| spawn(Guard::new(scope, key, kind)),
             abort,
         )
     }

@@ -5,12 +5,12 @@
 //! types (the drain's `Notify`, `AbortHandle`) stay outside the model.
 
 #[cfg(not(shutdown_loom))]
-pub(crate) use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, AtomicU64, Ordering};
+pub(crate) use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 #[cfg(not(shutdown_loom))]
 pub(crate) use std::sync::{Mutex, MutexGuard};
 
 #[cfg(shutdown_loom)]
-pub(crate) use loom::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, AtomicU64, Ordering};
+pub(crate) use loom::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 #[cfg(shutdown_loom)]
 pub(crate) use loom::sync::{Mutex, MutexGuard};
 

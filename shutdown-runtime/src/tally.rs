@@ -1,18 +1,23 @@
 //! The counters a drain waits on: per-shard `spawned` / `ended` / `ended_ok`, and the drain's
-//! *debt* that decides which end wakes it.
+//! *drain marks* that decide which end wakes it.
 //!
 //! * Each counter is written only by the threads of its shard (cache-padded), so a spawn and
 //!   an end touch no line another core writes. Live tasks = `Σ spawned − Σ ended`, read ends
 //!   first: an end counted has its spawn counted too, so the result never under-counts.
 //! * Outside a drain an end only reads `draining` (a line nobody writes then). During a drain
-//!   every end decrements `debt`, and the end that brings it to ≤ 0 asks for a wake-up. The
-//!   drain adds the live count it read to the debt before each wait. An end racing with the
-//!   drain's read is counted in at least one of them: the end increments `ended` *then* reads
-//!   `draining`; the drain sets `draining` *then* reads the counters (all `SeqCst`). So the debt
-//!   is ≤ 0 no later than the moment the last live task has ended: no lost wake-up, and a
-//!   wake-up only when the count may be zero (modelled in `loom_model.rs`).
+//!   every end also bumps `drain_ends` and wakes the drain iff the count reaches `target`. Before
+//!   each wait the drain reads `drain_ends` (`e0`), *then* the live count `L`, and sets
+//!   `target = e0 + L`. Every task counted in `L` ends after `e0` was read (its `ended` increment
+//!   was not seen by the later live read, and it bumps `drain_ends` after `ended`), so
+//!   `drain_ends` reaches the target by the last of them; an end racing with the store of the
+//!   target compares against the previous, smaller target and wakes anyway. An end racing with
+//!   the start of the drain is in the drain's first live read or sees `draining` (it increments
+//!   `ended` *then* reads `draining`; the drain sets `draining` *then* reads; all `SeqCst`).
+//!   So: no lost wake-up, and outside storms of spawns during a drain, one wake-up per wait.
+//!   (A first version kept a signed *debt* instead; the loom model found that a live count that
+//!   over-counts a racing task left the debt positive forever: a lost wake-up.)
 
-use crate::sync::{AtomicBool, AtomicI64, AtomicU64, Ordering, Padded};
+use crate::sync::{AtomicBool, AtomicU64, Ordering, Padded};
 
 #[derive(Default)]
 struct Counts {
@@ -27,8 +32,10 @@ pub(crate) struct Tally {
     counts: Box<[Padded<Counts>]>,
     /// Read by every end; written only when a drain starts or stops.
     draining: Padded<AtomicBool>,
-    /// During a drain: what the drain still waits for.
-    debt: Padded<AtomicI64>,
+    /// Ends during the current drain.
+    drain_ends: Padded<AtomicU64>,
+    /// The `drain_ends` count at which the drain wants to be woken.
+    target: AtomicU64,
 }
 
 impl Tally {
@@ -36,7 +43,8 @@ impl Tally {
         Tally {
             counts: (0..shards).map(|_| Padded(Counts::default())).collect(),
             draining: Padded(AtomicBool::new(false)),
-            debt: Padded(AtomicI64::new(0)),
+            drain_ends: Padded(AtomicU64::new(0)),
+            target: AtomicU64::new(0),
         }
     }
 
@@ -58,7 +66,9 @@ impl Tally {
         }
         // SeqCst increment, then SeqCst load of `draining`: pairs with `start_drain` + `live`.
         c.ended.fetch_add(1, Ordering::SeqCst);
-        self.draining.load(Ordering::SeqCst) && self.debt.fetch_sub(1, Ordering::SeqCst) <= 1
+        self.draining.load(Ordering::SeqCst)
+            && self.drain_ends.fetch_add(1, Ordering::SeqCst) + 1
+                >= self.target.load(Ordering::SeqCst)
     }
 
     /// Live tasks (an upper bound while spawns run concurrently).
@@ -84,9 +94,10 @@ impl Tally {
             .sum()
     }
 
-    /// A drain starts: from now on ends pay the debt.
+    /// A drain starts: from now on every end is counted in `drain_ends` (and, until the first
+    /// [`wait_for`](Tally::wait_for), wakes the drain).
     pub(crate) fn start_drain(&self) {
-        self.debt.store(0, Ordering::SeqCst);
+        self.target.store(0, Ordering::SeqCst);
         self.draining.store(true, Ordering::SeqCst);
     }
 
@@ -95,14 +106,19 @@ impl Tally {
         self.draining.store(false, Ordering::SeqCst);
     }
 
-    /// The drain is about to wait for `live` tasks (the count it just read, after enabling
-    /// its wake-up).
-    pub(crate) fn owe(&self, live: usize) {
-        self.debt.fetch_add(live as i64, Ordering::SeqCst);
+    /// Ends counted so far in this drain: read *before* [`live`](Tally::live).
+    pub(crate) fn drain_mark(&self) -> u64 {
+        self.drain_ends.load(Ordering::SeqCst)
+    }
+
+    /// The drain is about to wait for the `live` tasks it counted after reading `mark`: wake it
+    /// once that many more ends have happened.
+    pub(crate) fn wait_for(&self, mark: u64, live: usize) {
+        self.target.store(mark + live as u64, Ordering::SeqCst);
     }
 
     /// Every end from now on asks for a wake-up (while aborts land).
     pub(crate) fn wake_on_each_end(&self) {
-        self.debt.store(i64::MIN / 2, Ordering::SeqCst);
+        self.target.store(0, Ordering::SeqCst);
     }
 }

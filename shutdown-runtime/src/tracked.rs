@@ -10,20 +10,22 @@ use std::task::{Context, Poll};
 use pin_project_lite::pin_project;
 
 use crate::inner::ScopeRef;
-use crate::registry::{Key, TaskEnd};
+use crate::registry::{Key, Kind, TaskEnd};
 
 /// Owns a task's registry slot; its drop reports how the task ended.
 pub(crate) struct Guard {
     scope: ScopeRef,
     key: Key,
+    kind: Kind,
     how: TaskEnd,
 }
 
 impl Guard {
-    pub(crate) fn new(scope: ScopeRef, key: Key) -> Guard {
+    pub(crate) fn new(scope: ScopeRef, key: Key, kind: Kind) -> Guard {
         Guard {
             scope,
             key,
+            kind,
             how: TaskEnd::Cancelled,
         }
     }
@@ -57,7 +59,7 @@ impl Guard {
 
 impl Drop for Guard {
     fn drop(&mut self) {
-        self.scope.registry.end(self.key, self.how);
+        self.scope.registry.end(self.key, self.kind, self.how);
     }
 }
 
