@@ -67,3 +67,11 @@ impl std::ops::Deref for ScopeRef {
         }
     }
 }
+
+impl Drop for Inner {
+    /// Forgets loops stopped early that no drain of this scope reported: they are keyed by the
+    /// scope's address, which a later scope may reuse.
+    fn drop(&mut self) {
+        let _ = crate::stops::take(std::ptr::from_ref(self) as usize);
+    }
+}
