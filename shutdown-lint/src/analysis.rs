@@ -269,7 +269,13 @@ impl Analyzer {
                     !(c.is_ascii_alphanumeric() || c == b'_')
                 };
                 let line_start = memchr::memrchr(b'\n', &b[..pos]).map_or(0, |i| i + 1);
-                if word_start && memchr::memmem::find(&b[line_start..pos], b"//").is_none() {
+                let before = &b[line_start..pos];
+                // a declaration: a field or parameter type (`rt: Handle`), a return type
+                // (`-> &Handle`) or an alias (`type Rt = ..`); not an import or a call
+                let declares = memchr::memmem::find(before, b": ").is_some()
+                    || memchr::memmem::find(before, b"->").is_some()
+                    || memchr::memmem::find(before, b"type ").is_some();
+                if word_start && declares && memchr::memmem::find(before, b"//").is_none() {
                     return true;
                 }
             }

@@ -56,6 +56,11 @@ fn app(root: &Path, lock_version: &str) {
 fn registry(home: &Path, version: &str) {
     write(
         home,
+        &format!("registry/src/index.crates.io-0000/task_facade-{version}/Cargo.toml"),
+        "[package]\nname = \"task_facade\"\n\n[dependencies]\ntokio = \"1\"\n",
+    );
+    write(
+        home,
         &format!("registry/src/index.crates.io-0000/task_facade-{version}/src/lib.rs"),
         "pub mod task { pub use tokio::spawn; }\npub use tokio as rt;\npub fn local_only() {}\n",
     );

@@ -47,6 +47,10 @@ const MAX_FILES: usize = 64;
 /// by many packages is read once).
 static CACHE: Mutex<Option<HashMap<PathBuf, Rewrites>>> = Mutex::new(None);
 
+/// Lockfiles read in this run, by path.
+type LockCache = HashMap<PathBuf, Option<std::sync::Arc<Lockfile>>>;
+static LOCKS: Mutex<Option<LockCache>> = Mutex::new(None);
+
 /// Prefix rewrites `(from, to)`.
 type Rewrites = Vec<(String, String)>;
 
@@ -78,7 +82,7 @@ pub fn for_package(pkg: &Package) -> Vec<(String, String)> {
 /// path dependencies are read; registry ones fall back to [`KNOWN_REEXPORTERS`]).
 pub fn for_package_in(pkg: &Package, cargo_home: Option<&Path>) -> Vec<(String, String)> {
     let mut out = Vec::new();
-    let lock = Lockfile::find(&pkg.dir);
+    let lock = Lockfile::find_cached(&pkg.dir);
     if let Some(lib) = &pkg.lib {
         out.extend(crate_reexports(&pkg.crate_name, lib));
     }
@@ -130,7 +134,11 @@ fn crate_reexports(local: &str, lib: &Path) -> Vec<(String, String)> {
     {
         return rename(found, local);
     }
-    let found = scan_crate(lib);
+    let found = if may_reexport(lib) {
+        scan_crate(lib)
+    } else {
+        Vec::new()
+    };
     let out = rename(&found, local);
     CACHE
         .lock()
@@ -140,9 +148,37 @@ fn crate_reexports(local: &str, lib: &Path) -> Vec<(String, String)> {
     out
 }
 
-/// Clears the per-run cache (sources may change between runs of a long-lived process).
+/// Clears what may change between runs of a long-lived process: lockfiles and the
+/// re-exports of path dependencies. Unpacked registry sources never change (a version is
+/// immutable), so their tables are kept.
 pub fn clear_cache() {
-    *CACHE.lock().unwrap_or_else(|e| e.into_inner()) = None;
+    *LOCKS.lock().unwrap_or_else(|e| e.into_inner()) = None;
+    if let Some(c) = CACHE.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
+        c.retain(|path, _| is_registry_source(path));
+    }
+}
+
+/// Whether `path` lies in an unpacked registry (`.../registry/src/<index>/...`).
+fn is_registry_source(path: &Path) -> bool {
+    let comps: Vec<_> = path.components().map(|c| c.as_os_str()).collect();
+    comps
+        .windows(2)
+        .any(|w| w[0] == "registry" && w[1] == "src")
+}
+
+/// Whether the package whose library is `lib` depends on a crate the rules know (only
+/// such a crate can re-export one); read from its `Cargo.toml` text, cheaply.
+fn may_reexport(lib: &Path) -> bool {
+    let mut dir = lib.parent();
+    while let Some(d) = dir {
+        if let Ok(text) = std::fs::read_to_string(d.join("Cargo.toml")) {
+            return KNOWN_CRATES
+                .iter()
+                .any(|c| text.contains(c) || text.contains(&c.replace('_', "-")));
+        }
+        dir = d.parent();
+    }
+    true
 }
 
 /// Found rewrites use `$crate` for the crate itself; put the local name in.
@@ -316,6 +352,25 @@ impl Lockfile {
             let f = d.join("Cargo.lock");
             if f.is_file() {
                 return Lockfile::read(&f);
+            }
+            cur = d.parent();
+        }
+        None
+    }
+
+    /// Like [`Lockfile::find`], parsed once per run per file (a workspace of many packages
+    /// shares one `Cargo.lock`).
+    pub fn find_cached(dir: &Path) -> Option<std::sync::Arc<Lockfile>> {
+        let mut cur = Some(dir);
+        while let Some(d) = cur {
+            let f = d.join("Cargo.lock");
+            if f.is_file() {
+                let mut cache = LOCKS.lock().unwrap_or_else(|e| e.into_inner());
+                return cache
+                    .get_or_insert_with(HashMap::new)
+                    .entry(f.clone())
+                    .or_insert_with(|| Lockfile::read(&f).map(std::sync::Arc::new))
+                    .clone();
             }
             cur = d.parent();
         }
