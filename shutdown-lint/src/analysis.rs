@@ -55,6 +55,10 @@ pub struct FileContext {
     pub module_path: Vec<String>,
     /// The file is test code by location (`tests/`, `benches/`).
     pub is_test_file: bool,
+    /// The file is an example by location (`examples/`).
+    pub is_example_file: bool,
+    /// Its package's edition (how to parse it).
+    pub edition: crate::edition::Edition,
 }
 
 impl FileContext {
@@ -77,12 +81,7 @@ impl FileContext {
                 _ => None,
             })
             .collect();
-        let is_test_file = comps[..comps.len().saturating_sub(1)]
-            .iter()
-            .any(|c| c == "tests" || c == "benches")
-            || comps
-                .last()
-                .is_some_and(|f| f == "tests.rs" || f == "test.rs");
+        let kind = crate::testcode::classify(path);
         let mut module_path = Vec::new();
         if let Some(src) = comps.iter().rposition(|c| c == "src") {
             let rest = &comps[src + 1..];
@@ -105,8 +104,19 @@ impl FileContext {
         FileContext {
             crate_name: None,
             module_path,
-            is_test_file,
+            is_test_file: kind == crate::testcode::CodeKind::Test,
+            is_example_file: kind == crate::testcode::CodeKind::Example,
+            edition: crate::edition::Edition::Unknown,
         }
+    }
+}
+
+impl FileContext {
+    /// Whether `config` skips this file: test code without `include-tests`, an example
+    /// without `include-examples`.
+    pub fn skipped(&self, config: &Config) -> bool {
+        (self.is_test_file && !config.include_tests)
+            || (self.is_example_file && !config.include_examples)
     }
 }
 
@@ -303,7 +313,7 @@ impl Analyzer {
             )),
             ..FileAnalysis::default()
         };
-        if fctx.is_test_file && !config.include_tests {
+        if fctx.skipped(config) {
             a.skipped_as_test = true;
             return a;
         }
@@ -344,7 +354,7 @@ impl Analyzer {
         let model = if cleaned.len() > collect::STREAMING_THRESHOLD {
             collect::collect_streaming(&cleaned, &index, &opts)
         } else {
-            syn::parse_str::<syn::File>(&cleaned).map(|file| {
+            crate::edition::parse_file(&cleaned, fctx.edition).map(|file| {
                 let model = collect::collect(&file, &index, &opts);
                 if model.too_deep > 0 {
                     // dropping a tree this deep recurses as deep: leak it (pathological input only)

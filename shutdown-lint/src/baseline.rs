@@ -369,7 +369,7 @@ pub fn run_cli(
 }
 
 fn parent_dir(file: &Path) -> PathBuf {
-    let abs = crate::audit::workspace::absolute(file);
+    let abs = crate::paths::absolute(file);
     abs.parent().map(Path::to_path_buf).unwrap_or(abs)
 }
 
@@ -412,8 +412,8 @@ fn groups<'a>(
 
 /// The path of a finding relative to `base`, with `/` separators.
 fn relative_key(path: &Path, base: &Path) -> String {
-    let abs = crate::audit::workspace::absolute(path);
-    let base = crate::audit::workspace::absolute(base);
+    let abs = crate::paths::absolute(path);
+    let base = crate::paths::absolute(base);
     let rel = abs
         .strip_prefix(&base)
         .map(Path::to_path_buf)

@@ -62,6 +62,9 @@ pub struct Cli {
     /// Also lint test code (overrides `include-tests`).
     #[arg(long)]
     pub include_tests: bool,
+    /// Also lint `examples/` (overrides `include-examples`).
+    #[arg(long)]
+    pub include_examples: bool,
     /// Ignore suppression comments.
     #[arg(long)]
     pub no_suppressions: bool,
@@ -299,6 +302,7 @@ where
     }
     let opts = LintOptions {
         include_tests: cli.include_tests.then_some(true),
+        include_examples: cli.include_examples.then_some(true),
         no_suppressions: cli.no_suppressions,
         threads: cli.threads,
         config: cli.config.clone(),

@@ -6,6 +6,7 @@
 //! drain-budget = "25s"          # HTTP timeouts above this are findings
 //! grace-period = "30s"          # used by `cargo shutdown audit`
 //! include-tests = false
+//! include-examples = false      # `examples/` is skipped like tests unless set
 //! exclude = ["vendor/**"]       # globs relative to the config file's directory
 //! [rules]                       # deny | warn | allow
 //! raw-spawn = "deny"
@@ -24,7 +25,7 @@
 // their size does not matter.
 #![allow(clippy::result_large_err)]
 
-use crate::finding::Severity;
+use crate::finding::{Region, Severity};
 use crate::rules::RuleMeta;
 use miette::{Diagnostic, NamedSource, SourceSpan};
 use serde::Deserialize;
@@ -45,6 +46,8 @@ pub struct Config {
     pub grace_period: Option<Duration>,
     /// `include-tests`: also lint test code.
     pub include_tests: bool,
+    /// `include-examples`: also lint `examples/`.
+    pub include_examples: bool,
     /// `exclude`: globs, relative to the config file's directory.
     pub exclude: Vec<String>,
     /// `[rules]`: level per rule.
@@ -59,6 +62,10 @@ pub struct Config {
     pub reexports: Vec<(String, String)>,
     /// The file this came from (`None`: defaults).
     pub source: Option<PathBuf>,
+    /// Where `drain-budget`'s value is written in [`Config::source`].
+    pub drain_budget_at: Option<Region>,
+    /// Where `grace-period`'s value is written in [`Config::source`].
+    pub grace_period_at: Option<Region>,
 }
 
 /// A configuration that cannot be used.
@@ -87,6 +94,7 @@ struct RawConfig {
     drain_budget: Option<Spanned<String>>,
     grace_period: Option<Spanned<String>>,
     include_tests: Option<bool>,
+    include_examples: Option<bool>,
     exclude: Option<Vec<Spanned<String>>>,
     rules: Option<BTreeMap<Spanned<String>, Spanned<String>>>,
     spawn: Option<RawSpawn>,
@@ -124,7 +132,8 @@ struct CargoMetadata {
     shutdown_lint: Option<RawConfig>,
 }
 
-/// Parses a duration like `25s`, `500ms`, `2m`, `1h`, `1m30s` or `1.5s`.
+/// Parses a duration with the toolkit's one grammar ([`shutdown_duration::parse`]): `25s`,
+/// `500ms`, `2m`, `1h`, `1m30s`, `1.5s`; `25` and `25sec` are errors.
 ///
 /// # Examples
 /// ```
@@ -133,38 +142,7 @@ struct CargoMetadata {
 /// assert!(shutdown_lint::config::parse_duration("25").is_err());
 /// ```
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
-    let s = s.trim();
-    if s.is_empty() {
-        return Err("empty duration".into());
-    }
-    let mut total = 0f64;
-    let mut rest = s;
-    while !rest.is_empty() {
-        let num_len = rest
-            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-            .unwrap_or(rest.len());
-        if num_len == 0 {
-            return Err(format!("expected a number in `{s}`"));
-        }
-        let n: f64 = rest[..num_len]
-            .parse()
-            .map_err(|_| format!("bad number in `{s}`"))?;
-        rest = &rest[num_len..];
-        let unit_len = rest
-            .find(|c: char| c.is_ascii_digit() || c == '.')
-            .unwrap_or(rest.len());
-        let factor = match rest[..unit_len].trim() {
-            "ms" => 1e-3,
-            "s" | "sec" | "secs" => 1.0,
-            "m" | "min" | "mins" => 60.0,
-            "h" => 3600.0,
-            "" => return Err(format!("`{s}` needs a unit: ms, s, m or h")),
-            u => return Err(format!("unknown unit `{u}` in `{s}`: use ms, s, m or h")),
-        };
-        total += n * factor;
-        rest = &rest[unit_len..];
-    }
-    Duration::try_from_secs_f64(total).map_err(|e| format!("`{s}`: {e}"))
+    shutdown_duration::parse(s).map_err(|e| e.message)
 }
 
 fn parse_severity(s: &str) -> Option<Severity> {
@@ -291,27 +269,36 @@ impl Config {
             label: label.to_string(),
             help,
         };
-        let dur =
-            |v: &Option<Spanned<String>>, key: &str| -> Result<Option<Duration>, ConfigError> {
-                match v {
+        let dur = |v: &Option<Spanned<String>>,
+                   key: &str|
+         -> Result<Option<Duration>, ConfigError> {
+            match v {
                     None => Ok(None),
-                    Some(s) => parse_duration(s.get_ref()).map(Some).map_err(|m| {
+                    Some(s) => shutdown_duration::parse(s.get_ref()).map(Some).map_err(|e| {
                         err(
-                            s.span(),
-                            format!("invalid `{key}`: {m}"),
+                            value_span(src, s.span(), s.get_ref(), e.span),
+                            format!("invalid `{key}`: {}", e.message),
                             "not a duration",
-                            Some("write e.g. \"25s\", \"500ms\" or \"2m\"".into()),
+                            Some("write e.g. \"25s\", \"500ms\" or \"2m\" (units: ns, us, ms, s, m, h)".into()),
                         )
                     }),
                 }
-            };
+        };
         let mut c = Config {
             drain_budget: dur(&raw.drain_budget, "drain-budget")?,
             grace_period: dur(&raw.grace_period, "grace-period")?,
             include_tests: raw.include_tests.unwrap_or(false),
+            include_examples: raw.include_examples.unwrap_or(false),
             source: Some(path.to_path_buf()),
             ..Config::default()
         };
+        let index = crate::source::LineIndex::new(src);
+        let at = |v: &Option<Spanned<String>>| {
+            v.as_ref()
+                .map(|s| index.region(s.span().start, s.span().end))
+        };
+        c.drain_budget_at = at(&raw.drain_budget);
+        c.grace_period_at = at(&raw.grace_period);
         for g in raw.exclude.unwrap_or_default() {
             if let Err(e) = globset::Glob::new(g.get_ref()) {
                 return Err(err(
@@ -359,6 +346,24 @@ impl Config {
     }
 }
 
+/// The span in the TOML text of `part` (a byte range of the string `value`) when the string
+/// is written plainly (`"25sec"`: quotes, no escapes); the whole value otherwise.
+fn value_span(
+    src: &str,
+    whole: std::ops::Range<usize>,
+    value: &str,
+    part: std::ops::Range<usize>,
+) -> std::ops::Range<usize> {
+    let written = src.get(whole.clone()).unwrap_or("");
+    let plain =
+        written.len() == value.len() + 2 && written.get(1..written.len() - 1) == Some(value);
+    if plain && part.start < part.end && part.end <= value.len() {
+        whole.start + 1 + part.start..whole.start + 1 + part.end
+    } else {
+        whole
+    }
+}
+
 fn toml_error(src: &str, path: &Path, e: &toml::de::Error) -> ConfigError {
     let span = e
         .span()
@@ -373,7 +378,7 @@ fn toml_error(src: &str, path: &Path, e: &toml::de::Error) -> ConfigError {
         span,
         label: "here".into(),
         help: Some(
-            "valid keys: drain-budget, grace-period, include-tests, exclude, [rules], [spawn] tracked/raw, [http] no-timeout, [reexports]"
+            "valid keys: drain-budget, grace-period, include-tests, include-examples, exclude, [rules], [spawn] tracked/raw, [http] no-timeout, [reexports]"
                 .into(),
         ),
     }

@@ -29,6 +29,8 @@ use std::time::{Duration, Instant};
 pub struct LintOptions {
     /// Override the config's `include-tests`.
     pub include_tests: Option<bool>,
+    /// Override the config's `include-examples`.
+    pub include_examples: Option<bool>,
     /// Ignore suppression comments.
     pub no_suppressions: bool,
     /// Worker threads (default: all cores).
@@ -129,17 +131,14 @@ struct Job {
     display: PathBuf,
     cfg: usize,
     pkg: Option<Arc<Package>>,
-    /// Under a `tests/` or `benches/` directory below the path it was found from.
-    under_tests: bool,
+    /// What its location below the path it was found from says it is (a `tests/` or
+    /// `examples/` directory).
+    under: crate::testcode::CodeKind,
 }
 
-/// Whether `file` sits in a `tests/` or `benches/` directory below `root`.
-fn under_test_dir(file: &Path, root: &Path) -> bool {
-    let rel = file.strip_prefix(root).unwrap_or(Path::new(""));
-    let dirs: Vec<_> = rel.components().collect();
-    dirs.iter()
-        .take(dirs.len().saturating_sub(1))
-        .any(|c| c.as_os_str() == "tests" || c.as_os_str() == "benches")
+/// What `file`'s location below `root` says it is.
+fn kind_below(file: &Path, root: &Path) -> crate::testcode::CodeKind {
+    crate::testcode::classify(file.strip_prefix(root).unwrap_or(Path::new("")))
 }
 
 /// Shows `p` relative to `cwd` when under it.
@@ -250,7 +249,7 @@ fn discover(paths: &[PathBuf], opts: &LintOptions, cwd: &Path) -> Result<Discove
     let mut cfg_index: HashMap<Option<PathBuf>, usize> = HashMap::new();
     let mut roots = Vec::new();
     for p in paths {
-        let abs = normalize(&cwd.join(p));
+        let abs = crate::paths::normalize(&cwd.join(p));
         if std::fs::symlink_metadata(&abs).is_err() {
             return Err(LintError::MissingPath(p.clone()));
         }
@@ -260,6 +259,9 @@ fn discover(paths: &[PathBuf], opts: &LintOptions, cwd: &Path) -> Result<Discove
         };
         if let Some(t) = opts.include_tests {
             cfg.include_tests = t;
+        }
+        if let Some(t) = opts.include_examples {
+            cfg.include_examples = t;
         }
         let key = cfg.source.clone();
         let idx = *cfg_index.entry(key).or_insert_with(|| {
@@ -284,7 +286,7 @@ fn discover(paths: &[PathBuf], opts: &LintOptions, cwd: &Path) -> Result<Discove
     // files
     let mut stats = Stats::default();
     let mut walk_errors: Vec<(PathBuf, usize, String)> = Vec::new();
-    let mut files: BTreeMap<PathBuf, (usize, bool)> = BTreeMap::new();
+    let mut files: BTreeMap<PathBuf, (usize, crate::testcode::CodeKind)> = BTreeMap::new();
     for (root, cfg) in &roots {
         let excluded = |p: &Path| -> bool {
             let base = configs[*cfg].root_dir().map(Path::to_path_buf);
@@ -294,7 +296,9 @@ fn discover(paths: &[PathBuf], opts: &LintOptions, cwd: &Path) -> Result<Discove
         let meta =
             std::fs::symlink_metadata(root).map_err(|_| LintError::MissingPath(root.clone()))?;
         if !meta.is_dir() && !root.is_dir() {
-            files.entry(root.clone()).or_insert((*cfg, false));
+            files
+                .entry(root.clone())
+                .or_insert((*cfg, crate::testcode::CodeKind::Normal));
             continue;
         }
         let walker = ignore::WalkBuilder::new(root)
@@ -321,7 +325,7 @@ fn discover(paths: &[PathBuf], opts: &LintOptions, cwd: &Path) -> Result<Discove
                     }
                     files
                         .entry(p.to_path_buf())
-                        .or_insert((*cfg, under_test_dir(p, root)));
+                        .or_insert((*cfg, kind_below(p, root)));
                 }
                 Err(err) => {
                     let path = walk_error_path(&err).unwrap_or_else(|| root.clone());
@@ -334,14 +338,14 @@ fn discover(paths: &[PathBuf], opts: &LintOptions, cwd: &Path) -> Result<Discove
     // packages
     let mut pkg_cache: HashMap<PathBuf, Option<Arc<Package>>> = HashMap::new();
     let mut jobs: Vec<Job> = Vec::new();
-    for (abs, (cfg, under_tests)) in files {
+    for (abs, (cfg, under)) in files {
         let pkg = find_package(&abs, &mut pkg_cache);
         jobs.push(Job {
             display: display_path(&abs, cwd),
             abs,
             cfg,
             pkg,
-            under_tests,
+            under,
         });
     }
     stats.files_seen = jobs.len();
@@ -527,23 +531,6 @@ fn walk_error_path(err: &ignore::Error) -> Option<PathBuf> {
     }
 }
 
-/// Removes `.` components and resolves `..` lexically (no symlink resolution).
-fn normalize(p: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in p.components() {
-        match c {
-            std::path::Component::CurDir => {}
-            std::path::Component::ParentDir => {
-                if !out.pop() {
-                    out.push("..");
-                }
-            }
-            other => out.push(other),
-        }
-    }
-    out
-}
-
 fn find_package(
     abs: &Path,
     cache: &mut HashMap<PathBuf, Option<Arc<Package>>>,
@@ -572,6 +559,7 @@ fn file_context(job: &Job) -> FileContext {
     let mut ctx = FileContext::default();
     if let Some(pkg) = &job.pkg {
         ctx.crate_name = Some(pkg.crate_name.clone());
+        ctx.edition = pkg.edition;
         let rel = job.abs.strip_prefix(&pkg.dir).unwrap_or(&job.abs);
         let is_root =
             pkg.lib.as_deref() == Some(&job.abs) || pkg.bins.iter().any(|(_, b)| *b == job.abs);
@@ -582,12 +570,15 @@ fn file_context(job: &Job) -> FileContext {
             guess.module_path
         };
         ctx.is_test_file = guess.is_test_file;
+        ctx.is_example_file = guess.is_example_file;
     } else {
         let guess = FileContext::from_path(&job.display);
         ctx.module_path = guess.module_path;
         ctx.is_test_file = guess.is_test_file;
+        ctx.is_example_file = guess.is_example_file;
     }
-    ctx.is_test_file |= job.under_tests;
+    ctx.is_test_file |= job.under == crate::testcode::CodeKind::Test;
+    ctx.is_example_file |= job.under == crate::testcode::CodeKind::Example;
     ctx
 }
 
@@ -597,7 +588,7 @@ fn analyze_job(job: &Job, analyzer: &Analyzer, config: &Config) -> (FileAnalysis
         FileAnalysis::failed(&job.display, f)
     };
     let ctx = file_context(job);
-    if ctx.is_test_file && !config.include_tests {
+    if ctx.skipped(config) {
         // test code by location: not even read (its bytes may be anything)
         return (analyzer.analyze(&job.display, "", &ctx), 0);
     }
@@ -752,10 +743,11 @@ fn sigterm_across_binaries(
                     display: p.to_path_buf(),
                     cfg,
                     pkg: pkg.clone(),
-                    under_tests: false,
+                    under: crate::testcode::CodeKind::Normal,
                 };
                 let ctx = FileContext {
                     is_test_file: false,
+                    is_example_file: false,
                     ..file_context(&job)
                 };
                 analyzer_of(&job).analyze(p, &text, &ctx)

@@ -186,6 +186,28 @@ pub struct FnDecl {
     pub builder: Option<Chain>,
 }
 
+/// A call written in a function body, by name (for call chains from `main`).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Call {
+    /// Last segment of the called path, or the method name.
+    pub name: String,
+    /// A method call (`x.name()`) or an associated function (`Type::name()`, `Self::name`);
+    /// otherwise a free function (`name()`, `module::name()`) or a function passed by name.
+    pub method: bool,
+}
+
+/// A function or method and the calls its body makes (closures and async blocks in it
+/// included, nested items not).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct FnNode {
+    /// Item path, as in [`Ctx::item`] (`main`, `Server::run`, `net::connect`).
+    pub item: String,
+    /// Defined in an `impl` or `trait` block.
+    pub method: bool,
+    /// Distinct calls, sorted.
+    pub calls: Vec<Call>,
+}
+
 /// Everything the rules need from one file.
 #[derive(Debug, Clone, Default)]
 pub struct FileModel {
@@ -199,6 +221,8 @@ pub struct FileModel {
     pub has_main: bool,
     /// `mod x;` declarations.
     pub mod_decls: Vec<ModDecl>,
+    /// Functions and what they call.
+    pub fns: Vec<FnNode>,
     /// Macro invocations whose body did not parse as Rust (not analysed).
     pub macros_unanalysed: usize,
     /// The same, by macro name.

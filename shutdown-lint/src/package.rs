@@ -21,6 +21,9 @@ pub struct Package {
     pub ctrlc_termination: bool,
     /// Renamed dependencies: `(local name, crate name)`.
     pub renames: Vec<(String, String)>,
+    /// `package.edition` (inherited from `[workspace.package]` when `edition.workspace =
+    /// true`; 2015 when absent).
+    pub edition: crate::edition::Edition,
     /// Directories of path dependencies (normal and target-specific, also through
     /// `workspace = true`): their libraries are linked into this package's binaries.
     pub path_deps: Vec<PathBuf>,
@@ -52,6 +55,7 @@ struct TargetDeps {
 #[derive(Debug, Deserialize)]
 struct PkgSection {
     name: String,
+    edition: Option<toml::Value>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -81,6 +85,14 @@ impl Package {
             dir: dir.to_path_buf(),
             crate_name: pkg.name.replace('-', "_"),
             ..Package::default()
+        };
+        p.edition = match &pkg.edition {
+            Some(toml::Value::String(e)) => crate::edition::Edition::from_manifest(Some(e)),
+            Some(_) => workspace_package_key(dir, "edition")
+                .map_or(crate::edition::Edition::Unknown, |e| {
+                    crate::edition::Edition::from_manifest(Some(&e))
+                }),
+            None => crate::edition::Edition::E2015,
         };
         let lib = m
             .lib
@@ -218,6 +230,24 @@ impl Package {
         }
         None
     }
+}
+
+/// `key` of the nearest `[workspace.package]` above `dir` (for `key.workspace = true`).
+fn workspace_package_key(dir: &Path, key: &str) -> Option<String> {
+    let mut cur = dir.parent();
+    while let Some(d) = cur {
+        if let Some(v) = manifest_table(&d.join("Cargo.toml"))
+            && let Some(ws) = v.get("workspace").and_then(|w| w.as_table())
+        {
+            return ws
+                .get("package")
+                .and_then(|p| p.get(key))
+                .and_then(|e| e.as_str())
+                .map(str::to_owned);
+        }
+        cur = d.parent();
+    }
+    None
 }
 
 /// `path` of `name` in the nearest `[workspace.dependencies]` above `dir`.

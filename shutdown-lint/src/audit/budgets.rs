@@ -6,7 +6,6 @@
 //! The audit compares the largest of them (and the config's `grace-period`/`drain-budget`)
 //! with each deploy manifest's grace period.
 
-use crate::finding::Region;
 use proc_macro2::Span;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -224,12 +223,18 @@ impl<'ast> Visit<'ast> for Finder<'_> {
                 continue;
             }
             let mut grace = None;
+            let mut invalid = false;
             if let syn::Meta::List(_) = &attr.meta {
                 let _ = attr.parse_nested_meta(|meta| {
                     if meta.path.is_ident("grace") {
                         let value: syn::LitStr = meta.value()?.parse()?;
-                        if let Some(d) = crate::audit::duration::parse_duration(&value.value()) {
-                            grace = Some((d, value.span()));
+                        // the macro's reading: the one grammar, at least 1 ms; anything else
+                        // does not compile, so it is no budget
+                        match shutdown_duration::parse(&value.value()) {
+                            Ok(d) if d >= Duration::from_millis(1) => {
+                                grace = Some((d, value.span()));
+                            }
+                            _ => invalid = true,
                         }
                     } else if meta.input.peek(syn::Token![=]) {
                         let _: syn::Expr = meta.value()?.parse()?;
@@ -239,7 +244,10 @@ impl<'ast> Visit<'ast> for Finder<'_> {
             }
             match grace {
                 Some((d, span)) => self.push(BudgetOrigin::MainAttribute, d, span),
-                None => self.push(BudgetOrigin::MainAttribute, MAIN_DEFAULT_GRACE, attr.span()),
+                None if !invalid => {
+                    self.push(BudgetOrigin::MainAttribute, MAIN_DEFAULT_GRACE, attr.span())
+                }
+                None => {}
             }
         }
         syn::visit::visit_item_fn(self, item);
@@ -328,47 +336,6 @@ fn literal_duration(expr: &syn::Expr, consts: &HashMap<String, Duration>) -> Opt
         }
         _ => None,
     }
-}
-
-/// Finds `key = "<duration>"` in a TOML config text and returns the duration and the region of
-/// its value, for citing config budgets by line.
-///
-/// # Examples
-///
-/// ```
-/// use shutdown_lint::audit::budgets::config_value;
-///
-/// let (d, region) = config_value("include-tests = false\ngrace-period = \"40s\"\n", "grace-period").unwrap();
-/// assert_eq!((d.as_secs(), region.line, region.column), (40, 2, 16));
-/// ```
-pub fn config_value(toml_text: &str, key: &str) -> Option<(Duration, Region)> {
-    let mut offset = 0;
-    for (index, line) in toml_text.split_inclusive('\n').enumerate() {
-        let trimmed = line.trim_start();
-        if let Some(rest) = trimmed.strip_prefix(key)
-            && let Some(value) = rest.trim_start().strip_prefix('=')
-        {
-            let value_text = value.trim();
-            let unquoted = value_text.trim_matches('"').trim_matches('\'');
-            let d = crate::audit::duration::parse_duration(unquoted)?;
-            let col0 = line.len() - value.trim_start().len();
-            let column = line[..col0].chars().count() + 1;
-            let len = value_text.len();
-            return Some((
-                d,
-                Region {
-                    line: index + 1,
-                    column,
-                    end_line: index + 1,
-                    end_column: column + value_text.chars().count(),
-                    offset: offset + col0,
-                    len,
-                },
-            ));
-        }
-        offset += line.len();
-    }
-    None
 }
 
 #[cfg(test)]

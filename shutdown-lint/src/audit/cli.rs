@@ -6,6 +6,7 @@
 use super::report::AuditReport;
 use super::{AuditOptions, audit};
 use crate::baseline::{BaselineRun, run_cli};
+use crate::cli::Colour;
 use crate::finding::{Finding, Severity};
 use crate::render::github::render_github;
 use crate::render::human::{HumanOptions, render_findings};
@@ -60,6 +61,16 @@ pub struct AuditArgs {
     /// Lint test code too (overrides `include-tests`).
     #[arg(long)]
     pub include_tests: bool,
+    /// Lint `examples/` too, and count examples as binaries (overrides `include-examples`).
+    #[arg(long)]
+    pub include_examples: bool,
+    /// Colour the findings of the human output (`auto`: when stdout is a terminal and
+    /// `NO_COLOR` is unset).
+    #[arg(long, value_enum, default_value_t = Colour::Auto)]
+    pub color: Colour,
+    /// Width of the human output's findings.
+    #[arg(long, default_value_t = 100)]
+    pub width: usize,
     /// Report only findings that are not in this baseline file; list stale entries.
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<PathBuf>,
@@ -88,6 +99,29 @@ pub fn run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> i32 {
+    run_tty(args, out, err, false)
+}
+
+/// [`run`], told whether `out` is a terminal (for `--color auto`).
+///
+/// # Examples
+///
+/// ```
+/// let dir = tempfile::tempdir().unwrap();
+/// std::fs::write(dir.path().join("Cargo.toml"), "[package]\nname = \"lib\"\n").unwrap();
+/// let manifest = dir.path().join("Cargo.toml");
+/// let (mut out, mut err) = (Vec::new(), Vec::new());
+/// let args = ["audit", "--color", "never", "--manifest-path", manifest.to_str().unwrap()];
+/// let code = shutdown_lint::audit::cli::run_tty(args.map(Into::into), &mut out, &mut err, true);
+/// assert_eq!(code, 0, "{}", String::from_utf8_lossy(&err));
+/// assert!(!String::from_utf8(out).unwrap().contains('\u{1b}'));
+/// ```
+pub fn run_tty(
+    args: impl IntoIterator<Item = OsString>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    is_tty: bool,
+) -> i32 {
     let args = match AuditArgs::try_parse_from(args) {
         Ok(a) => a,
         Err(e) => {
@@ -107,6 +141,7 @@ pub fn run(
         manifest_path: args.manifest_path.clone(),
         no_suppressions: args.no_suppressions,
         include_tests: args.include_tests.then_some(true),
+        include_examples: args.include_examples.then_some(true),
         cwd: Some(cwd.clone()),
     };
     let report = match audit(&opts) {
@@ -130,7 +165,19 @@ pub fn run(
         return 2;
     };
     let text = match args.format {
-        AuditFormat::Human => render_human(&report, &findings, baselined.len(), &cwd),
+        AuditFormat::Human => {
+            let colour = match args.color {
+                Colour::Always => true,
+                Colour::Never => false,
+                Colour::Auto => is_tty && std::env::var_os("NO_COLOR").is_none(),
+            };
+            let human = HumanOptions {
+                width: args.width,
+                colour,
+                show_suppressed: false,
+            };
+            render_human(&report, &findings, baselined.len(), &cwd, human)
+        }
         AuditFormat::Json => report.to_json(&active(&findings)),
         AuditFormat::Sarif => render_sarif(
             &findings,
@@ -162,6 +209,7 @@ fn render_human(
     findings: &[Finding],
     baselined: usize,
     cwd: &Path,
+    human: HumanOptions,
 ) -> String {
     let mut out = report.render_table();
     let shown: Vec<&Finding> = findings
@@ -170,7 +218,7 @@ fn render_human(
         .collect();
     if !shown.is_empty() {
         out.push('\n');
-        out.push_str(&render_findings(&shown, cwd, HumanOptions::default()));
+        out.push_str(&render_findings(&shown, cwd, human));
     }
     let deny = shown
         .iter()

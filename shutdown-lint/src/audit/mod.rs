@@ -17,7 +17,6 @@
 pub mod budgets;
 pub mod cli;
 pub mod deploy;
-pub mod duration;
 pub mod report;
 pub mod rules;
 pub mod suppress;
@@ -26,7 +25,8 @@ pub mod workspace;
 use crate::config::{Config, ConfigError};
 use crate::engine::{LintError, LintOptions, lint_paths};
 use crate::finding::{Finding, Severity};
-use budgets::{BudgetOrigin, CodeBudget, budgets_in_source, config_value};
+use crate::paths::absolute;
+use budgets::{BudgetOrigin, CodeBudget, budgets_in_source};
 use report::{AuditReport, BinarySummary, CrateSummary, SuppressionSummary};
 use rules::CrateNames;
 use rules::budget_exceeds_grace::{self, CrateBudget};
@@ -34,7 +34,7 @@ use rules::stopsignal_unhandled::{self, CrateSignals, signals_in_source};
 use std::collections::BTreeSet;
 use std::fmt;
 use std::path::{Path, PathBuf};
-use workspace::{Workspace, WorkspaceError, absolute};
+use workspace::{Workspace, WorkspaceError};
 
 /// How to audit.
 ///
@@ -52,6 +52,9 @@ pub struct AuditOptions {
     pub no_suppressions: bool,
     /// Override the config's `include-tests`.
     pub include_tests: Option<bool>,
+    /// Override the config's `include-examples` (examples are then linted and counted as
+    /// binaries).
+    pub include_examples: Option<bool>,
     /// Directory paths are shown relative to (default: the current directory).
     pub cwd: Option<PathBuf>,
 }
@@ -118,7 +121,7 @@ pub fn audit(opts: &AuditOptions) -> Result<AuditReport, AuditError> {
         .manifest_path
         .as_ref()
         .map_or_else(|| cwd.clone(), |p| absolute(&cwd.join(p)));
-    let ws = Workspace::discover(&start).map_err(AuditError::Workspace)?;
+    let mut ws = Workspace::discover(&start).map_err(AuditError::Workspace)?;
     let display = |p: &Path| -> PathBuf {
         match p.strip_prefix(&cwd) {
             Ok(rel) if !rel.as_os_str().is_empty() => rel.to_path_buf(),
@@ -127,6 +130,16 @@ pub fn audit(opts: &AuditOptions) -> Result<AuditReport, AuditError> {
         }
     };
     let config = Config::discover(&ws.root).map_err(|e| AuditError::Config(Box::new(e)))?;
+    // examples are binaries only when they are linted
+    if !opts.include_examples.unwrap_or(config.include_examples) {
+        for c in &mut ws.crates {
+            let dir = c.dir.clone();
+            c.bins.retain(|b| {
+                let rel = b.path.strip_prefix(&dir).unwrap_or(&b.path);
+                crate::testcode::classify(rel) != crate::testcode::CodeKind::Example
+            });
+        }
+    }
 
     // 1. lint the crates (top-level directories only: nested members are inside them)
     let mut roots: Vec<PathBuf> = Vec::new();
@@ -142,6 +155,7 @@ pub fn audit(opts: &AuditOptions) -> Result<AuditReport, AuditError> {
     }
     let lint_opts = LintOptions {
         include_tests: opts.include_tests,
+        include_examples: opts.include_examples,
         no_suppressions: opts.no_suppressions,
         cwd: Some(cwd.clone()),
         ..LintOptions::default()
@@ -176,16 +190,11 @@ pub fn audit(opts: &AuditOptions) -> Result<AuditReport, AuditError> {
     let mut code_budgets: Vec<CrateBudget> = Vec::new();
     let mut member_files: BTreeSet<PathBuf> = BTreeSet::new();
     let mut files = 0;
-    let include_tests = opts.include_tests.unwrap_or(config.include_tests);
     for facts in &lint.files {
         let abs = absolute(&cwd.join(&facts.path));
         let Some(owner) = ws.crate_of(&abs) else {
             continue;
         };
-        let rel = abs.strip_prefix(&owner.dir).unwrap_or(&abs);
-        if !include_tests && crate::analysis::FileContext::from_path(rel).is_test_file {
-            continue;
-        }
         let Some(i) = ws.crates.iter().position(|c| c.dir == owner.dir) else {
             continue;
         };
@@ -263,22 +272,20 @@ pub fn audit(opts: &AuditOptions) -> Result<AuditReport, AuditError> {
     // 3. config budgets, cited by line
     let mut all_budgets = code_budgets;
     if let Some(source) = &config.source {
-        let text = std::fs::read_to_string(source).unwrap_or_default();
-        for (key, origin, value) in [
+        for (origin, value, at) in [
             (
-                "grace-period",
                 BudgetOrigin::ConfigGracePeriod,
                 config.grace_period,
+                config.grace_period_at,
             ),
             (
-                "drain-budget",
                 BudgetOrigin::ConfigDrainBudget,
                 config.drain_budget,
+                config.drain_budget_at,
             ),
         ] {
             let Some(duration) = value else { continue };
-            let (line, column) =
-                config_value(&text, key).map_or((1, 1), |(_, r)| (r.line, r.column));
+            let (line, column) = at.map_or((1, 1), |r| (r.line, r.column));
             all_budgets.push(CrateBudget {
                 budget: CodeBudget {
                     origin,

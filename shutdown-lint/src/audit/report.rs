@@ -4,10 +4,10 @@
 
 use crate::audit::budgets::CodeBudget;
 use crate::audit::deploy::{DeployTarget, GraceSource};
-use crate::audit::duration::format_duration;
 use crate::audit::workspace::Workspace;
 use crate::finding::{Finding, Severity};
 use serde_json::{Value, json};
+use shutdown_duration::format as format_duration;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 

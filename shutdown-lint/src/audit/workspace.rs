@@ -6,6 +6,7 @@
 //! `[workspace] members`/`exclude`, `package.workspace`, and the rule that a package inside a
 //! workspace root's directory belongs to it only when a `members` entry names it.
 
+use crate::paths::{absolute, normalize};
 use globset::{Glob, GlobMatcher};
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -425,32 +426,6 @@ fn find_upwards(start: &Path) -> Option<PathBuf> {
 
 fn parent_dir(manifest: &Path) -> PathBuf {
     manifest.parent().map(Path::to_path_buf).unwrap_or_default()
-}
-
-/// Makes `path` absolute against the current directory, without touching the file system.
-pub(crate) fn absolute(path: &Path) -> PathBuf {
-    if path.is_absolute() {
-        normalize(path)
-    } else {
-        let cwd = std::env::current_dir().unwrap_or_default();
-        normalize(&cwd.join(path))
-    }
-}
-
-/// Removes `.` and resolves `..` lexically.
-pub(crate) fn normalize(path: &Path) -> PathBuf {
-    use std::path::Component;
-    let mut out = PathBuf::new();
-    for c in path.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
 }
 
 #[cfg(test)]

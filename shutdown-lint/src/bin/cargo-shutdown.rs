@@ -53,7 +53,7 @@ fn main() -> ExitCode {
         Some("audit") => {
             let rest = std::iter::once(OsString::from("cargo shutdown audit"))
                 .chain(args.into_iter().skip(2));
-            shutdown_lint::audit::cli::run(rest, &mut out, &mut err)
+            shutdown_lint::audit::cli::run_tty(rest, &mut out, &mut err, tty)
         }
         Some("-h" | "--help" | "help") => {
             print(&mut out, USAGE);

@@ -13,21 +13,7 @@ pub(super) fn cfg_text(attr: &syn::Attribute) -> Option<String> {
 }
 
 pub(super) fn is_test_attrs(attrs: &[syn::Attribute]) -> bool {
-    attrs.iter().any(|a| {
-        if let Some(t) = cfg_text(a) {
-            return crate::lexscan::cfg_implies_test(&t);
-        }
-        let last = a
-            .path()
-            .segments
-            .last()
-            .map(|s| s.ident.to_string())
-            .unwrap_or_default();
-        matches!(
-            last.as_str(),
-            "test" | "rstest" | "test_case" | "quickcheck" | "bench"
-        )
-    })
+    crate::testcode::is_test_attrs(attrs)
 }
 
 pub(super) fn is_windows_cfg_text(t: &str) -> bool {

@@ -32,6 +32,16 @@ impl Collector<'_, '_> {
             }
         }
         let mut drop_call = false;
+        if let syn::Expr::Call(c) = cur
+            && let syn::Expr::Path(p) = &*c.func
+        {
+            self.record_call_path(&p.path);
+        }
+        for layer in &layers {
+            if let syn::Expr::MethodCall(m) = layer {
+                self.record_call(m.method.to_string(), true);
+            }
+        }
         // a root only the workspace model can tell is worth building when a method that a
         // rule looks at is applied, or when the value is bound
         let symbolic_ok = self.want_value

@@ -63,7 +63,15 @@ impl Collector<'_, '_> {
                 return self.field_root(f);
             }
             syn::Expr::Path(p) => match self.resolve(&p.path, true) {
-                Resolution::Path(path) => self.record_ref(path, p.path.span()),
+                Resolution::Path(path) => {
+                    // a function passed by name (`.map(install)`) may be called
+                    if p.path.segments.last().is_some_and(|s| {
+                        s.ident.to_string().starts_with(|c: char| c.is_ascii_lowercase())
+                    }) {
+                        self.record_call_path(&p.path);
+                    }
+                    self.record_ref(path, p.path.span())
+                }
                 Resolution::Binding(name) => {
                     if let Some(BindVal::Chain(ch)) = self.binding_val(&name) {
                         let mut ch = (**ch).clone();

@@ -25,6 +25,14 @@ impl Collector<'_, '_> {
         if is_windows_only(attrs) {
             self.ctx.windows_only = true;
         }
+        let method = std::mem::replace(&mut self.in_impl, false);
+        self.item_stack.push(sig.ident.to_string());
+        let saved_fn = self.cur_fn.replace(self.model.fns.len());
+        self.model.fns.push(crate::model::FnNode {
+            item: self.item_path(),
+            method,
+            calls: Vec::new(),
+        });
         let mut drainable = false;
         for a in attrs {
             let res = self.resolve(a.path(), false);
@@ -43,7 +51,6 @@ impl Collector<'_, '_> {
             self.model.drainable_fns += 1;
         }
         self.ctx.in_drainable = drainable;
-        self.item_stack.push(sig.ident.to_string());
         self.resolver.push_item_boundary();
         self.resolver_blocks += 1;
         for input in &sig.inputs {
@@ -92,7 +99,14 @@ impl Collector<'_, '_> {
         }
         self.resolver_blocks -= 1;
         self.pop_scope_raw();
+        if let Some(i) = self.cur_fn {
+            let calls = &mut self.model.fns[i].calls;
+            calls.sort();
+            calls.dedup();
+        }
+        self.cur_fn = saved_fn;
         self.item_stack.pop();
+        self.in_impl = method;
         self.ctx = saved_ctx;
     }
 
@@ -195,6 +209,7 @@ impl Collector<'_, '_> {
             .iter()
             .any(|f| f.find(body.as_bytes()).is_some())
         {
+            self.record_calls_in_tokens(mac.tokens.clone());
             return;
         }
         let saved = self.ctx.clone();
@@ -237,6 +252,7 @@ impl Collector<'_, '_> {
                 }
             }
             None => {
+                self.record_calls_in_tokens(mac.tokens.clone());
                 self.model.macros_unanalysed += 1;
                 *self.model.unanalysed_by_name.entry(name).or_insert(0) += 1;
             }
@@ -337,7 +353,11 @@ impl<'ast> Visit<'ast> for Collector<'_, '_> {
                 self.ctx.in_drainable = false;
                 for it in &i.items {
                     match it {
-                        syn::ImplItem::Fn(f) => self.visit_fn(&f.attrs, &f.sig, Some(&f.block)),
+                        syn::ImplItem::Fn(f) => {
+                            self.in_impl = true;
+                            self.visit_fn(&f.attrs, &f.sig, Some(&f.block));
+                            self.in_impl = false;
+                        }
                         syn::ImplItem::Const(c) => {
                             self.visit_expr(&c.expr);
                         }
@@ -353,7 +373,9 @@ impl<'ast> Visit<'ast> for Collector<'_, '_> {
                 self.ctx.in_drainable = false;
                 for it in &t.items {
                     if let syn::TraitItem::Fn(f) = it {
+                        self.in_impl = true;
                         self.visit_fn(&f.attrs, &f.sig, f.default.as_ref());
+                        self.in_impl = false;
                     }
                 }
                 self.item_stack.pop();

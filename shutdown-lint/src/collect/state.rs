@@ -4,7 +4,7 @@
 use super::CollectOptions;
 use super::attrs::{is_test_attrs, pat_idents, path_segs};
 use crate::finding::Region;
-use crate::model::{Chain, Ctx, FileModel, Usage};
+use crate::model::{Call, Chain, Ctx, FileModel, Usage};
 use crate::resolve::scope::{BlockScope, ModuleTree};
 use crate::resolve::{Resolution, Resolver};
 use crate::source::LineIndex;
@@ -48,6 +48,10 @@ pub(super) struct Collector<'a, 'i> {
     pub(super) want_value: bool,
     /// Chains (by index) bound as `let _name = ..`: dropped unless `_name` is used later.
     pub(super) underscore_bound: std::collections::HashSet<usize>,
+    /// The function being walked (an index into `model.fns`).
+    pub(super) cur_fn: Option<usize>,
+    /// The next `visit_fn` is a method (inside `impl` / `trait`).
+    pub(super) in_impl: bool,
 }
 
 impl<'a, 'i> Collector<'a, 'i> {
@@ -196,9 +200,65 @@ impl<'a, 'i> Collector<'a, 'i> {
             self_ty: None,
             want_value: false,
             underscore_bound: Default::default(),
+            cur_fn: None,
+            in_impl: false,
         };
         c.collect_consts(&consts);
         c
+    }
+
+    /// Records a call of the function being walked (for call chains from `main`).
+    pub(super) fn record_call(&mut self, name: String, method: bool) {
+        if let Some(i) = self.cur_fn {
+            self.model.fns[i].calls.push(Call { name, method });
+        }
+    }
+
+    /// Records a call (or a use by name) of `path`: `Type::f` and `Self::f` are associated
+    /// functions, `f` and `module::f` free ones.
+    pub(super) fn record_call_path(&mut self, path: &syn::Path) {
+        if self.cur_fn.is_none() {
+            return;
+        }
+        let n = path.segments.len();
+        let Some(last) = path.segments.last() else {
+            return;
+        };
+        let method = n >= 2 && {
+            let owner = path.segments[n - 2].ident.to_string();
+            owner == "Self" || owner.starts_with(|c: char| c.is_ascii_uppercase())
+        };
+        self.record_call(last.ident.to_string(), method);
+    }
+
+    /// The calls in a macro body that is not walked (`name(..)`, `x.name(..)`,
+    /// `Type::name(..)`), by a token scan: enough for call chains from `main`.
+    pub(super) fn record_calls_in_tokens(&mut self, tokens: proc_macro2::TokenStream) {
+        use proc_macro2::{Delimiter, TokenTree};
+        if self.cur_fn.is_none() {
+            return;
+        }
+        let tts: Vec<TokenTree> = tokens.into_iter().collect();
+        for (i, tt) in tts.iter().enumerate() {
+            match tt {
+                TokenTree::Group(g) => self.record_calls_in_tokens(g.stream()),
+                TokenTree::Ident(id)
+                    if matches!(tts.get(i + 1), Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Parenthesis) =>
+                {
+                    let prev = |k: usize| i.checked_sub(k).and_then(|j| tts.get(j));
+                    let method = match prev(1) {
+                        Some(TokenTree::Punct(p)) if p.as_char() == '.' => true,
+                        Some(TokenTree::Punct(p)) if p.as_char() == ':' => matches!(
+                            prev(3),
+                            Some(TokenTree::Ident(o)) if o == "Self" || o.to_string().starts_with(|c: char| c.is_ascii_uppercase())
+                        ),
+                        _ => false,
+                    };
+                    self.record_call(id.to_string(), method);
+                }
+                _ => {}
+            }
+        }
     }
 
     pub(super) fn pop_scope_raw(&mut self) {

@@ -57,6 +57,7 @@ fn label_for(rule: &str) -> &'static str {
         "http-timeout-over-budget" => "longer than the drain budget",
         "detached-thread" => "handle dropped here",
         "sigterm-missing" => "Ctrl-C only",
+        "server-no-graceful-shutdown" => "no graceful shutdown",
         "parse-error" => "here",
         "suppression-without-reason" => "no `-- reason`",
         "unused-suppression" => "suppresses nothing",

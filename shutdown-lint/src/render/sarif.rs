@@ -196,7 +196,7 @@ pub fn render_sarif(findings: &[Finding], baselined: &[Finding], opts: &SarifOpt
 /// assert_eq!(repo_root(&dir.path().join("crates/a")), dir.path());
 /// ```
 pub fn repo_root(dir: &Path) -> PathBuf {
-    let dir = crate::audit::workspace::absolute(dir);
+    let dir = crate::paths::absolute(dir);
     let mut d = Some(dir.as_path());
     while let Some(p) = d {
         if p.join(".git").exists() {
@@ -259,8 +259,8 @@ fn pascal_case(name: &str) -> String {
 
 /// The path relative to `root`, `/`-separated and percent-encoded as a URI reference.
 fn relative_uri(path: &Path, root: &Path) -> String {
-    let abs = crate::audit::workspace::absolute(path);
-    let root = crate::audit::workspace::absolute(root);
+    let abs = crate::paths::absolute(path);
+    let root = crate::paths::absolute(root);
     let rel = abs
         .strip_prefix(&root)
         .map(Path::to_path_buf)

@@ -26,6 +26,13 @@ pub const FACADES: &[(&str, &str)] = &[
     ("hyper::client::Client", "hyper::Client"),
     ("shutdown_macros", "shutdown_runtime"),
     ("actix_web::rt", "actix_rt"),
+    ("axum::serve::serve", "axum::serve"),
+    ("axum::Server", "hyper::Server"),
+    ("hyper::server::Server", "hyper::Server"),
+    (
+        "hyper_util::rt::tokio::TokioExecutor",
+        "hyper_util::rt::TokioExecutor",
+    ),
     (
         "isahc::HttpClientBuilder",
         "isahc::HttpClient::builder_type",
@@ -378,6 +385,99 @@ pub const SIGTERM: &[&str] = &[
     "shutdown_runtime::main",
 ];
 
+/// A server API whose serving future needs a shutdown signal (`server-no-graceful-shutdown`).
+#[derive(Debug, Clone, Copy)]
+pub struct ServerApi {
+    /// Display name, e.g. `axum`.
+    pub name: &'static str,
+    /// Calls that start the chain (canonical paths).
+    pub roots: &'static [&'static str],
+    /// Methods that start serving; empty: the root call itself serves (`axum::serve(..)`).
+    pub serve: &'static [&'static str],
+    /// Methods that make the serving graceful (in the chain or on a binding of it).
+    pub graceful: &'static [&'static str],
+    /// What to write instead.
+    pub help: &'static str,
+}
+
+/// The server APIs `server-no-graceful-shutdown` knows.
+pub const SERVERS: &[ServerApi] = &[
+    ServerApi {
+        name: "axum",
+        roots: &["axum::serve"],
+        serve: &[],
+        graceful: &["with_graceful_shutdown"],
+        help: "add `.with_graceful_shutdown(shutdown_runtime::wait_for_shutdown())`",
+    },
+    ServerApi {
+        name: "hyper",
+        roots: &[
+            "hyper::Server::bind",
+            "hyper::Server::try_bind",
+            "hyper::Server::from_tcp",
+            "hyper::Server::builder",
+        ],
+        serve: &["serve"],
+        graceful: &["with_graceful_shutdown"],
+        help: "add `.with_graceful_shutdown(shutdown_runtime::wait_for_shutdown())` after `.serve(..)`",
+    },
+    ServerApi {
+        name: "hyper",
+        roots: &[
+            "hyper::server::conn::http1::Builder::new",
+            "hyper::server::conn::http2::Builder::new",
+            "hyper::server::conn::Http::new",
+            "hyper_util::server::conn::auto::Builder::new",
+        ],
+        serve: &["serve_connection", "serve_connection_with_upgrades"],
+        graceful: &["graceful_shutdown", "watch"],
+        help: "keep the connection and call `graceful_shutdown()` on it when shutdown is requested (or `hyper_util::server::graceful::GracefulShutdown::watch` it)",
+    },
+    ServerApi {
+        name: "tonic",
+        roots: &["tonic::transport::Server::builder"],
+        serve: &["serve", "serve_with_incoming"],
+        graceful: &["serve_with_shutdown", "serve_with_incoming_shutdown"],
+        help: "use `.serve_with_shutdown(addr, shutdown_runtime::wait_for_shutdown())` (or `serve_with_incoming_shutdown`)",
+    },
+    ServerApi {
+        name: "axum-server",
+        roots: &[
+            "axum_server::bind",
+            "axum_server::bind_rustls",
+            "axum_server::from_tcp",
+            "axum_server::from_tcp_rustls",
+        ],
+        serve: &["serve"],
+        graceful: &["handle"],
+        help: "pass an `axum_server::Handle` with `.handle(h)` and call `h.graceful_shutdown(..)` on shutdown",
+    },
+    ServerApi {
+        name: "warp",
+        roots: &["warp::serve"],
+        serve: &[
+            "run",
+            "bind",
+            "try_bind",
+            "bind_ephemeral",
+            "run_incoming",
+            "serve_incoming",
+        ],
+        graceful: &[
+            "bind_with_graceful_shutdown",
+            "try_bind_with_graceful_shutdown",
+            "serve_incoming_with_graceful_shutdown",
+        ],
+        help: "use `.bind_with_graceful_shutdown(addr, shutdown_runtime::wait_for_shutdown())`",
+    },
+];
+
+/// hyper-util's executor: every connection task it starts is a raw `tokio::spawn`.
+pub const TOKIO_EXECUTOR: &[&str] = &[
+    "hyper_util::rt::TokioExecutor::new",
+    "hyper_util::rt::TokioExecutor::default",
+];
+
 /// Words at least one of which a file must contain (outside `//` comments) for any rule to
 /// possibly report in it: every path a rule matches ends in, or is imported through, one
 /// of these (aliases keep the original name in their `use`); config adds the last segments
@@ -398,6 +498,10 @@ pub const NEEDLES: &[&str] = &[
     "ureq",
     "hyper",
     "isahc",
+    "axum",
+    "tonic",
+    "warp",
+    "TokioExecutor",
     "shutdown-lint",
 ];
 
@@ -414,6 +518,8 @@ pub fn all_paths() -> impl Iterator<Item = &'static str> {
         .chain(HTTP_CTORS.iter().map(|(p, _, _)| p))
         .chain(CTRL_C)
         .chain(SIGTERM)
+        .chain(SERVERS.iter().flat_map(|s| s.roots))
+        .chain(TOKIO_EXECUTOR)
         .copied()
         .chain([
             "std::thread::Builder",
@@ -426,5 +532,8 @@ pub fn all_paths() -> impl Iterator<Item = &'static str> {
             "ureq::Agent",
             "isahc::HttpClient",
             "shutdown_runtime::Shutdown",
+            "hyper::Server",
+            "hyper_util::rt::TokioExecutor",
+            "tonic::transport::Server",
         ])
 }

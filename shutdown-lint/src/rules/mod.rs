@@ -9,6 +9,7 @@ pub mod http_no_timeout;
 pub mod http_timeout_over_budget;
 pub mod parse_error;
 pub mod raw_spawn;
+pub mod server_no_graceful_shutdown;
 pub mod sigterm_missing;
 pub mod suppression_without_reason;
 pub mod unused_suppression;
@@ -60,6 +61,7 @@ static ALL: &[RuleMeta] = &[
     http_timeout_over_budget::META,
     detached_thread::META,
     sigterm_missing::META,
+    server_no_graceful_shutdown::META,
     parse_error::META,
     suppression_without_reason::META,
     unused_suppression::META,
@@ -144,5 +146,8 @@ pub fn check_file(cx: &RuleContext<'_>, out: &mut Vec<Finding>) {
     }
     if cx.severity(&detached_thread::META) != Severity::Allow {
         detached_thread::check(cx, out);
+    }
+    if cx.severity(&server_no_graceful_shutdown::META) != Severity::Allow {
+        server_no_graceful_shutdown::check(cx, out);
     }
 }

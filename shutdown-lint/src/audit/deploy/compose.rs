@@ -3,7 +3,6 @@
 
 use super::yaml;
 use super::{DeployKind, DeployTarget, GraceSource, StopSignal, canonical_signal, parse_error};
-use crate::audit::duration::parse_duration;
 use crate::finding::Finding;
 use std::path::Path;
 use std::time::Duration;
@@ -73,18 +72,16 @@ pub fn parse_compose(path: &Path, text: &str) -> (Vec<DeployTarget>, Vec<Finding
                 && !yaml::is_null(value)
             {
                 let written = yaml::text(value).unwrap_or_default();
-                match parse_duration(&written) {
-                    Some(d) => {
+                match shutdown_duration::parse(&written) {
+                    Ok(d) => {
                         target.grace = d;
                         target.source = GraceSource::Explicit;
                         target.region = yaml::region(text, value);
                     }
-                    None => findings.push(parse_error(
+                    Err(e) => findings.push(parse_error(
                         path,
                         yaml::region(text, value),
-                        format!(
-                            "`stop_grace_period` of service `{name}` is not a duration: `{written}`"
-                        ),
+                        format!("`stop_grace_period` of service `{name}` is not a duration: {e}"),
                     )),
                 }
             }

@@ -4,7 +4,6 @@
 use super::compose::image_basename;
 use super::yaml;
 use super::{DeployKind, DeployTarget, GraceSource, parse_error};
-use crate::audit::duration::parse_duration;
 use crate::finding::Finding;
 use saphyr::MarkedYaml;
 use std::path::Path;
@@ -180,7 +179,11 @@ fn pre_stop_sleep(container: &MarkedYaml<'_>) -> Option<Duration> {
     while let Some(tok) = tokens.next() {
         if tok == "sleep" || tok.ends_with("/sleep") {
             let arg = tokens.find(|t| !t.is_empty())?;
-            return parse_duration(arg);
+            // sleep(1) reads a bare number as seconds; with a unit, the toolkit's grammar
+            return match arg.parse::<u64>() {
+                Ok(secs) => Some(Duration::from_secs(secs)),
+                Err(_) => shutdown_duration::parse(arg).ok(),
+            };
         }
     }
     None

@@ -4,9 +4,9 @@
 use super::{CrateNames, grace_targets, our_targets};
 use crate::audit::budgets::CodeBudget;
 use crate::audit::deploy::{DeployKind, DeployTarget, GraceSource};
-use crate::audit::duration::format_duration;
 use crate::finding::{Finding, Severity};
 use crate::rules::RuleMeta;
+use shutdown_duration::format as format_duration;
 
 /// Metadata and documentation.
 ///

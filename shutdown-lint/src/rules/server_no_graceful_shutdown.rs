@@ -1,0 +1,159 @@
+//! `server-no-graceful-shutdown`: an HTTP/gRPC server whose serving future is given no
+//! shutdown signal, and hyper-util's `TokioExecutor`, whose connection tasks are raw spawns.
+
+use super::{RuleContext, RuleMeta};
+use crate::finding::{Finding, Region, Severity};
+use crate::model::{ChainUse, FileModel};
+use crate::resolve::known::{self, ServerApi};
+use std::collections::BTreeMap;
+
+/// Metadata and documentation.
+pub const META: RuleMeta = RuleMeta {
+    name: "server-no-graceful-shutdown",
+    default_severity: Severity::Deny,
+    summary: "server without graceful shutdown (axum `serve`, hyper connections, tonic `serve`, `TokioExecutor`)",
+    doc: r#"## What it does
+Flags servers that are never told to shut down gracefully:
+- axum `serve(listener, app)` without `.with_graceful_shutdown(..)`;
+- hyper 0.14 `Server::bind(..).serve(..)` without `.with_graceful_shutdown(..)`;
+- a hyper connection (`http1`/`http2`/`auto::Builder::serve_connection(..)`) awaited as it
+  is, or kept without `graceful_shutdown()` being called on it (or a `GracefulShutdown`
+  watching it) in the same function;
+- tonic `Server::builder()...serve(addr)` / `serve_with_incoming(..)` (not
+  `serve_with_shutdown` / `serve_with_incoming_shutdown`);
+- axum-server `bind(..).serve(..)` without a `.handle(..)`, warp `serve(..).run(..)`;
+- hyper-util's `TokioExecutor`, which starts each connection task (served, or a client's
+  connection driver) with a raw `tokio::spawn`.
+
+A serving future that is bound to a name counts as graceful when a later use of that name
+adds the shutdown (`let server = axum::serve(l, app); server.with_graceful_shutdown(s).await`).
+
+## Why it matters
+When the process exits, the runtime drops the serving future: every open connection is cut,
+requests in flight get a reset instead of a response, and load balancers see errors on each
+deploy. A graceful server stops accepting, lets requests in flight finish and closes idle
+keep-alive connections first. Connection tasks spawned by `TokioExecutor` are invisible to
+shutdown: nobody waits for them and nobody names them when they are aborted.
+
+## Example
+```rust
+let listener = tokio::net::TcpListener::bind(addr).await?;
+axum::serve(listener, app).await?;
+```
+
+## Use instead
+```rust
+axum::serve(listener, app)
+    .with_graceful_shutdown(shutdown_runtime::wait_for_shutdown())
+    .await?;
+```
+or serve through the runtime's server integration (`shutdown_runtime::server`), which tracks
+each connection and request as a named task, turns readiness off on the first signal and
+drains within the budgets."#,
+};
+
+/// What the help adds to each server's own advice.
+const RUNTIME_HELP: &str =
+    "or serve through `shutdown_runtime::server`, which drains connections on SIGTERM";
+
+/// A server started without a shutdown signal, or a `TokioExecutor`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerSite {
+    /// Where (the serving call).
+    pub region: Region,
+    /// Enclosing item.
+    pub item: String,
+    /// Message.
+    pub message: String,
+    /// Help.
+    pub help: String,
+}
+
+/// Reports servers without graceful shutdown.
+pub fn check(cx: &RuleContext<'_>, out: &mut Vec<Finding>) {
+    for s in sites(cx.model) {
+        out.push(cx.finding(&META, s.region, &s.item, s.message, &s.help));
+    }
+}
+
+/// Every site of a file, in source order.
+pub fn sites(model: &FileModel) -> Vec<ServerSite> {
+    // the chains of one serving value: the call itself and the uses of a binding of it
+    let mut groups: BTreeMap<(usize, usize), (&ServerApi, Vec<&ChainUse>)> = BTreeMap::new();
+    let mut out = Vec::new();
+    for cu in &model.chains {
+        let root = cu.chain.root_str();
+        if !cu.chain.via_binding && known::TOKIO_EXECUTOR.contains(&root.as_str()) {
+            out.push(ServerSite {
+                region: cu.chain.root_region,
+                item: cu.ctx.item.clone(),
+                message: "`hyper_util::rt::TokioExecutor` starts every connection task with a raw `tokio::spawn`, which shutdown cannot drain".into(),
+                help: "use the tracked executor of `shutdown_runtime::server`, so connections are named tasks that shutdown drains".into(),
+            });
+            continue;
+        }
+        for (i, api) in known::SERVERS.iter().enumerate() {
+            if api.roots.contains(&root.as_str()) {
+                groups
+                    .entry((cu.chain.root_region.offset, i))
+                    .or_insert((api, Vec::new()))
+                    .1
+                    .push(cu);
+            }
+        }
+    }
+    for (api, uses) in groups.values() {
+        let graceful = uses.iter().any(|u| {
+            u.chain
+                .steps
+                .iter()
+                .any(|s| api.graceful.contains(&s.name.as_str()))
+                || item_calls_any(model, &u.ctx.item, api.graceful)
+        });
+        if graceful {
+            continue;
+        }
+        // where it starts serving: the root call, or the first serving method written here
+        let site = if api.serve.is_empty() {
+            uses.iter()
+                .find(|u| !u.chain.via_binding)
+                .map(|u| (u.chain.root_region, u, format!("`{}`", u.chain.root_str())))
+        } else {
+            uses.iter().find_map(|u| {
+                u.chain.steps.iter().enumerate().find_map(|(i, s)| {
+                    (u.chain.is_local_step(i) && api.serve.contains(&s.name.as_str()))
+                        .then(|| (s.region, u, format!("{} `.{}(..)`", api.name, s.name)))
+                })
+            })
+        };
+        let Some((region, u, what)) = site else {
+            continue;
+        };
+        let instead = api
+            .graceful
+            .iter()
+            .map(|g| format!("`{g}`"))
+            .collect::<Vec<_>>()
+            .join(" / ");
+        out.push(ServerSite {
+            region,
+            item: u.ctx.item.clone(),
+            message: format!(
+                "{what} serves without a shutdown signal (no {instead}): connections and requests in flight are cut when the process exits"
+            ),
+            help: format!("{}; {RUNTIME_HELP}", api.help),
+        });
+    }
+    out.sort_by_key(|s| s.region.offset);
+    out
+}
+
+/// Whether the function `item` calls a method named one of `names` (a graceful shutdown
+/// written on a value the chains lost track of, e.g. `Pin::new(&mut conn).graceful_shutdown()`).
+fn item_calls_any(model: &FileModel, item: &str, names: &[&str]) -> bool {
+    model.fns.iter().filter(|f| f.item == item).any(|f| {
+        f.calls
+            .iter()
+            .any(|c| c.method && names.contains(&c.name.as_str()))
+    })
+}

@@ -1,0 +1,94 @@
+//! The one test-code predicate: what the linter and the audit skip unless asked
+//! (`include-tests`, `include-examples`). By location — files under `tests/` or `benches/`,
+//! files named `tests.rs` / `test.rs` (the usual target of `#[cfg(test)] mod tests;`), and
+//! examples under `examples/` — and by attribute (`#[cfg(test)]`, `#[test]`, `#[tokio::test]`,
+//! ..) on items, statements and out-of-line modules.
+
+use std::path::{Component, Path};
+
+/// What kind of code a file holds, by its location.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CodeKind {
+    /// Code that ships.
+    Normal,
+    /// Tests and benchmarks (skipped unless `include-tests`).
+    Test,
+    /// `examples/` (skipped unless `include-examples`).
+    Example,
+}
+
+/// Classifies a path relative to the directory it was found from (a package directory or
+/// a linted root): a `tests`/`benches` directory, or a `tests.rs`/`test.rs` file, is test
+/// code; an `examples` directory is an example. The deepest such directory decides, so
+/// `examples/x/tests/t.rs` is a test.
+///
+/// # Examples
+///
+/// ```
+/// use shutdown_lint::testcode::{classify, CodeKind};
+/// assert_eq!(classify("tests/it.rs".as_ref()), CodeKind::Test);
+/// assert_eq!(classify("src/net/tests.rs".as_ref()), CodeKind::Test);
+/// assert_eq!(classify("examples/demo.rs".as_ref()), CodeKind::Example);
+/// assert_eq!(classify("src/examples.rs".as_ref()), CodeKind::Normal);
+/// ```
+pub fn classify(rel: &Path) -> CodeKind {
+    let comps: Vec<&std::ffi::OsStr> = rel
+        .components()
+        .filter_map(|c| match c {
+            Component::Normal(s) => Some(s),
+            _ => None,
+        })
+        .collect();
+    let Some((file, dirs)) = comps.split_last() else {
+        return CodeKind::Normal;
+    };
+    if *file == "tests.rs" || *file == "test.rs" {
+        return CodeKind::Test;
+    }
+    for d in dirs.iter().rev() {
+        if *d == "tests" || *d == "benches" {
+            return CodeKind::Test;
+        }
+        if *d == "examples" {
+            return CodeKind::Example;
+        }
+    }
+    CodeKind::Normal
+}
+
+/// Whether items with these attributes are test code: a `#[cfg(..)]` whose predicate holds
+/// only under `test` (`test`, `all(test, unix)`, `any(test, all(test, x))` — not
+/// `any(test, feature = "x")`, which is compiled whenever the feature is on, nor
+/// `not(test)`), `#[test]`, and test attributes of common frameworks (`#[tokio::test]`,
+/// `#[rstest]`, `#[test_case]`, `#[quickcheck]`, `#[bench]`).
+///
+/// # Examples
+///
+/// ```
+/// let item: syn::ItemMod = syn::parse_quote! { #[cfg(all(test, unix))] mod t; };
+/// assert!(shutdown_lint::testcode::is_test_attrs(&item.attrs));
+/// let item: syn::ItemMod = syn::parse_quote! { #[cfg(not(test))] mod t; };
+/// assert!(!shutdown_lint::testcode::is_test_attrs(&item.attrs));
+/// let item: syn::ItemFn = syn::parse_quote! { #[cfg(any(test, feature = "tokio"))] fn f() {} };
+/// assert!(!shutdown_lint::testcode::is_test_attrs(&item.attrs));
+/// ```
+pub fn is_test_attrs(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| {
+        if a.path().is_ident("cfg") {
+            let syn::Meta::List(l) = &a.meta else {
+                return false;
+            };
+            return crate::lexscan::cfg_implies_test(&l.tokens.to_string());
+        }
+        let last = a
+            .path()
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .unwrap_or_default();
+        matches!(
+            last.as_str(),
+            "test" | "rstest" | "test_case" | "quickcheck" | "bench"
+        )
+    })
+}

@@ -1,0 +1,126 @@
+//! Valid code of any edition is never a `parse-error`: every crate of the machine's cargo
+//! registry (`$CARGO_HOME/registry/src`, filled by building this workspace) is linted as a
+//! user would lint it, and every file of its `src/` is parsed with its edition. Published
+//! crates compile, so any parse error or crash here is the linter's.
+//!
+//! Bounded for CI: crates are taken in name order until `SWEEP_BYTES` of Rust source have
+//! been read (`SHUTDOWN_LINT_SWEEP=all` lifts the bound). With an empty registry the test
+//! prints a note and passes.
+
+use shutdown_lint::edition::parse_file;
+use shutdown_lint::engine::{LintOptions, lint_paths};
+use shutdown_lint::package::Package;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Rust source read per run unless `SHUTDOWN_LINT_SWEEP=all`.
+const SWEEP_BYTES: u64 = 48 << 20;
+
+fn registry_crates() -> Vec<PathBuf> {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cargo")));
+    let Some(src) = home.map(|h| h.join("registry/src")) else {
+        return Vec::new();
+    };
+    let mut crates = Vec::new();
+    for index in std::fs::read_dir(&src).into_iter().flatten().flatten() {
+        for krate in std::fs::read_dir(index.path())
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            if krate.path().join("Cargo.toml").is_file() {
+                crates.push(krate.path());
+            }
+        }
+    }
+    crates.sort_by_key(|p| p.file_name().map(|n| n.to_os_string()));
+    crates
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn every_registry_crate_parses_and_lints_without_parse_errors() {
+    // deep (generated) files need the stack the linter's own workers get
+    std::thread::Builder::new()
+        .stack_size(shutdown_lint::source::PARSE_STACK_BYTES)
+        .spawn(sweep)
+        .unwrap()
+        .join()
+        .unwrap();
+}
+
+fn sweep() {
+    let crates = registry_crates();
+    if crates.is_empty() {
+        println!("note: the cargo registry is empty; nothing to sweep (build the workspace first)");
+        return;
+    }
+    let all = std::env::var_os("SHUTDOWN_LINT_SWEEP").is_some_and(|v| v == "all");
+    let start = Instant::now();
+    let (mut bytes, mut files, mut swept) = (0u64, 0usize, 0usize);
+    let mut problems = Vec::new();
+    for krate in &crates {
+        if !all && bytes >= SWEEP_BYTES {
+            break;
+        }
+        swept += 1;
+        let edition = Package::read(krate).map(|p| p.edition).unwrap_or_default();
+        let mut srcs = Vec::new();
+        rust_files(&krate.join("src"), &mut srcs);
+        for f in srcs {
+            let Ok(text) = std::fs::read_to_string(&f) else {
+                continue;
+            };
+            bytes += text.len() as u64;
+            files += 1;
+            let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+            if let Err(e) = parse_file(text, edition) {
+                let at = e.span().start();
+                problems.push(format!(
+                    "{}:{}:{}: {e} ({edition:?})",
+                    f.display(),
+                    at.line,
+                    at.column + 1
+                ));
+            }
+        }
+        let opts = LintOptions {
+            threads: Some(2),
+            cwd: Some(krate.clone()),
+            ..LintOptions::default()
+        };
+        match lint_paths(std::slice::from_ref(krate), &opts) {
+            Ok(report) => {
+                for f in report.findings.iter().filter(|f| f.rule == "parse-error") {
+                    problems.push(format!(
+                        "{}/{}:{}: lint: {}",
+                        krate.display(),
+                        f.path.display(),
+                        f.region.line,
+                        f.message
+                    ));
+                }
+            }
+            Err(e) => problems.push(format!("{}: lint could not run: {e}", krate.display())),
+        }
+    }
+    println!(
+        "registry sweep: {swept} of {} crates, {files} src files, {:.1} MB, {:.1} s",
+        crates.len(),
+        bytes as f64 / 1e6,
+        start.elapsed().as_secs_f64()
+    );
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
