@@ -133,6 +133,8 @@ pub struct FileAnalysis {
     pub signals: SignalSites,
     /// A top-level `fn main`.
     pub has_main: bool,
+    /// Functions and the calls they make (call chains from `main`).
+    pub fns: Vec<crate::model::FnNode>,
     /// `mod x;` declarations.
     pub mod_decls: Vec<ModDecl>,
     /// Skipped by the byte scan (no rule can match).
@@ -399,6 +401,7 @@ impl Analyzer {
         a.facts.handles_sigterm = a.signals.sigterm;
         a.facts.handles_ctrl_c = !a.signals.ctrl_c.is_empty();
         a.has_main = model.has_main;
+        a.fns = model.fns.clone();
         a.mod_decls = model.mod_decls.clone();
         a.macros_analysed = model.macros_analysed;
         a.macros_unanalysed = model.macros_unanalysed;

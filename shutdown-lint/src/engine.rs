@@ -96,6 +96,19 @@ pub struct Stats {
     pub elapsed: Duration,
 }
 
+/// What one binary handles, counting only the handlers its `main` reaches.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BinaryFacts {
+    /// Target name.
+    pub name: String,
+    /// Root file (absolute).
+    pub root: PathBuf,
+    /// Directory of its package, when known.
+    pub package_dir: Option<PathBuf>,
+    /// Signals handled (`SIGTERM`, `SIGINT`, `SIGQUIT`, ..).
+    pub handled: BTreeSet<String>,
+}
+
 /// The result of a run.
 #[derive(Debug, Clone, Default)]
 pub struct LintReport {
@@ -103,6 +116,8 @@ pub struct LintReport {
     pub findings: Vec<Finding>,
     /// One per linted file.
     pub files: Vec<FileFacts>,
+    /// One per binary whose root was linted (for the audit).
+    pub binaries: Vec<BinaryFacts>,
     /// Counters.
     pub stats: Stats,
 }
@@ -197,9 +212,10 @@ pub fn lint_paths(paths: &[PathBuf], opts: &LintOptions) -> Result<LintReport, L
     // phase 3: across files: the workspace model, test modules, binaries
     let mut cross: Vec<Vec<Finding>> = vec![Vec::new(); jobs.len()];
     workspace_phase(&jobs, &mut analyses, &configs, &mut cross);
-    sigterm_across_binaries(&jobs, &analyses, &configs, &analyzer_of, &mut cross);
+    let binaries = sigterm_across_binaries(&jobs, &analyses, &configs, &analyzer_of, &mut cross);
     // phase 4: suppressions, counts, order
     let mut report = finish(analyses, cross, opts, &mut stats);
+    report.binaries = binaries;
     for (path, cfg, msg) in walk_errors {
         stats.parse_errors += 1;
         report.findings.push(parse_error(
@@ -695,7 +711,8 @@ fn sigterm_across_binaries(
     configs: &[Config],
     analyzer_of: &dyn Fn(&Job) -> Arc<Analyzer>,
     cross: &mut [Vec<Finding>],
-) {
+) -> Vec<BinaryFacts> {
+    let mut facts = Vec::new();
     let by_path: HashMap<&Path, usize> = jobs
         .iter()
         .enumerate()
@@ -758,37 +775,74 @@ fn sigterm_across_binaries(
         if !by_path.contains_key(root.as_path()) {
             continue; // only binaries whose root is being linted
         }
-        let mut files = module_closure(&root, &mut |p| load(p).map(|a| a.mod_decls));
+        let own = pkg
+            .as_ref()
+            .map(|p| p.crate_name.clone())
+            .unwrap_or_default();
+        let mut files: Vec<(PathBuf, String)> =
+            module_closure(&root, &mut |p| load(p).map(|a| a.mod_decls))
+                .into_iter()
+                .map(|f| (f, own.clone()))
+                .collect();
         if let Some(lib) = pkg.as_ref().and_then(|p| p.lib.clone()) {
-            files.extend(module_closure(&lib, &mut |p| load(p).map(|a| a.mod_decls)));
+            let lib_files = module_closure(&lib, &mut |p| load(p).map(|a| a.mod_decls));
+            files.extend(lib_files.into_iter().map(|f| (f, own.clone())));
         }
         // libraries of path dependencies are linked in too: a `shutdown` crate of the
-        // workspace may install the SIGTERM handler
+        // workspace may install the SIGTERM handler (credited when `main` calls into it)
         for lib in pkg
             .as_ref()
             .map(|p| p.dependency_libs())
             .unwrap_or_default()
         {
-            files.extend(module_closure(&lib, &mut |p| load(p).map(|a| a.mod_decls)));
+            let krate = Package::find(&lib)
+                .map(|p| p.crate_name)
+                .unwrap_or_default();
+            let lib_files = module_closure(&lib, &mut |p| load(p).map(|a| a.mod_decls));
+            files.extend(lib_files.into_iter().map(|f| (f, krate.clone())));
         }
         let termination = pkg.as_ref().is_some_and(|p| p.ctrlc_termination);
-        let mut sigterm = false;
-        let mut sites = Vec::new();
-        for f in &files {
-            let Some(a) = load(f) else { continue };
-            sigterm |= a.signals.sigterm;
-            for s in &a.signals.ctrl_c {
-                if s.ctrlc_crate && termination {
-                    sigterm = true;
-                } else {
-                    sites.push((f.clone(), s.clone()));
+        let mut seen_files = BTreeSet::new();
+        let mut loaded: Vec<(PathBuf, String, FileAnalysis)> = Vec::new();
+        for (f, krate) in files {
+            if seen_files.insert(f.clone())
+                && let Some(a) = load(&f)
+            {
+                loaded.push((f, krate, a));
+            }
+        }
+        // call chains need the functions of files the byte scan skipped too
+        if loaded.iter().any(|(_, _, a)| !a.signals.handled.is_empty()) {
+            for (f, _, a) in &mut loaded {
+                if a.skipped_by_scan
+                    && let Ok(text) = std::fs::read_to_string(&*f)
+                    && let Some(nodes) = crate::callgraph::nodes_from_text(&text)
+                {
+                    a.fns = nodes;
                 }
             }
         }
-        if sigterm {
+        let bin_files: Vec<sigterm_missing::BinFile<'_>> = loaded
+            .iter()
+            .map(|(f, krate, a)| sigterm_missing::BinFile {
+                krate,
+                signals: &a.signals,
+                fns: &a.fns,
+                root: *f == root,
+            })
+            .collect();
+        let verdict = sigterm_missing::verdict(&bin_files, termination);
+        facts.push(BinaryFacts {
+            name: name.clone(),
+            root: root.clone(),
+            package_dir: pkg.as_ref().map(|p| p.dir.clone()),
+            handled: verdict.handled.clone(),
+        });
+        if verdict.handles_sigterm() {
             continue;
         }
-        for (f, site) in sites {
+        for (fi, site) in verdict.ctrl_c {
+            let f = loaded[fi].0.clone();
             let Some(&i) = by_path.get(f.as_path()) else {
                 continue;
             };
@@ -812,4 +866,5 @@ fn sigterm_across_binaries(
             });
         }
     }
+    facts
 }

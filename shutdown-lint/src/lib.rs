@@ -17,6 +17,7 @@
 pub mod analysis;
 pub mod audit;
 pub mod baseline;
+pub mod callgraph;
 pub mod cli;
 pub mod collect;
 pub mod config;
@@ -34,5 +35,5 @@ pub mod resolve;
 pub mod rules;
 pub mod source;
 pub mod suppress;
-pub mod workspace;
 pub mod testcode;
+pub mod workspace;

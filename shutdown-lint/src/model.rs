@@ -194,6 +194,9 @@ pub struct Call {
     /// A method call (`x.name()`) or an associated function (`Type::name()`, `Self::name`);
     /// otherwise a free function (`name()`, `module::name()`) or a function passed by name.
     pub method: bool,
+    /// The crate a free function's path resolves to (`shutdown_runtime` for
+    /// `shutdown_runtime::run()` or an imported `run()`), when known.
+    pub krate: Option<String>,
 }
 
 /// A function or method and the calls its body makes (closures and async blocks in it

@@ -261,11 +261,20 @@ fn sigterm_missing_follows_the_binary_module_tree() {
         "{}",
         stdout(&o)
     );
-    // SIGTERM handled in a module of the binary (not linted itself): fine
+    // SIGTERM handled in a module of the binary (not linted itself) that `main` never
+    // calls: still reported
     write(
         d.path(),
         "src/signals.rs",
         "use tokio::signal::unix::{signal, SignalKind};\npub fn x() { let _ = signal(SignalKind::terminate()); }\n",
+    );
+    let o = run_in(d.path(), &["src/main.rs"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    // ... and fine once `main` calls it
+    write(
+        d.path(),
+        "src/main.rs",
+        "mod signals;\n#[tokio::main]\nasync fn main() { signals::x(); tokio::signal::ctrl_c().await.ok(); }\n",
     );
     let o = run_in(d.path(), &["src/main.rs"]);
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
@@ -287,7 +296,7 @@ fn sigterm_handled_in_a_path_dependency_counts() {
     write(
         d.path(),
         "app/src/main.rs",
-        "#[tokio::main]\nasync fn main() { tokio::signal::ctrl_c().await.ok(); }\n",
+        "#[tokio::main]\nasync fn main() { signals::install(); tokio::signal::ctrl_c().await.ok(); }\n",
     );
     write(
         d.path(),

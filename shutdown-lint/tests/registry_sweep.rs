@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// Rust source read per run unless `SHUTDOWN_LINT_SWEEP=all`.
-const SWEEP_BYTES: u64 = 48 << 20;
+const SWEEP_BYTES: u64 = 12 << 20;
 
 fn registry_crates() -> Vec<PathBuf> {
     let home = std::env::var_os("CARGO_HOME")

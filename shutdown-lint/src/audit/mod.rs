@@ -30,7 +30,7 @@ use budgets::{BudgetOrigin, CodeBudget, budgets_in_source};
 use report::{AuditReport, BinarySummary, CrateSummary, SuppressionSummary};
 use rules::CrateNames;
 use rules::budget_exceeds_grace::{self, CrateBudget};
-use rules::stopsignal_unhandled::{self, CrateSignals, signals_in_source};
+use rules::stopsignal_unhandled::{self, CrateSignals};
 use std::collections::BTreeSet;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -185,8 +185,8 @@ pub fn audit(opts: &AuditOptions) -> Result<AuditReport, AuditError> {
             handled: BTreeSet::new(),
         })
         .collect();
-    // per crate: (file, handles_sigterm) to decide per binary afterwards
-    let mut sigterm_files: Vec<Vec<(PathBuf, bool)>> = vec![Vec::new(); ws.crates.len()];
+    // libraries without binaries: whether any of their files handles SIGTERM
+    let mut lib_sigterm = vec![false; ws.crates.len()];
     let mut code_budgets: Vec<CrateBudget> = Vec::new();
     let mut member_files: BTreeSet<PathBuf> = BTreeSet::new();
     let mut files = 0;
@@ -215,15 +215,8 @@ pub fn audit(opts: &AuditOptions) -> Result<AuditReport, AuditError> {
                 used: s.used,
             });
         }
-        sigterm_files[i].push((abs.clone(), facts.handles_sigterm));
-        if facts.handles_sigterm {
-            signals[i].handled.insert("SIGTERM".into());
-        }
-        if facts.handles_ctrl_c {
-            signals[i].handled.insert("SIGINT".into());
-        }
+        lib_sigterm[i] |= facts.handles_sigterm;
         if let Ok(source) = std::fs::read_to_string(&abs) {
-            signals[i].handled.extend(signals_in_source(&source));
             for budget in budgets_in_source(&source, &facts.path) {
                 code_budgets.push(CrateBudget {
                     budget,
@@ -232,34 +225,25 @@ pub fn audit(opts: &AuditOptions) -> Result<AuditReport, AuditError> {
             }
         }
     }
+    // per binary: what the engine's call chains from its `main` reach (the same verdict
+    // as `sigterm-missing`)
     for (i, c) in ws.crates.iter().enumerate() {
-        let bin_files: Vec<&Path> = c.bins.iter().map(|b| b.path.as_path()).collect();
-        let bin_dir = c.dir.join("src/bin");
-        let examples_dir = c.dir.join("examples");
-        // code shared by every binary: the crate's files that are not a binary's own
-        let shared = sigterm_files[i].iter().any(|(f, h)| {
-            *h && !bin_files.contains(&f.as_path())
-                && !f.starts_with(&bin_dir)
-                && !f.starts_with(&examples_dir)
-        });
         for b in &c.bins {
-            // `src/bin/x/main.rs`, `examples/x/main.rs`: the directory is the binary's own
-            let own = b.path.parent().filter(|p| {
-                (p.starts_with(&bin_dir) && *p != bin_dir)
-                    || (p.starts_with(&examples_dir) && *p != examples_dir)
-            });
-            let handles = shared
-                || sigterm_files[i]
-                    .iter()
-                    .any(|(f, h)| *h && (f == &b.path || own.is_some_and(|d| f.starts_with(d))));
+            let handled = lint
+                .binaries
+                .iter()
+                .find(|f| f.root == b.path)
+                .map(|f| f.handled.clone())
+                .unwrap_or_default();
+            signals[i].handled.extend(handled.iter().cloned());
             crates[i].binaries.push(BinarySummary {
                 name: b.name.clone(),
                 path: display(&b.path),
-                handles_sigterm: handles,
+                handles_sigterm: handled.contains("SIGTERM"),
             });
         }
         crates[i].handles_sigterm = if crates[i].binaries.is_empty() {
-            sigterm_files[i].iter().any(|(_, h)| *h)
+            lib_sigterm[i]
         } else {
             crates[i].binaries.iter().all(|b| b.handles_sigterm)
         };

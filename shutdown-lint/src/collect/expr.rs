@@ -66,7 +66,9 @@ impl Collector<'_, '_> {
                 Resolution::Path(path) => {
                     // a function passed by name (`.map(install)`) may be called
                     if p.path.segments.last().is_some_and(|s| {
-                        s.ident.to_string().starts_with(|c: char| c.is_ascii_lowercase())
+                        s.ident
+                            .to_string()
+                            .starts_with(|c: char| c.is_ascii_lowercase())
                     }) {
                         self.record_call_path(&p.path);
                     }

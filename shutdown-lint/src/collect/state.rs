@@ -209,8 +209,16 @@ impl<'a, 'i> Collector<'a, 'i> {
 
     /// Records a call of the function being walked (for call chains from `main`).
     pub(super) fn record_call(&mut self, name: String, method: bool) {
+        self.record_call_in(name, method, None);
+    }
+
+    fn record_call_in(&mut self, name: String, method: bool, krate: Option<String>) {
         if let Some(i) = self.cur_fn {
-            self.model.fns[i].calls.push(Call { name, method });
+            self.model.fns[i].calls.push(Call {
+                name,
+                method,
+                krate,
+            });
         }
     }
 
@@ -228,7 +236,11 @@ impl<'a, 'i> Collector<'a, 'i> {
             let owner = path.segments[n - 2].ident.to_string();
             owner == "Self" || owner.starts_with(|c: char| c.is_ascii_uppercase())
         };
-        self.record_call(last.ident.to_string(), method);
+        let krate = match self.resolve(path, true) {
+            Resolution::Path(c) if !method && c.len() >= 2 => Some(c[0].clone()),
+            _ => None,
+        };
+        self.record_call_in(last.ident.to_string(), method, krate);
     }
 
     /// The calls in a macro body that is not walked (`name(..)`, `x.name(..)`,
@@ -242,8 +254,7 @@ impl<'a, 'i> Collector<'a, 'i> {
         for (i, tt) in tts.iter().enumerate() {
             match tt {
                 TokenTree::Group(g) => self.record_calls_in_tokens(g.stream()),
-                TokenTree::Ident(id)
-                    if matches!(tts.get(i + 1), Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Parenthesis) =>
+                TokenTree::Ident(id) if matches!(tts.get(i + 1), Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Parenthesis) =>
                 {
                     let prev = |k: usize| i.checked_sub(k).and_then(|j| tts.get(j));
                     let method = match prev(1) {

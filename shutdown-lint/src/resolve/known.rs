@@ -478,6 +478,55 @@ pub const TOKIO_EXECUTOR: &[&str] = &[
     "hyper_util::rt::TokioExecutor::default",
 ];
 
+/// Paths whose use means the program handles these signals (the audit's
+/// `stopsignal-unhandled` and per-binary signal table).
+pub const SIGNALS: &[(&str, &[&str])] = &[
+    ("tokio::signal::ctrl_c", &["SIGINT"]),
+    ("ctrlc::set_handler", &["SIGINT"]),
+    ("ctrlc::try_set_handler", &["SIGINT"]),
+    ("async_ctrlc::CtrlC::new", &["SIGINT"]),
+    ("shutdown_runtime::main", &["SIGTERM", "SIGINT"]),
+    ("shutdown_runtime::run", &["SIGTERM", "SIGINT"]),
+    ("shutdown_runtime::signals::install", &["SIGTERM", "SIGINT"]),
+    ("tokio::signal::unix::SignalKind::terminate", &["SIGTERM"]),
+    ("tokio::signal::unix::SignalKind::interrupt", &["SIGINT"]),
+    ("tokio::signal::unix::SignalKind::quit", &["SIGQUIT"]),
+    ("tokio::signal::unix::SignalKind::hangup", &["SIGHUP"]),
+    (
+        "tokio::signal::unix::SignalKind::user_defined1",
+        &["SIGUSR1"],
+    ),
+    (
+        "tokio::signal::unix::SignalKind::user_defined2",
+        &["SIGUSR2"],
+    ),
+    ("tokio::signal::unix::SignalKind::alarm", &["SIGALRM"]),
+    ("tokio::signal::unix::SignalKind::pipe", &["SIGPIPE"]),
+    ("tokio::signal::unix::SignalKind::child", &["SIGCHLD"]),
+    (
+        "tokio::signal::unix::SignalKind::window_change",
+        &["SIGWINCH"],
+    ),
+    ("libc::SIGTERM", &["SIGTERM"]),
+    ("libc::SIGINT", &["SIGINT"]),
+    ("libc::SIGQUIT", &["SIGQUIT"]),
+    ("libc::SIGHUP", &["SIGHUP"]),
+    ("libc::SIGUSR1", &["SIGUSR1"]),
+    ("libc::SIGUSR2", &["SIGUSR2"]),
+    ("signal_hook::consts::SIGTERM", &["SIGTERM"]),
+    ("signal_hook::consts::SIGINT", &["SIGINT"]),
+    ("signal_hook::consts::SIGQUIT", &["SIGQUIT"]),
+    ("signal_hook::consts::SIGHUP", &["SIGHUP"]),
+    ("signal_hook::consts::SIGUSR1", &["SIGUSR1"]),
+    ("signal_hook::consts::SIGUSR2", &["SIGUSR2"]),
+    ("nix::sys::signal::SIGTERM", &["SIGTERM"]),
+    ("nix::sys::signal::SIGINT", &["SIGINT"]),
+    ("nix::sys::signal::SIGQUIT", &["SIGQUIT"]),
+    ("nix::sys::signal::SIGHUP", &["SIGHUP"]),
+    ("nix::sys::signal::SIGUSR1", &["SIGUSR1"]),
+    ("nix::sys::signal::SIGUSR2", &["SIGUSR2"]),
+];
+
 /// Words at least one of which a file must contain (outside `//` comments) for any rule to
 /// possibly report in it: every path a rule matches ends in, or is imported through, one
 /// of these (aliases keep the original name in their `use`); config adds the last segments
@@ -491,6 +540,10 @@ pub const NEEDLES: &[&str] = &[
     "set_handler",
     "SIGINT",
     "SIGTERM",
+    "SignalKind",
+    "SIGQUIT",
+    "SIGHUP",
+    "SIGUSR",
     "shutdown_runtime",
     "shutdown_macros",
     "drainable",
@@ -518,6 +571,7 @@ pub fn all_paths() -> impl Iterator<Item = &'static str> {
         .chain(HTTP_CTORS.iter().map(|(p, _, _)| p))
         .chain(CTRL_C)
         .chain(SIGTERM)
+        .chain(SIGNALS.iter().map(|(p, _)| p))
         .chain(SERVERS.iter().flat_map(|s| s.roots))
         .chain(TOKIO_EXECUTOR)
         .copied()

@@ -1,13 +1,17 @@
 //! `sigterm-missing`: a binary that listens for Ctrl-C (SIGINT) but never for SIGTERM.
 //!
-//! Per file, [`signal_sites`] finds the Ctrl-C registrations and whether SIGTERM is
-//! handled; the engine combines the files of each binary target (its root file, the
-//! modules it declares, and the package's library) and reports at the Ctrl-C sites.
+//! Per file, [`signal_sites`] finds the Ctrl-C registrations and the signal handlers, each
+//! with its enclosing function; the engine combines the files of each binary target (its
+//! root file, the modules it declares, its package's library and its path dependencies'
+//! libraries) and [`verdict`] credits only the handlers of functions that `main` reaches
+//! ([`crate::callgraph`]), then reports at the reached Ctrl-C sites.
 
 use super::RuleMeta;
+use crate::callgraph::{self, Node};
 use crate::finding::{Region, Severity};
-use crate::model::FileModel;
+use crate::model::{FileModel, FnNode};
 use crate::resolve::known;
+use std::collections::BTreeSet;
 
 /// Metadata and documentation.
 pub const META: RuleMeta = RuleMeta {
@@ -18,11 +22,15 @@ pub const META: RuleMeta = RuleMeta {
 For each binary target (`src/main.rs`, `src/bin/*`, `[[bin]]` paths, any file with a
 top-level `fn main`, together with the modules it declares, its package's library and the
 libraries of its path dependencies),
-flags Ctrl-C handling — `tokio::signal::ctrl_c()`, `SignalKind::interrupt()`,
+flags Ctrl-C handling that `main` reaches — `tokio::signal::ctrl_c()`, `SignalKind::interrupt()`,
 `ctrlc::set_handler`, signal-hook or libc `SIGINT` — when nothing in the binary handles
 SIGTERM. SIGTERM counts when handled by tokio's `SignalKind::terminate()`, signal-hook /
 libc / nix `SIGTERM`, `ctrlc` with its `termination` feature, or shutdown-runtime
-(`signals::install`, `run`, `#[shutdown_runtime::main]`). Ctrl-C handling that only
+(`signals::install`, `run`, `#[shutdown_runtime::main]`). Only handlers that the binary
+reaches count: a chain of calls from `main` into the function that installs them (by name:
+`x.name()` reaches every method `name`, `name()` every free function `name`, in the crate the
+path names when it names one). A binary that depends on shutdown-runtime (or on a workspace
+crate with a SIGTERM helper) but never calls into it is reported. Ctrl-C handling that only
 compiles on Windows (`#[cfg(windows)]`, `if cfg!(windows)`) is not reported.
 
 ## Why it matters
@@ -68,12 +76,19 @@ pub struct SignalSites {
     pub ctrl_c: Vec<CtrlCSite>,
     /// Whether the file handles SIGTERM.
     pub sigterm: bool,
+    /// Every handler: the enclosing function (item path) and the signals it handles.
+    pub handled: Vec<(String, &'static [&'static str])>,
 }
 
 /// Finds the signal handling of a file.
 pub fn signal_sites(model: &FileModel) -> SignalSites {
     let mut s = SignalSites::default();
     let mut consider = |path: String, region: Region, item: &str, windows: bool| {
+        if let Some((_, sigs)) = known::SIGNALS.iter().find(|(p, _)| *p == path)
+            && !windows
+        {
+            s.handled.push((item.to_string(), *sigs));
+        }
         if known::SIGTERM.contains(&path.as_str()) {
             s.sigterm = true;
         } else if known::CTRL_C.contains(&path.as_str()) && !windows {
@@ -108,4 +123,103 @@ pub fn message(site: &CtrlCSite, bin: &str) -> String {
         "binary `{bin}` handles Ctrl-C (`{}`) but never SIGTERM, the signal orchestrators stop it with",
         site.what
     )
+}
+
+/// One file of a binary, as [`verdict`] sees it.
+#[derive(Debug, Clone, Copy)]
+pub struct BinFile<'a> {
+    /// The crate of the file (`-` as `_`).
+    pub krate: &'a str,
+    /// Its signal handling.
+    pub signals: &'a SignalSites,
+    /// Its functions and their calls.
+    pub fns: &'a [FnNode],
+    /// The binary's root file (the one with `fn main`).
+    pub root: bool,
+}
+
+/// What a binary handles, counting only what `main` reaches.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Verdict {
+    /// Signals handled by reached functions (`SIGTERM`, `SIGINT`, ..).
+    pub handled: BTreeSet<String>,
+    /// Reached Ctrl-C sites: (index into the files, site).
+    pub ctrl_c: Vec<(usize, CtrlCSite)>,
+    /// Whether call chains from `main` decided it (`false`: no `main` was found among the
+    /// walked functions, so every handler counted).
+    pub by_reachability: bool,
+}
+
+impl Verdict {
+    /// Whether the binary handles SIGTERM.
+    pub fn handles_sigterm(&self) -> bool {
+        self.handled.contains("SIGTERM")
+    }
+}
+
+/// Combines the files of one binary. `ctrlc_termination`: the package enables `ctrlc`'s
+/// `termination` feature (its handler then catches SIGTERM too).
+///
+/// # Examples
+///
+/// ```
+/// use shutdown_lint::analysis::analyze_source;
+/// use shutdown_lint::config::Config;
+/// use shutdown_lint::rules::sigterm_missing::{verdict, BinFile};
+/// let src = "fn main() { wait(); }\nasync fn wait() { tokio::signal::ctrl_c().await; }\n\
+///            fn unused() { tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()); }\n";
+/// let a = analyze_source("src/main.rs".as_ref(), src, &Config::default());
+/// let files = [BinFile { krate: "app", signals: &a.signals, fns: &a.fns, root: true }];
+/// let v = verdict(&files, false);
+/// assert!(!v.handles_sigterm());
+/// assert_eq!(v.ctrl_c.len(), 1);
+/// ```
+pub fn verdict(files: &[BinFile<'_>], ctrlc_termination: bool) -> Verdict {
+    let nodes: Vec<Node<'_>> = files
+        .iter()
+        .enumerate()
+        .flat_map(|(i, f)| {
+            f.fns.iter().map(move |n| Node {
+                file: i,
+                krate: f.krate,
+                node: n,
+            })
+        })
+        .collect();
+    let roots: Vec<(usize, &str)> = files
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.root)
+        .map(|(i, _)| (i, "main"))
+        .collect();
+    let reach = callgraph::reachable(&nodes, &roots);
+    let reached = |file: usize, item: &str| match &reach {
+        None => true,
+        // a site outside any function (a `static`, an `impl` const) counts
+        Some(set) => {
+            set.contains(&(file, item.to_string()))
+                || !files[file].fns.iter().any(|n| n.item == item)
+        }
+    };
+    let mut v = Verdict {
+        by_reachability: reach.is_some(),
+        ..Verdict::default()
+    };
+    for (i, f) in files.iter().enumerate() {
+        for (item, sigs) in &f.signals.handled {
+            if reached(i, item) {
+                v.handled.extend(sigs.iter().map(|s| s.to_string()));
+            }
+        }
+        for site in &f.signals.ctrl_c {
+            if !reached(i, &site.item) {
+                continue;
+            }
+            if site.ctrlc_crate && ctrlc_termination {
+                v.handled.insert("SIGTERM".into());
+            }
+            v.ctrl_c.push((i, site.clone()));
+        }
+    }
+    v
 }

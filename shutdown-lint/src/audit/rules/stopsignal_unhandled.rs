@@ -21,9 +21,11 @@ pub const META: RuleMeta = RuleMeta {
     doc: r#"## What it does
 `cargo shutdown audit` reads the stop signal of every Dockerfile (`STOPSIGNAL`, final stage,
 inherited through `FROM <stage>`) and compose service (`stop_signal`) and checks that the
-binaries it may start handle it: SIGTERM and SIGINT as the lint sees them (tokio
-`SignalKind`, signal-hook, libc, ctrlc, shutdown-runtime), other signals when the code
-registers them (`SignalKind::quit()`, `SIGQUIT`, …). A target whose service, image or
+binaries it may start handle it, as the lint's model of each binary sees it: a handler
+counts when the binary's `main` reaches the function that installs it (the same call chains
+as `sigterm-missing`). Handlers: tokio `ctrl_c()` and `SignalKind::*()`, signal-hook / libc /
+nix `SIGxxx` constants, `ctrlc`, and shutdown-runtime's `#[shutdown_runtime::main]`, `run`
+and `signals::install`, which handle both SIGTERM and SIGINT. A target whose service, image or
 command name matches a crate or binary is checked against that crate only; otherwise any
 binary of the workspace counts. `SIGKILL` is always reported: it cannot be handled.
 
@@ -136,58 +138,6 @@ pub fn check(targets: &[DeployTarget], crates: &[CrateSignals]) -> Vec<Finding> 
             item: target.item.clone(),
             suppressed: None,
         });
-    }
-    out
-}
-
-/// Signals a Rust source registers handlers for, by a text scan: tokio `SignalKind::x()`,
-/// and `SIGxxx` constants (signal-hook, libc, nix).
-///
-/// # Examples
-///
-/// ```
-/// use shutdown_lint::audit::rules::stopsignal_unhandled::signals_in_source;
-/// let found = signals_in_source("let mut q = signal(SignalKind::quit())?; register(SIGHUP, f);");
-/// assert_eq!(found.into_iter().collect::<Vec<_>>(), ["SIGHUP", "SIGQUIT"]);
-/// ```
-pub fn signals_in_source(source: &str) -> BTreeSet<String> {
-    const KINDS: [(&str, &str); 10] = [
-        ("SignalKind::terminate", "SIGTERM"),
-        ("SignalKind::interrupt", "SIGINT"),
-        ("SignalKind::quit", "SIGQUIT"),
-        ("SignalKind::hangup", "SIGHUP"),
-        ("SignalKind::user_defined1", "SIGUSR1"),
-        ("SignalKind::user_defined2", "SIGUSR2"),
-        ("SignalKind::alarm", "SIGALRM"),
-        ("SignalKind::pipe", "SIGPIPE"),
-        ("SignalKind::child", "SIGCHLD"),
-        ("SignalKind::window_change", "SIGWINCH"),
-    ];
-    let mut out = BTreeSet::new();
-    for (needle, name) in KINDS {
-        if source.contains(needle) {
-            out.insert(name.to_owned());
-        }
-    }
-    for name in [
-        "SIGQUIT", "SIGHUP", "SIGUSR1", "SIGUSR2", "SIGALRM", "SIGPIPE", "SIGCHLD", "SIGWINCH",
-        "SIGABRT",
-    ] {
-        let bytes = source.as_bytes();
-        let mut from = 0;
-        while let Some(pos) = source[from..].find(name) {
-            let start = from + pos;
-            let end = start + name.len();
-            let before_ok = start == 0
-                || !(bytes[start - 1].is_ascii_alphanumeric() || bytes[start - 1] == b'_');
-            let after_ok =
-                end == bytes.len() || !(bytes[end].is_ascii_alphanumeric() || bytes[end] == b'_');
-            if before_ok && after_ok {
-                out.insert(name.to_owned());
-                break;
-            }
-            from = end;
-        }
     }
     out
 }

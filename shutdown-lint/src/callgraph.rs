@@ -1,0 +1,275 @@
+//! Call chains from `main`, by name: which functions of a binary (its files, its library,
+//! its path dependencies' libraries) its `main` may reach. `sigterm-missing` credits only the
+//! signal handlers installed by reached functions, and the audit reads what each binary
+//! handles from the same walk.
+//!
+//! Calls are matched by name, not by type: a method call `x.name()` or `Type::name()` reaches
+//! every method called `name`, a call `name()` / `module::name()` every free function called
+//! `name`. That over-approximates (a binary is credited a little too often, never too
+//! little), which is what a rule that fails a build needs.
+
+use crate::model::{Call, FnNode};
+use std::collections::{BTreeSet, HashMap};
+
+/// One function of the binary: which file (an index the caller chooses), its crate and its
+/// node.
+#[derive(Debug, Clone, Copy)]
+pub struct Node<'a> {
+    /// The caller's index of the file.
+    pub file: usize,
+    /// The crate of the file (`-` as `_`).
+    pub krate: &'a str,
+    /// The function.
+    pub node: &'a FnNode,
+}
+
+/// The functions reachable from the roots (`(file, item)` pairs, e.g. the binary's `main`),
+/// as `(file, item)` pairs; `None` when no root is among `nodes` (then the caller cannot
+/// tell and should treat every function as reached).
+///
+/// # Examples
+///
+/// ```
+/// use shutdown_lint::callgraph::{reachable, Node};
+/// use shutdown_lint::model::{Call, FnNode};
+/// let call = |n: &str| Call { name: n.into(), method: false, krate: None };
+/// let main = FnNode { item: "main".into(), method: false, calls: vec![call("serve")] };
+/// let serve = FnNode { item: "net::serve".into(), method: false, calls: vec![] };
+/// let unused = FnNode { item: "signals".into(), method: false, calls: vec![] };
+/// let nodes = [
+///     Node { file: 0, krate: "app", node: &main },
+///     Node { file: 1, krate: "app", node: &serve },
+///     Node { file: 1, krate: "app", node: &unused },
+/// ];
+/// let r = reachable(&nodes, &[(0, "main")]).unwrap();
+/// assert!(r.contains(&(1, "net::serve".to_string())));
+/// assert!(!r.contains(&(1, "signals".to_string())));
+/// ```
+pub fn reachable(nodes: &[Node<'_>], roots: &[(usize, &str)]) -> Option<BTreeSet<(usize, String)>> {
+    // name -> nodes, split by kind
+    let mut by_name: HashMap<(&str, bool), Vec<usize>> = HashMap::new();
+    for (i, n) in nodes.iter().enumerate() {
+        let name = n.node.item.rsplit("::").next().unwrap_or(&n.node.item);
+        by_name.entry((name, n.node.method)).or_default().push(i);
+    }
+    let mut stack: Vec<usize> = nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| {
+            roots
+                .iter()
+                .any(|(f, it)| *f == n.file && *it == n.node.item)
+        })
+        .map(|(i, _)| i)
+        .collect();
+    if stack.is_empty() {
+        return None;
+    }
+    let mut seen = vec![false; nodes.len()];
+    for &i in &stack {
+        seen[i] = true;
+    }
+    while let Some(i) = stack.pop() {
+        let n = nodes[i];
+        // nested functions are reached with their parent (they can only be called from it)
+        let prefix = format!("{}::", n.node.item);
+        for (j, m) in nodes.iter().enumerate() {
+            if !seen[j] && m.file == n.file && m.node.item.starts_with(&prefix) {
+                seen[j] = true;
+                stack.push(j);
+            }
+        }
+        for Call {
+            name,
+            method,
+            krate,
+        } in &n.node.calls
+        {
+            let Some(candidates) = by_name.get(&(name.as_str(), *method)) else {
+                continue;
+            };
+            // `shutdown_runtime::run()` reaches the runtime's `run`, not a `run` of the
+            // binary; a crate that defines no such name (a re-export) falls back to all
+            let krate = krate
+                .as_deref()
+                .map(|k| if k == "crate" { n.krate } else { k });
+            let in_crate: Vec<usize> = match krate {
+                Some(k) => candidates
+                    .iter()
+                    .copied()
+                    .filter(|&j| nodes[j].krate == k)
+                    .collect(),
+                None => Vec::new(),
+            };
+            let targets = if in_crate.is_empty() {
+                candidates
+            } else {
+                &in_crate
+            };
+            for &j in targets {
+                if !seen[j] {
+                    seen[j] = true;
+                    stack.push(j);
+                }
+            }
+        }
+    }
+    Some(
+        nodes
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| seen[*i])
+            .map(|(_, n)| (n.file, n.node.item.clone()))
+            .collect(),
+    )
+}
+
+/// The functions of a file that was not walked (the byte scan found nothing a rule looks
+/// for), from its tokens: each `fn` with the calls in its body, methods inside `impl` /
+/// `trait` blocks, modules' items with their module in the item path. `None` if the text
+/// does not lex.
+///
+/// # Examples
+///
+/// ```
+/// let nodes = shutdown_lint::callgraph::nodes_from_text(
+///     "mod app { pub fn run() { start(); } }\nimpl S { fn go(&self) { self.run(); } }",
+/// ).unwrap();
+/// assert_eq!(nodes[0].item, "app::run");
+/// assert_eq!(nodes[0].calls[0].name, "start");
+/// assert!(nodes[1].method && nodes[1].calls[0].method);
+/// ```
+pub fn nodes_from_text(text: &str) -> Option<Vec<FnNode>> {
+    let tokens: proc_macro2::TokenStream = text.parse().ok()?;
+    let mut out = Vec::new();
+    items_in(tokens, &mut Vec::new(), false, &mut out, 0);
+    Some(out)
+}
+
+fn items_in(
+    tokens: proc_macro2::TokenStream,
+    path: &mut Vec<String>,
+    in_impl: bool,
+    out: &mut Vec<FnNode>,
+    depth: usize,
+) {
+    use proc_macro2::{Delimiter, TokenTree};
+    if depth > 64 {
+        return;
+    }
+    let tts: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut i = 0;
+    while i < tts.len() {
+        match &tts[i] {
+            TokenTree::Ident(id) if id == "fn" => {
+                let Some(TokenTree::Ident(name)) = tts.get(i + 1) else {
+                    i += 1;
+                    continue;
+                };
+                // the body: the next brace group (a `;` first: no body)
+                let mut j = i + 2;
+                let mut body = None;
+                while j < tts.len() {
+                    match &tts[j] {
+                        TokenTree::Group(g) if g.delimiter() == Delimiter::Brace => {
+                            body = Some(g.stream());
+                            break;
+                        }
+                        TokenTree::Punct(p) if p.as_char() == ';' => break,
+                        _ => j += 1,
+                    }
+                }
+                path.push(name.to_string());
+                let mut node = FnNode {
+                    item: path.join("::"),
+                    method: in_impl,
+                    calls: Vec::new(),
+                };
+                if let Some(body) = body {
+                    calls_in(body.clone(), &mut node.calls, depth + 1);
+                    node.calls.sort();
+                    node.calls.dedup();
+                    out.push(node);
+                    // nested fns
+                    items_in(body, path, false, out, depth + 1);
+                } else {
+                    out.push(node);
+                }
+                path.pop();
+                i = j + 1;
+            }
+            TokenTree::Ident(id) if id == "mod" || id == "impl" || id == "trait" => {
+                let kind = id.to_string();
+                let mut j = i + 1;
+                let mut name = None;
+                while j < tts.len() {
+                    match &tts[j] {
+                        TokenTree::Group(g) if g.delimiter() == Delimiter::Brace => break,
+                        TokenTree::Punct(p) if p.as_char() == ';' => break,
+                        TokenTree::Ident(n) if n != "for" && n != "unsafe" => {
+                            // `impl Trait for Type`: the last name before the body wins
+                            name = Some(n.to_string());
+                            j += 1;
+                        }
+                        _ => j += 1,
+                    }
+                }
+                if let Some(TokenTree::Group(g)) = tts.get(j) {
+                    path.push(name.unwrap_or_else(|| kind.clone()));
+                    items_in(g.stream(), path, kind != "mod", out, depth + 1);
+                    path.pop();
+                }
+                i = j + 1;
+            }
+            _ => i += 1,
+        }
+    }
+}
+
+fn calls_in(tokens: proc_macro2::TokenStream, out: &mut Vec<Call>, depth: usize) {
+    use proc_macro2::{Delimiter, TokenTree};
+    if depth > 256 {
+        return;
+    }
+    let tts: Vec<TokenTree> = tokens.into_iter().collect();
+    for (i, tt) in tts.iter().enumerate() {
+        match tt {
+            TokenTree::Group(g) => calls_in(g.stream(), out, depth + 1),
+            TokenTree::Ident(id) => {
+                let called = matches!(tts.get(i + 1), Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Parenthesis);
+                let prev = |k: usize| i.checked_sub(k).and_then(|j| tts.get(j));
+                let after_dot = matches!(prev(1), Some(TokenTree::Punct(p)) if p.as_char() == '.');
+                let after_path = matches!(prev(1), Some(TokenTree::Punct(p)) if p.as_char() == ':');
+                let owner_is_type = after_path
+                    && matches!(prev(3), Some(TokenTree::Ident(o)) if o == "Self" || o.to_string().starts_with(|c: char| c.is_ascii_uppercase()));
+                let name = id.to_string();
+                let fn_like = name.starts_with(|c: char| c.is_ascii_lowercase() || c == '_');
+                if called || (fn_like && !after_dot && (after_path || is_value_position(&tts, i))) {
+                    out.push(Call {
+                        name,
+                        method: after_dot || owner_is_type,
+                        krate: None,
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A lowercase identifier passed as a value (`.map(install)`, `spawn(run)`): an argument
+/// position between `(`/`,` and `,`/`)`. Keywords never are.
+fn is_value_position(tts: &[proc_macro2::TokenTree], i: usize) -> bool {
+    use proc_macro2::TokenTree;
+    let next_ok = match tts.get(i + 1) {
+        None => true,
+        Some(TokenTree::Punct(p)) => p.as_char() == ',',
+        _ => false,
+    };
+    let prev_ok = match i.checked_sub(1).and_then(|j| tts.get(j)) {
+        None => true,
+        Some(TokenTree::Punct(p)) => p.as_char() == ',',
+        _ => false,
+    };
+    next_ok && prev_ok
+}

@@ -1,0 +1,145 @@
+//! `sigterm-missing` credits only the handlers a binary's `main` reaches, across the crates
+//! of a workspace (path dependencies), and the audit reads what each binary handles from the
+//! same walk: a binary that depends on a crate with a SIGTERM helper (or on a runtime that
+//! installs handlers) but never calls it is reported; `#[shutdown_runtime::main]` handles
+//! SIGINT too, so `STOPSIGNAL SIGINT` is not `stopsignal-unhandled`.
+
+use shutdown_lint::audit::{AuditOptions, audit};
+use shutdown_lint::engine::{LintOptions, lint_paths};
+use std::path::Path;
+
+fn write(root: &Path, rel: &str, text: &str) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+fn package(root: &Path, name: &str, deps: &[&str]) {
+    let deps: String = deps
+        .iter()
+        .map(|d| format!("{d} = {{ path = \"../{d}\" }}\n"))
+        .collect();
+    write(
+        root,
+        &format!("crates/{name}/Cargo.toml"),
+        &format!("[package]\nname = \"{name}\"\nedition = \"2021\"\n\n[dependencies]\n{deps}"),
+    );
+}
+
+fn workspace() -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path();
+    write(
+        root,
+        "Cargo.toml",
+        "[workspace]\nmembers = [\"crates/*\"]\nresolver = \"2\"\n",
+    );
+    // a workspace crate with a SIGTERM helper
+    package(root, "sigs", &[]);
+    write(
+        root,
+        "crates/sigs/src/lib.rs",
+        "use tokio::signal::unix::{signal, SignalKind};\n\
+         pub async fn wait_for_terminate() { signal(SignalKind::terminate()).unwrap().recv().await; }\n\
+         pub fn unrelated() -> u32 { 7 }\n",
+    );
+    // calls the helper: handles SIGTERM
+    package(root, "app-a", &["sigs"]);
+    write(
+        root,
+        "crates/app-a/src/main.rs",
+        "#[tokio::main]\nasync fn main() {\n    tokio::select! {\n        _ = tokio::signal::ctrl_c() => {}\n        _ = sigs::wait_for_terminate() => {}\n    }\n}\n",
+    );
+    // depends on it, never calls it: reported
+    package(root, "app-b", &["sigs"]);
+    write(
+        root,
+        "crates/app-b/src/main.rs",
+        "#[tokio::main]\nasync fn main() {\n    let _ = sigs::unrelated();\n    tokio::signal::ctrl_c().await.unwrap();\n}\n",
+    );
+    // a runtime that installs handlers (shutdown-runtime's shape)
+    package(root, "shutdown-runtime", &[]);
+    write(
+        root,
+        "crates/shutdown-runtime/src/lib.rs",
+        "pub mod signals { pub fn install() { let _ = libc::SIGTERM; } }\n\
+         pub fn spawn<F>(_f: F) {}\n",
+    );
+    // half-migrated: tracked spawns from the runtime, but waits on ctrl_c only: reported
+    package(root, "app-c", &["shutdown-runtime"]);
+    write(
+        root,
+        "crates/app-c/src/main.rs",
+        "#[tokio::main]\nasync fn main() {\n    shutdown_runtime::spawn(async {});\n    tokio::signal::ctrl_c().await.unwrap();\n}\n",
+    );
+    // the runtime's main attribute: SIGTERM and SIGINT
+    package(root, "app-d", &["shutdown-runtime"]);
+    write(
+        root,
+        "crates/app-d/src/main.rs",
+        "#[shutdown_runtime::main]\nasync fn main() {\n    tokio::signal::ctrl_c().await.ok();\n}\n",
+    );
+    write(
+        root,
+        "crates/app-d/Dockerfile",
+        "FROM debian\nSTOPSIGNAL SIGINT\nCMD [\"/app-d\"]\n",
+    );
+    d
+}
+
+#[test]
+fn only_handlers_main_reaches_count() {
+    let d = workspace();
+    let report = lint_paths(
+        &[d.path().to_path_buf()],
+        &LintOptions {
+            cwd: Some(d.path().to_path_buf()),
+            ..LintOptions::default()
+        },
+    )
+    .unwrap();
+    let mut got: Vec<String> = report
+        .findings
+        .iter()
+        .filter(|f| f.rule == "sigterm-missing")
+        .map(|f| format!("{}:{}", f.path.display(), f.region.line))
+        .collect();
+    got.sort();
+    assert_eq!(
+        got,
+        ["crates/app-b/src/main.rs:4", "crates/app-c/src/main.rs:4"],
+        "{:#?}",
+        report.findings
+    );
+}
+
+#[test]
+fn the_audit_reads_the_same_verdict() {
+    let d = workspace();
+    let report = audit(&AuditOptions {
+        manifest_path: Some(d.path().to_path_buf()),
+        cwd: Some(d.path().to_path_buf()),
+        ..AuditOptions::default()
+    })
+    .unwrap();
+    let handles = |name: &str| {
+        report
+            .crates
+            .iter()
+            .find(|c| c.name == name)
+            .unwrap()
+            .handles_sigterm
+    };
+    assert!(handles("app-a"));
+    assert!(!handles("app-b"));
+    assert!(!handles("app-c"));
+    assert!(handles("app-d"));
+    assert!(
+        !report
+            .findings
+            .iter()
+            .any(|f| f.rule == "stopsignal-unhandled"),
+        "{:#?}",
+        report.findings
+    );
+}
