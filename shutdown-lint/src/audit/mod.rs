@@ -130,8 +130,10 @@ pub fn audit(opts: &AuditOptions) -> Result<AuditReport, AuditError> {
         }
     };
     let config = Config::discover(&ws.root).map_err(|e| AuditError::Config(Box::new(e)))?;
+    let include_tests = opts.include_tests.unwrap_or(config.include_tests);
+    let include_examples = opts.include_examples.unwrap_or(config.include_examples);
     // examples are binaries only when they are linted
-    if !opts.include_examples.unwrap_or(config.include_examples) {
+    if !include_examples {
         for c in &mut ws.crates {
             let dir = c.dir.clone();
             c.bins.retain(|b| {
@@ -195,6 +197,13 @@ pub fn audit(opts: &AuditOptions) -> Result<AuditReport, AuditError> {
         let Some(owner) = ws.crate_of(&abs) else {
             continue;
         };
+        // what the engine skipped (tests, examples) is no crate's code: the one predicate
+        let rel = abs.strip_prefix(&owner.dir).unwrap_or(&abs);
+        match crate::testcode::classify(rel) {
+            crate::testcode::CodeKind::Test if !include_tests => continue,
+            crate::testcode::CodeKind::Example if !include_examples => continue,
+            _ => {}
+        }
         let Some(i) = ws.crates.iter().position(|c| c.dir == owner.dir) else {
             continue;
         };

@@ -11,6 +11,9 @@ use crate::source::LineIndex;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+/// Distinct calls recorded per function (call chains from `main`); more are dropped.
+const MAX_CALLS_PER_FN: usize = 4096;
+
 /// The value a binding was bound to.
 #[derive(Debug, Clone)]
 pub(super) enum BindVal {
@@ -213,13 +216,26 @@ impl<'a, 'i> Collector<'a, 'i> {
     }
 
     fn record_call_in(&mut self, name: String, method: bool, krate: Option<String>) {
-        if let Some(i) = self.cur_fn {
-            self.model.fns[i].calls.push(Call {
-                name,
-                method,
-                krate,
-            });
+        let Some(i) = self.cur_fn else { return };
+        let calls = &mut self.model.fns[i].calls;
+        let call = Call {
+            name,
+            method,
+            krate,
+        };
+        // `x.f().f().f()..`: a repeat of the last call adds nothing; a body with thousands
+        // of distinct calls is kept bounded (the rest count as seen)
+        if calls.last() == Some(&call) {
+            return;
         }
+        if calls.len() >= MAX_CALLS_PER_FN {
+            calls.sort();
+            calls.dedup();
+            if calls.len() >= MAX_CALLS_PER_FN {
+                return;
+            }
+        }
+        calls.push(call);
     }
 
     /// Records a call (or a use by name) of `path`: `Type::f` and `Self::f` are associated
