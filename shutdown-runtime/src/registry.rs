@@ -303,14 +303,21 @@ impl Registry {
     /// Aborts every abortable tracked task; returns the async tasks aborted. Blocking jobs
     /// that have not started are cancelled too (running ones cannot be); threads are skipped.
     pub(crate) fn abort_all(&self) -> Vec<Aborted> {
+        // Mark every shard before aborting any task: an abort that lands while the other
+        // shards are still being walked can make a dependent task (a body pump whose connection
+        // was aborted) end on its own; marked first, it is still listed as aborted.
         let mut out = Vec::new();
+        let mut marked = Vec::with_capacity(self.shards.len());
         for (i, s) in self.shards.iter().enumerate() {
             let mut slots = Vec::new();
-            s.abort_all(TaskInfo::of, &mut slots);
+            marked.push(s.mark_aborting(TaskInfo::of, &mut slots));
             out.extend(slots.into_iter().map(|slot| Aborted {
                 shard: i as u32,
                 slot,
             }));
+        }
+        for (s, marked) in self.shards.iter().zip(&marked) {
+            s.abort_marked(marked);
         }
         out
     }

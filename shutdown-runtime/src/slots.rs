@@ -312,8 +312,26 @@ impl<H: Abort> Shard<H> {
 
     /// Aborts every abortable task of this shard not aborted yet; pushes the async tasks (kind
     /// `Task`) onto `out` with `info(task)`. Blocking jobs are aborted too (cancelled if not
-    /// started) but not listed; threads are skipped.
+    /// started) but not listed; threads are skipped. Same as [`Shard::mark_aborting`] followed
+    /// by [`Shard::abort_marked`] (the registry calls the two halves across all shards).
+    #[cfg(any(test, shutdown_loom))]
     pub(crate) fn abort_all<I>(&self, info: impl Fn(&Task<H>) -> I, out: &mut Vec<AbortedSlot<I>>) {
+        let marked = self.mark_aborting(info, out);
+        self.abort_marked(&marked);
+    }
+
+    /// First half of an abort: marks every abortable task of this shard not aborted yet as
+    /// `aborting` (from now on its end no longer counts as drained) and lists the async tasks
+    /// (kind `Task`) on `out`, without aborting anything yet; returns the slots it marked. A registry marks every shard
+    /// before it aborts any task, so a task that ends on its own because another aborted task
+    /// went away (e.g. a response-body pump whose connection was aborted) is still listed as
+    /// aborted, not counted as drained.
+    pub(crate) fn mark_aborting<I>(
+        &self,
+        info: impl Fn(&Task<H>) -> I,
+        out: &mut Vec<AbortedSlot<I>>,
+    ) -> Vec<u32> {
+        let mut marked = Vec::new();
         // Acquire: pairs with the Release store in `take_free`.
         let len = self.len.load(Ordering::Acquire);
         for idx in 0..len {
@@ -325,17 +343,30 @@ impl<H: Abort> Shard<H> {
             if t.aborting || t.ended_early || t.kind == Kind::Thread {
                 continue;
             }
-            t.aborting = true;
             // Not armed yet: the arming spawner sees `aborting` and aborts it.
-            if let Some(h) = &t.handle {
-                h.abort();
-            }
+            t.aborting = true;
+            marked.push(idx);
             if t.kind == Kind::Task {
                 out.push(AbortedSlot {
                     idx,
                     generation,
                     info: info(t),
                 });
+            }
+        }
+        marked
+    }
+
+    /// Second half of an abort: aborts the armed tasks of `marked` (slots returned by
+    /// [`Shard::mark_aborting`]) that are still marked `aborting`.
+    pub(crate) fn abort_marked(&self, marked: &[u32]) {
+        for &idx in marked {
+            let data = lock(&self.slot(idx).data);
+            if let Some(t) = data.task.as_ref()
+                && t.aborting
+                && let Some(h) = &t.handle
+            {
+                h.abort();
             }
         }
     }
