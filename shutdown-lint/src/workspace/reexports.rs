@@ -63,7 +63,11 @@ type Rewrites = Vec<(String, String)>;
 /// let dir = tempfile::tempdir().unwrap();
 /// let dep = dir.path().join("common");
 /// std::fs::create_dir_all(dep.join("src")).unwrap();
-/// std::fs::write(dep.join("Cargo.toml"), "[package]\nname = \"common\"\n").unwrap();
+/// std::fs::write(
+///     dep.join("Cargo.toml"),
+///     "[package]\nname = \"common\"\n[dependencies]\ntokio = \"1\"\nreqwest = \"0.12\"\n",
+/// )
+/// .unwrap();
 /// std::fs::write(dep.join("src/lib.rs"), "pub mod task { pub use tokio::spawn; }\npub use reqwest;\n").unwrap();
 /// let app = dir.path().join("app");
 /// std::fs::create_dir_all(app.join("src")).unwrap();
