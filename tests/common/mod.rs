@@ -415,20 +415,34 @@ pub(crate) fn read_ledger(path: &Path) -> shutdown_discipline::ledger::Ledger {
 
 /// Waits until the ledger has at least one `begin` line (a unit is in flight).
 pub(crate) fn wait_for_begin(path: &Path, timeout: Duration) {
+    wait_for_begins(path, 1, timeout);
+}
+
+/// Waits until the ledger has at least `count` `begin` lines (with one unit per worker:
+/// every worker has a unit in flight).
+pub(crate) fn wait_for_begins(path: &Path, count: usize, timeout: Duration) {
     let deadline = Instant::now() + timeout;
     while Instant::now() < deadline {
         let ledger = read_ledger(path);
-        if !ledger.entries().is_empty() {
+        let begun = ledger
+            .entries()
+            .iter()
+            .filter(|e| matches!(e, shutdown_discipline::ledger::Entry::Begin(_)))
+            .count();
+        if begun >= count {
             return;
         }
         thread::sleep(Duration::from_millis(2));
     }
-    panic!("no unit begun in {} within {timeout:?}", path.display());
+    panic!(
+        "fewer than {count} units begun in {} within {timeout:?}",
+        path.display()
+    );
 }
 
 /// The worker set up for the second-signal scenarios: long units (1.5 s) so the drain after
-/// the first signal is still running when the second arrives. Returns once a unit is in
-/// flight.
+/// the first signal is still running when the second arrives. Returns once both workers have
+/// a unit in flight (so the second signal finds both busy).
 pub(crate) fn busy_worker(policy: &str) -> (tempfile::TempDir, PathBuf, Proc) {
     let dir = tempfile::tempdir().expect("tempdir");
     let ledger = dir.path().join("ledger");
@@ -436,7 +450,7 @@ pub(crate) fn busy_worker(policy: &str) -> (tempfile::TempDir, PathBuf, Proc) {
     args.extend(["--second-signal".to_owned(), policy.to_owned()]);
     let proc = Proc::spawn(&example("worker"), &args);
     proc.wait_stderr("worker: ready", Duration::from_secs(10));
-    wait_for_begin(&ledger, Duration::from_secs(10));
+    wait_for_begins(&ledger, 2, Duration::from_secs(10));
     (dir, ledger, proc)
 }
 
