@@ -322,7 +322,8 @@ impl<H: Abort> Shard<H> {
 
     /// First half of an abort: marks every abortable task of this shard not aborted yet as
     /// `aborting` (from now on its end no longer counts as drained) and lists the async tasks
-    /// (kind `Task`) on `out`, without aborting anything yet; returns the slots it marked. A registry marks every shard
+    /// (kind `Task`) on `out`, without aborting anything yet; returns the armed slots it marked
+    /// (index and generation), for [`Shard::abort_marked`]. A registry marks every shard
     /// before it aborts any task, so a task that ends on its own because another aborted task
     /// went away (e.g. a response-body pump whose connection was aborted) is still listed as
     /// aborted, not counted as drained.
@@ -330,7 +331,7 @@ impl<H: Abort> Shard<H> {
         &self,
         info: impl Fn(&Task<H>) -> I,
         out: &mut Vec<AbortedSlot<I>>,
-    ) -> Vec<u32> {
+    ) -> Vec<(u32, u32)> {
         let mut marked = Vec::new();
         // Acquire: pairs with the Release store in `take_free`.
         let len = self.len.load(Ordering::Acquire);
@@ -343,9 +344,12 @@ impl<H: Abort> Shard<H> {
             if t.aborting || t.ended_early || t.kind == Kind::Thread {
                 continue;
             }
-            // Not armed yet: the arming spawner sees `aborting` and aborts it.
             t.aborting = true;
-            marked.push(idx);
+            // Not armed yet: the arming spawner sees `aborting` and aborts it; only a task
+            // armed now is aborted by `abort_marked` (exactly one of the two aborts it).
+            if t.handle.is_some() {
+                marked.push((idx, generation));
+            }
             if t.kind == Kind::Task {
                 out.push(AbortedSlot {
                     idx,
@@ -357,11 +361,14 @@ impl<H: Abort> Shard<H> {
         marked
     }
 
-    /// Second half of an abort: aborts the armed tasks of `marked` (slots returned by
-    /// [`Shard::mark_aborting`]) that are still marked `aborting`.
-    pub(crate) fn abort_marked(&self, marked: &[u32]) {
-        for &idx in marked {
+    /// Second half of an abort: aborts the tasks of `marked` (armed slots returned by
+    /// [`Shard::mark_aborting`]) that are still in their slot.
+    pub(crate) fn abort_marked(&self, marked: &[(u32, u32)]) {
+        for &(idx, generation) in marked {
             let data = lock(&self.slot(idx).data);
+            if data.generation != generation {
+                continue; // ended and reused since: not the marked task
+            }
             if let Some(t) = data.task.as_ref()
                 && t.aborting
                 && let Some(h) = &t.handle
