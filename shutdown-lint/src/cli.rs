@@ -4,8 +4,8 @@
 //! could not run).
 
 use crate::engine::{LintOptions, LintReport, lint_paths};
+use crate::registry::all_rules;
 use crate::render::{HumanOptions, render_human, render_json};
-use crate::rules::all_rules;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::ffi::OsString;
 use std::io::Write;
@@ -142,7 +142,7 @@ pub fn list_rules() -> String {
 
 /// `explain RULE` text, or `None` for an unknown rule.
 pub fn explain(rule: &str) -> Option<String> {
-    let r = crate::rules::rule(rule)?;
+    let r = crate::registry::rule(rule)?;
     let level = format!("{:?}", r.default_severity).to_lowercase();
     Some(format!(
         "# {} (default: {level})\n\n{}\n\n{}\n\nsource: {}\n",

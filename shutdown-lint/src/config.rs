@@ -26,7 +26,7 @@
 #![allow(clippy::result_large_err)]
 
 use crate::finding::{Region, Severity};
-use crate::rules::RuleMeta;
+use crate::registry::RuleMeta;
 use miette::{Diagnostic, NamedSource, SourceSpan};
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -311,8 +311,11 @@ impl Config {
             c.exclude.push(g.into_inner());
         }
         for (name, level) in raw.rules.unwrap_or_default() {
-            if crate::rules::rule(name.get_ref()).is_none() {
-                let known: Vec<&str> = crate::rules::all_rules().iter().map(|r| r.name).collect();
+            if crate::registry::rule(name.get_ref()).is_none() {
+                let known: Vec<&str> = crate::registry::all_rules()
+                    .iter()
+                    .map(|r| r.name)
+                    .collect();
                 return Err(err(
                     name.span(),
                     format!("unknown rule `{}` in [rules]", name.get_ref()),

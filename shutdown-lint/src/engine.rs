@@ -14,14 +14,13 @@ use crate::config::{Config, ConfigError};
 use crate::finding::{Finding, Region, Severity};
 use crate::package::Package;
 use crate::rules::sigterm_missing;
-use crate::source::{LineIndex, PARSE_STACK_BYTES};
+use crate::source::LineIndex;
 /// A suppression comment (defined in [`crate::suppress`]).
 pub use crate::suppress::SuppressionFact;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// How to run.
@@ -407,49 +406,11 @@ fn analyze_all(
     threads: Option<usize>,
     stats: &mut Stats,
 ) -> Vec<FileAnalysis> {
-    let threads = threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .clamp(1, jobs.len().max(1));
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<(FileAnalysis, usize)>>> =
-        Mutex::new((0..jobs.len()).map(|_| None).collect());
-    let work = || {
-        loop {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            let Some(job) = jobs.get(i) else { break };
-            let out = analyze_job(job, &analyzer_of(job), &configs[job.cfg]);
-            results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(out);
-        }
-    };
-    std::thread::scope(|s| {
-        let mut started = 0;
-        for _ in 0..threads {
-            // a large stack for deep (but bounded) syntax trees; a smaller one if the
-            // address space is limited; none at all: the current thread does the work
-            let spawned = [PARSE_STACK_BYTES, PARSE_STACK_BYTES / 16]
-                .into_iter()
-                .any(|size| {
-                    std::thread::Builder::new()
-                        .stack_size(size)
-                        .spawn_scoped(s, work)
-                        .is_ok()
-                });
-            if !spawned {
-                break;
-            }
-            started += 1;
-        }
-        if started == 0 {
-            work();
-        }
+    let results = crate::pool::map_on_large_stacks(jobs, threads, |job| {
+        analyze_job(job, &analyzer_of(job), &configs[job.cfg])
     });
     let mut analyses: Vec<FileAnalysis> = Vec::with_capacity(jobs.len());
-    for (i, r) in results
-        .into_inner()
-        .unwrap_or_else(|e| e.into_inner())
-        .into_iter()
-        .enumerate()
-    {
+    for (i, r) in results.into_iter().enumerate() {
         let (a, bytes) = r.unwrap_or_else(|| {
             let j = &jobs[i];
             let f = parse_error(

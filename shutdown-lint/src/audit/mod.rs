@@ -2,12 +2,13 @@
 //! its budgets fit the platform's grace period.
 //!
 //! The pipeline, one module per step:
-//! 1. [`workspace`]: find the workspace from `Cargo.toml` (members, globs, `exclude`, or a
-//!    single package);
+//! 1. [`workspace`] (the shared [`crate::manifest::workspace`]): find the workspace from
+//!    `Cargo.toml` (members, globs, `exclude`, or a single package);
 //! 2. lint every member crate with the lint [`engine`](crate::engine) and sum its
 //!    per-file facts into a per-crate row ([`report::CrateSummary`]);
 //! 3. [`budgets`]: collect the shutdown budgets written in code and config;
-//! 4. [`deploy`]: read compose files, Kubernetes manifests and Dockerfiles;
+//! 4. [`deploy`] (the shared [`crate::deploy`]): read compose files, Kubernetes manifests
+//!    and Dockerfiles;
 //! 5. [`rules`]: `budget-exceeds-grace` and `stopsignal-unhandled` compare the two, and
 //!    [`suppress`] applies `#` suppression comments in manifests.
 //!
@@ -16,11 +17,14 @@
 
 pub mod budgets;
 pub mod cli;
-pub mod deploy;
 pub mod report;
 pub mod rules;
 pub mod suppress;
-pub mod workspace;
+
+/// Deploy manifests; the module is shared with `--fix` ([`crate::deploy`]).
+pub use crate::deploy;
+/// Workspace discovery; the module is shared with the engine ([`crate::manifest::workspace`]).
+pub use crate::manifest::workspace;
 
 use crate::config::{Config, ConfigError};
 use crate::engine::{LintError, LintOptions, lint_paths};
@@ -325,7 +329,7 @@ pub fn audit(opts: &AuditOptions) -> Result<AuditReport, AuditError> {
     ));
     audit_findings.extend(stopsignal_unhandled::check(&scan.targets, &signals));
     for f in &mut audit_findings {
-        if let Some(meta) = crate::rules::rule(&f.rule) {
+        if let Some(meta) = crate::registry::rule(&f.rule) {
             f.severity = config.severity(meta);
         }
     }

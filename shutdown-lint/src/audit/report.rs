@@ -3,9 +3,9 @@
 //! lint's renderers.)
 
 use crate::audit::budgets::CodeBudget;
-use crate::audit::deploy::{DeployTarget, GraceSource};
-use crate::audit::workspace::Workspace;
+use crate::deploy::{DeployTarget, GraceSource};
 use crate::finding::{Finding, Severity};
+use crate::manifest::workspace::Workspace;
 use serde_json::{Value, json};
 use shutdown_duration::format as format_duration;
 use std::fmt::Write as _;
@@ -97,7 +97,7 @@ impl AuditReport {
     ///
     /// ```
     /// # use shutdown_lint::audit::report::AuditReport;
-    /// # use shutdown_lint::audit::workspace::Workspace;
+    /// # use shutdown_lint::manifest::workspace::Workspace;
     /// let report = AuditReport {
     ///     workspace: Workspace { root: ".".into(), manifest: "Cargo.toml".into(), crates: vec![], excluded: vec![] },
     ///     crates: vec![], deploy: vec![], budgets: vec![], findings: vec![], files: 0,
@@ -118,7 +118,7 @@ impl AuditReport {
     ///
     /// ```
     /// # use shutdown_lint::audit::report::AuditReport;
-    /// # use shutdown_lint::audit::workspace::Workspace;
+    /// # use shutdown_lint::manifest::workspace::Workspace;
     /// let report = AuditReport {
     ///     workspace: Workspace { root: ".".into(), manifest: "Cargo.toml".into(), crates: vec![], excluded: vec![] },
     ///     crates: vec![], deploy: vec![], budgets: vec![], findings: vec![], files: 0,
@@ -206,7 +206,7 @@ impl AuditReport {
     ///
     /// ```
     /// # use shutdown_lint::audit::report::{AuditReport, CrateSummary};
-    /// # use shutdown_lint::audit::workspace::Workspace;
+    /// # use shutdown_lint::manifest::workspace::Workspace;
     /// let report = AuditReport {
     ///     workspace: Workspace { root: ".".into(), manifest: "Cargo.toml".into(), crates: vec![], excluded: vec![] },
     ///     crates: vec![CrateSummary { name: "api".into(), path: ".".into(), tracked_spawns: 3, ..Default::default() }],

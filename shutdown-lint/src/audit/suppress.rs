@@ -4,7 +4,7 @@
 //! nothing or names an unknown rule too (`unused-suppression`).
 
 use crate::finding::{Finding, Region, Severity, Suppressed};
-use crate::rules::{self, RuleMeta};
+use crate::registry::{self, RuleMeta};
 use std::path::{Path, PathBuf};
 
 /// One `#` suppression comment in a manifest.
@@ -105,20 +105,20 @@ pub fn apply_manifest_suppressions(
             };
             if c.reason.is_empty() {
                 push(
-                    &rules::suppression_without_reason::META,
+                    &registry::SUPPRESSION_WITHOUT_REASON,
                     format!("suppression of `{}` gives no reason", c.rules.join("`, `")),
                     "add `-- <why this is safe>` after `allow(..)`",
                 );
             }
-            if let Some(unknown) = c.rules.iter().find(|r| rules::rule(r).is_none()) {
+            if let Some(unknown) = c.rules.iter().find(|r| registry::rule(r).is_none()) {
                 push(
-                    &rules::unused_suppression::META,
+                    &registry::UNUSED_SUPPRESSION,
                     format!("suppression names unknown rule `{unknown}`"),
                     "`shutdown-lint --list-rules` lists the rule names",
                 );
             } else if !c.used {
                 push(
-                    &rules::unused_suppression::META,
+                    &registry::UNUSED_SUPPRESSION,
                     format!(
                         "suppression of `{}` matches no finding on this line or the next",
                         c.rules.join("`, `")

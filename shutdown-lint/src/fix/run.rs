@@ -14,11 +14,9 @@ use super::manifest::{self, RuntimeSource};
 use super::{http, imports, main_attr, reparse, spawn, thread};
 use crate::engine::{LintError, LintOptions, LintReport, lint_paths};
 use crate::finding::{Finding, Severity};
-use crate::source::{LineIndex, PARSE_STACK_BYTES};
+use crate::source::LineIndex;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 /// How to run.
@@ -139,9 +137,9 @@ pub fn timeout_below(budget: Option<Duration>) -> u64 {
 /// The grace period of the deploy manifests the audit reads (the shortest one the process
 /// gets), else 30 s, as the `grace = ".."` text of `#[shutdown_runtime::main]`.
 pub fn grace_for(start: &Path) -> String {
-    let secs = crate::audit::workspace::Workspace::discover(start)
+    let secs = crate::manifest::workspace::Workspace::discover(start)
         .ok()
-        .map(|ws| crate::audit::deploy::scan(&ws, &|p| p.to_path_buf()))
+        .map(|ws| crate::deploy::scan(&ws, &|p| p.to_path_buf()))
         .and_then(|scan| {
             scan.targets
                 .iter()
@@ -395,44 +393,12 @@ pub fn plan(paths: &[PathBuf], opts: &FixOptions) -> Result<FixReport, LintError
     };
 
     // plan files in parallel, on large stacks (deep syntax trees)
-    let next = AtomicUsize::new(0);
-    let plans: Mutex<Vec<Option<FilePlan>>> = Mutex::new((0..jobs.len()).map(|_| None).collect());
     let empty: &[super::site::FixSite] = &[];
-    let work = || {
-        loop {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            let Some(job) = jobs.get(i) else { break };
+    let plans: Vec<Option<FilePlan>> =
+        crate::pool::map_on_large_stacks(&jobs, opts.lint.threads, |job| {
             let s = sites.get(job.display.as_path()).copied().unwrap_or(empty);
-            let p = plan_file(job, &before, s, &grace, opts.unsafe_fixes);
-            plans.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(p);
-        }
-    };
-    let threads = opts
-        .lint
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .clamp(1, jobs.len().max(1));
-    std::thread::scope(|s| {
-        let mut started = 0;
-        for _ in 0..threads {
-            let ok = [PARSE_STACK_BYTES, PARSE_STACK_BYTES / 16]
-                .into_iter()
-                .any(|size| {
-                    std::thread::Builder::new()
-                        .stack_size(size)
-                        .spawn_scoped(s, work)
-                        .is_ok()
-                });
-            if !ok {
-                break;
-            }
-            started += 1;
-        }
-        if started == 0 {
-            work();
-        }
-    });
-    let plans: Vec<Option<FilePlan>> = plans.into_inner().unwrap_or_else(|e| e.into_inner());
+            plan_file(job, &before, s, &grace, opts.unsafe_fixes)
+        });
 
     // manifests, per package touched
     let mut macros_of: BTreeMap<PathBuf, bool> = BTreeMap::new();

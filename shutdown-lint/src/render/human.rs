@@ -83,7 +83,7 @@ impl Diagnostic for Diag<'_> {
         (!h.is_empty()).then(|| Box::new(h) as Box<dyn fmt::Display>)
     }
     fn url<'b>(&'b self) -> Option<Box<dyn fmt::Display + 'b>> {
-        crate::rules::rule(&self.f.rule).map(|m| Box::new(m.help_uri()) as Box<dyn fmt::Display>)
+        crate::registry::rule(&self.f.rule).map(|m| Box::new(m.help_uri()) as Box<dyn fmt::Display>)
     }
     fn source_code(&self) -> Option<&dyn SourceCode> {
         self.src.as_ref().map(|s| s as &dyn SourceCode)

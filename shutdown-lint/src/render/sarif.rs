@@ -13,7 +13,7 @@
 //! [`Region`]: crate::finding::Region
 
 use crate::finding::{Finding, Severity};
-use crate::rules::RuleMeta;
+use crate::registry::RuleMeta;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -74,7 +74,7 @@ pub struct SarifOptions {
 pub fn render_sarif(findings: &[Finding], baselined: &[Finding], opts: &SarifOptions) -> String {
     let mut rules: Vec<Value> = Vec::new();
     let mut index: BTreeMap<String, usize> = BTreeMap::new();
-    for meta in crate::rules::all_rules() {
+    for meta in crate::registry::all_rules() {
         index.insert(meta.name.to_owned(), rules.len());
         rules.push(rule_descriptor(meta));
     }

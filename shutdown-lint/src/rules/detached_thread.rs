@@ -1,38 +1,12 @@
 //! `detached-thread`: an OS thread whose `JoinHandle` is dropped at once.
 
 use super::{RuleContext, RuleMeta};
-use crate::finding::{Finding, Region, Severity};
+use crate::finding::{Finding, Region};
 use crate::model::{FileModel, Usage};
 use crate::resolve::known;
 
 /// Metadata and documentation.
-pub const META: RuleMeta = RuleMeta {
-    name: "detached-thread",
-    default_severity: Severity::Warn,
-    summary: "`std::thread::spawn` / `Builder::spawn` whose `JoinHandle` is dropped",
-    doc: r#"## What it does
-Flags `std::thread::spawn(..)` and `std::thread::Builder::new()..spawn(..)` whose
-`JoinHandle` is thrown away on the spot: an expression statement, `let _ = ..`, `..?;`,
-`.unwrap();`, `.expect(..);` or `drop(..)`. A handle that is kept (bound to a name, pushed,
-returned, joined) is fine, and so are scoped threads (`std::thread::scope`).
-
-## Why it matters
-A detached thread cannot be joined. At exit it is killed wherever it is — in the middle of
-a write or a transaction — and nothing reports that it was still running.
-
-## Example
-```rust
-std::thread::spawn(move || loop { poll_queue(&q) });
-```
-
-## Use instead
-```rust
-let worker = std::thread::spawn(move || while !shutdown_requested() { poll_queue(&q) });
-// .. on shutdown:
-worker.join().expect("worker panicked");
-```
-or `shutdown_runtime::spawn_thread(..)`, which the drain waits for."#,
-};
+pub const META: RuleMeta = crate::registry::DETACHED_THREAD;
 
 const HELP: &str = "keep the `JoinHandle` and join it on shutdown, use `std::thread::scope`, or `shutdown_runtime::spawn_thread`";
 const TRANSPARENT: &[&str] = &["?", "unwrap", "expect"];

@@ -1,47 +1,12 @@
 //! `http-no-timeout`: an HTTP client or one-shot request with no overall timeout.
 
 use super::{RuleContext, RuleMeta};
-use crate::finding::{Finding, Region, Severity};
+use crate::finding::{Finding, Region};
 use crate::model::{ArgValue, Chain, FileModel};
 use crate::resolve::known::{self, HttpKind, HttpLib};
 
 /// Metadata and documentation.
-pub const META: RuleMeta = RuleMeta {
-    name: "http-no-timeout",
-    default_severity: Severity::Deny,
-    summary: "HTTP client or request without an overall timeout (reqwest, ureq, hyper, isahc)",
-    doc: r#"## What it does
-Flags HTTP clients and one-shot requests that have no overall timeout:
-- reqwest: `Client::new()`, `Client::default()`, `reqwest::get(..)`, and
-  `Client::builder()` / `ClientBuilder::new()` chains that reach `.build()` without
-  `.timeout(..)` — followed across lines and through `let` rebinding in the same function;
-  the same for `reqwest::blocking`, whose implicit default is 30 s (the message says so);
-- ureq 2 and 3: `ureq::get(..)`/`post(..)`/.. sent without `.timeout(..)` (2) or
-  `.timeout_global(Some(..))` (3), `ureq::agent()`, `Agent::new()`,
-  `Agent::new_with_defaults()`, `AgentBuilder` / `Agent::config_builder()` built without one;
-- hyper-util's legacy `Client` (and hyper 0.14's `Client`), which has no timeout setting;
-- isahc: `isahc::get(..)` & co., `HttpClient::new()`, builders without `.timeout(..)`;
-- constructors named in `[http] no-timeout`.
-`connect_timeout` (or `timeout_connect`) alone does not count: it bounds the handshake,
-not a response that never ends. `.timeout(None)` disables the timeout and is flagged.
-
-## Why it matters
-During a drain the service waits for in-flight work. One request to a peer that stopped
-answering, without a timeout, holds the drain until the orchestrator kills the process.
-
-## Example
-```rust
-let client = reqwest::Client::builder().connect_timeout(Duration::from_secs(2)).build()?;
-```
-
-## Use instead
-```rust
-let client = reqwest::Client::builder()
-    .connect_timeout(Duration::from_secs(2))
-    .timeout(Duration::from_secs(10))
-    .build()?;
-```"#,
-};
+pub const META: RuleMeta = crate::registry::HTTP_NO_TIMEOUT;
 
 /// Steps that send a prepared request.
 const SEND_METHODS: &[&str] = &[

@@ -1,41 +1,12 @@
 //! `raw-spawn`: a task started with `tokio::spawn` & co., which shutdown cannot drain.
 
 use super::{RuleContext, RuleMeta};
-use crate::finding::{Finding, Severity};
+use crate::finding::Finding;
 use crate::model::FileModel;
 use crate::resolve::known;
 
 /// Metadata and documentation.
-pub const META: RuleMeta = RuleMeta {
-    name: "raw-spawn",
-    default_severity: Severity::Deny,
-    summary: "untracked task spawn (`tokio::spawn`, `spawn_blocking`, `spawn_local`, `Handle::spawn`)",
-    doc: r#"## What it does
-Flags calls of `tokio::spawn`, `tokio::task::spawn`, `tokio::task::spawn_blocking`,
-`tokio::task::spawn_local`, `.spawn*` on `Handle::current()`, a `Runtime` or a
-`tokio::task::Builder`, and functions named in `[spawn] raw` — in every path form: full
-paths, `::tokio`, `use` imports, aliases, globs and re-exports named in `[reexports]`.
-Inside a `#[drainable]` function the macro routes `tokio::spawn`, `spawn_blocking`,
-`spawn_local` to tracked spawns, so those calls are not reported there. A local function
-that happens to be called `spawn` is not tokio's and is not reported.
-
-## Why it matters
-A raw task is invisible to shutdown: on SIGTERM nobody waits for it and nobody aborts it.
-It is killed mid-write when the runtime drops, or it keeps the process alive past the
-grace period until the orchestrator sends SIGKILL.
-
-## Example
-```rust
-use tokio::task;
-task::spawn(async move { flush(batch).await });
-```
-
-## Use instead
-```rust
-shutdown_runtime::spawn_named("flush", async move { flush(batch).await });
-// or mark the enclosing function `#[drainable]`
-```"#,
-};
+pub const META: RuleMeta = crate::registry::RAW_SPAWN;
 
 const HELP: &str = "use `shutdown_runtime::spawn(..)` / `spawn_named(..)` so shutdown can drain the task, or mark the enclosing fn `#[drainable]`";
 

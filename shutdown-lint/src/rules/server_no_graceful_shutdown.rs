@@ -2,55 +2,13 @@
 //! shutdown signal, and hyper-util's `TokioExecutor`, whose connection tasks are raw spawns.
 
 use super::{RuleContext, RuleMeta};
-use crate::finding::{Finding, Region, Severity};
+use crate::finding::{Finding, Region};
 use crate::model::{ChainUse, FileModel};
 use crate::resolve::known::{self, ServerApi};
 use std::collections::BTreeMap;
 
 /// Metadata and documentation.
-pub const META: RuleMeta = RuleMeta {
-    name: "server-no-graceful-shutdown",
-    default_severity: Severity::Deny,
-    summary: "server without graceful shutdown (axum `serve`, hyper connections, tonic `serve`, `TokioExecutor`)",
-    doc: r#"## What it does
-Flags servers that are never told to shut down gracefully:
-- axum `serve(listener, app)` without `.with_graceful_shutdown(..)`;
-- hyper 0.14 `Server::bind(..).serve(..)` without `.with_graceful_shutdown(..)`;
-- a hyper connection (`http1`/`http2`/`auto::Builder::serve_connection(..)`) awaited as it
-  is, or kept without `graceful_shutdown()` being called on it (or a `GracefulShutdown`
-  watching it) in the same function;
-- tonic `Server::builder()...serve(addr)` / `serve_with_incoming(..)` (not
-  `serve_with_shutdown` / `serve_with_incoming_shutdown`);
-- axum-server `bind(..).serve(..)` without a `.handle(..)`, warp `serve(..).run(..)`;
-- hyper-util's `TokioExecutor`, which starts each connection task (served, or a client's
-  connection driver) with a raw `tokio::spawn`.
-
-A serving future that is bound to a name counts as graceful when a later use of that name
-adds the shutdown (`let server = axum::serve(l, app); server.with_graceful_shutdown(s).await`).
-
-## Why it matters
-When the process exits, the runtime drops the serving future: every open connection is cut,
-requests in flight get a reset instead of a response, and load balancers see errors on each
-deploy. A graceful server stops accepting, lets requests in flight finish and closes idle
-keep-alive connections first. Connection tasks spawned by `TokioExecutor` are invisible to
-shutdown: nobody waits for them and nobody names them when they are aborted.
-
-## Example
-```rust
-let listener = tokio::net::TcpListener::bind(addr).await?;
-axum::serve(listener, app).await?;
-```
-
-## Use instead
-```rust
-axum::serve(listener, app)
-    .with_graceful_shutdown(shutdown_runtime::wait_for_shutdown())
-    .await?;
-```
-or serve through the runtime's server integration (`shutdown_runtime::server`), which tracks
-each connection and request as a named task, turns readiness off on the first signal and
-drains within the budgets."#,
-};
+pub const META: RuleMeta = crate::registry::SERVER_NO_GRACEFUL_SHUTDOWN;
 
 /// What the help adds to each server's own advice.
 const RUNTIME_HELP: &str =

@@ -8,50 +8,13 @@
 
 use super::RuleMeta;
 use crate::callgraph::{self, Node};
-use crate::finding::{Region, Severity};
+use crate::finding::Region;
 use crate::model::{FileModel, FnNode};
 use crate::resolve::known;
 use std::collections::BTreeSet;
 
 /// Metadata and documentation.
-pub const META: RuleMeta = RuleMeta {
-    name: "sigterm-missing",
-    default_severity: Severity::Deny,
-    summary: "binary handles Ctrl-C (SIGINT) but not SIGTERM",
-    doc: r#"## What it does
-For each binary target (`src/main.rs`, `src/bin/*`, `[[bin]]` paths, any file with a
-top-level `fn main`, together with the modules it declares, its package's library and the
-libraries of its path dependencies),
-flags Ctrl-C handling that `main` reaches — `tokio::signal::ctrl_c()`, `SignalKind::interrupt()`,
-`ctrlc::set_handler`, signal-hook or libc `SIGINT` — when nothing in the binary handles
-SIGTERM. SIGTERM counts when handled by tokio's `SignalKind::terminate()`, signal-hook /
-libc / nix `SIGTERM`, `ctrlc` with its `termination` feature, or shutdown-runtime
-(`signals::install`, `run`, `#[shutdown_runtime::main]`). Only handlers that the binary
-reaches count: a chain of calls from `main` into the function that installs them (by name:
-`x.name()` reaches every method `name`, `name()` every free function `name`, in the crate the
-path names when it names one). A binary that depends on shutdown-runtime (or on a workspace
-crate with a SIGTERM helper) but never calls into it is reported. Ctrl-C handling that only
-compiles on Windows (`#[cfg(windows)]`, `if cfg!(windows)`) is not reported.
-
-## Why it matters
-Docker, Kubernetes and systemd stop a service with SIGTERM, not SIGINT. A service that only
-listens for Ctrl-C shuts down cleanly on a developer's laptop and is killed without any
-drain in production, after the grace period, by SIGKILL.
-
-## Example
-```rust
-tokio::signal::ctrl_c().await?;
-server.shutdown().await;
-```
-
-## Use instead
-```rust
-let mut term = tokio::signal::unix::signal(SignalKind::terminate())?;
-tokio::select! { _ = tokio::signal::ctrl_c() => {}, _ = term.recv() => {} }
-server.shutdown().await;
-```
-or `#[shutdown_runtime::main]`, which installs both."#,
-};
+pub const META: RuleMeta = crate::registry::SIGTERM_MISSING;
 
 /// Help text of the rule.
 pub const HELP: &str = "also listen for SIGTERM (`tokio::signal::unix::signal(SignalKind::terminate())`), or use `#[shutdown_runtime::main]`";

@@ -3,9 +3,9 @@
 
 use super::{CrateNames, grace_targets, our_targets};
 use crate::audit::budgets::CodeBudget;
-use crate::audit::deploy::{DeployKind, DeployTarget, GraceSource};
-use crate::finding::{Finding, Severity};
-use crate::rules::RuleMeta;
+use crate::deploy::{DeployKind, DeployTarget, GraceSource};
+use crate::finding::Finding;
+use crate::registry::RuleMeta;
 use shutdown_duration::format as format_duration;
 
 /// Metadata and documentation.
@@ -16,51 +16,7 @@ use shutdown_duration::format as format_duration;
 /// let meta = shutdown_lint::rules::rule("budget-exceeds-grace").unwrap();
 /// assert!(meta.help_uri().ends_with("/audit/rules/budget_exceeds_grace.rs"));
 /// ```
-pub const META: RuleMeta = RuleMeta {
-    name: "budget-exceeds-grace",
-    default_severity: Severity::Deny,
-    summary: "a shutdown budget in code or config is longer than the deploy manifest's grace period",
-    doc: r#"## What it does
-`cargo shutdown audit` collects the shutdown budgets written in code —
-`#[shutdown_runtime::main(grace = "..")]` (30 s when `grace` is not given),
-`Budgets::from_grace(..)`, the `grace` of `Budgets::new(children, coordinator, grace)` with
-literal durations or a `const` of the same file — and the config's `grace-period` and
-`drain-budget`. It compares the largest with the grace period of every deploy target in the
-repository: compose `stop_grace_period` (Docker's default 10 s when absent), Kubernetes
-`terminationGracePeriodSeconds` (30 s when absent) minus the longest `preStop` sleep, which
-runs first inside the same period. A target whose service, container, image or command name
-matches a crate or binary is compared with that crate's budgets only. The finding points at
-the manifest (the grace value, or the service / object when the default applies) and names
-the budget's location in code. Dockerfiles count (`docker stop`: 10 s) only when the
-repository has no compose or Kubernetes manifest.
-
-## Why it matters
-The platform sends SIGTERM, waits its grace period, then sends SIGKILL. A service that is
-allowed 120 s to drain but deployed with compose's default 10 s is killed mid-drain: tasks
-are lost exactly as if there were no shutdown handling at all, and the drain report is never
-written.
-
-## Example
-```rust
-#[shutdown_runtime::main(grace = "120s")]
-async fn main() { /* .. */ }
-```
-```yaml
-services:
-  worker:
-    image: worker        # no stop_grace_period: 10 s
-```
-
-## Use instead
-```yaml
-services:
-  worker:
-    image: worker
-    stop_grace_period: 130s   # the code's 120 s plus a margin
-```
-or, in Kubernetes, `terminationGracePeriodSeconds: 130` in the pod spec; or lower the budget
-in code to what the platform gives."#,
-};
+pub const META: RuleMeta = crate::registry::BUDGET_EXCEEDS_GRACE;
 
 /// Checks every deploy target against the budgets. `budgets` pairs each code budget with the
 /// crate it was found in (config budgets have none); a target tied to crates by name (see
@@ -70,7 +26,7 @@ in code to what the platform gives."#,
 ///
 /// ```
 /// use shutdown_lint::audit::budgets::{BudgetOrigin, CodeBudget};
-/// use shutdown_lint::audit::deploy::compose::parse_compose;
+/// use shutdown_lint::deploy::compose::parse_compose;
 /// use shutdown_lint::audit::rules::budget_exceeds_grace::{check, CrateBudget};
 /// use shutdown_lint::audit::rules::CrateNames;
 /// use std::time::Duration;

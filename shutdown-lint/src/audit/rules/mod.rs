@@ -1,23 +1,20 @@
 //! The audit-only rules: they compare deploy manifests with the code, so they run in
-//! `cargo shutdown audit`, not per file. Their metadata is registered in
-//! [`crate::rules::all_rules`] like every rule (`shutdown-lint explain` prints their docs).
+//! `cargo shutdown audit`, not per file. Their metadata is in the leaf [`crate::registry`]
+//! like every rule's (`shutdown-lint explain` prints their docs).
 
 pub mod budget_exceeds_grace;
 pub mod stopsignal_unhandled;
 
-/// Names of the audit-only rules (their docs live in this module).
+/// Names of the audit-only rules ([`crate::registry::AUDIT_ONLY`]).
 ///
 /// # Examples
 ///
 /// ```
 /// assert!(shutdown_lint::audit::rules::AUDIT_RULES.contains(&"budget-exceeds-grace"));
 /// ```
-pub const AUDIT_RULES: [&str; 2] = [
-    budget_exceeds_grace::META.name,
-    stopsignal_unhandled::META.name,
-];
+pub const AUDIT_RULES: &[&str] = crate::registry::AUDIT_ONLY;
 
-use crate::audit::deploy::DeployTarget;
+use crate::deploy::DeployTarget;
 
 /// Whether a deploy target is tied to a crate by name: a service, container, image or
 /// command name equal to the crate's name or one of its binaries' names.
@@ -53,7 +50,7 @@ impl CrateNames {
     /// # Examples
     ///
     /// ```
-    /// use shutdown_lint::audit::deploy::compose::parse_compose;
+    /// use shutdown_lint::deploy::compose::parse_compose;
     /// use shutdown_lint::audit::rules::CrateNames;
     ///
     /// let (targets, _) = parse_compose("c.yml".as_ref(), "services:\n  web:\n    image: shop/api:2\n");
@@ -88,7 +85,7 @@ pub(crate) fn our_targets<'a>(
 /// Dockerfiles only stand for the platform when the repository has no compose or Kubernetes
 /// manifest (then `docker stop`'s 10 s is what the service gets).
 pub(crate) fn grace_targets(targets: &[DeployTarget]) -> Vec<&DeployTarget> {
-    use crate::audit::deploy::DeployKind;
+    use crate::deploy::DeployKind;
     let orchestrated = targets.iter().any(|t| t.kind != DeployKind::Dockerfile);
     targets
         .iter()

@@ -1,9 +1,9 @@
 //! `stopsignal-unhandled`: a manifest stops the service with a signal its code does not handle.
 
 use super::{CrateNames, names_match, our_targets};
-use crate::audit::deploy::{DeployKind, DeployTarget};
-use crate::finding::{Finding, Severity};
-use crate::rules::RuleMeta;
+use crate::deploy::{DeployKind, DeployTarget};
+use crate::finding::Finding;
+use crate::registry::RuleMeta;
 use std::collections::BTreeSet;
 
 /// Metadata and documentation.
@@ -14,40 +14,7 @@ use std::collections::BTreeSet;
 /// let meta = shutdown_lint::rules::rule("stopsignal-unhandled").unwrap();
 /// assert!(meta.doc.contains("## Use instead"));
 /// ```
-pub const META: RuleMeta = RuleMeta {
-    name: "stopsignal-unhandled",
-    default_severity: Severity::Deny,
-    summary: "a Dockerfile `STOPSIGNAL` or compose `stop_signal` that no binary handles",
-    doc: r#"## What it does
-`cargo shutdown audit` reads the stop signal of every Dockerfile (`STOPSIGNAL`, final stage,
-inherited through `FROM <stage>`) and compose service (`stop_signal`) and checks that the
-binaries it may start handle it, as the lint's model of each binary sees it: a handler
-counts when the binary's `main` reaches the function that installs it (the same call chains
-as `sigterm-missing`). Handlers: tokio `ctrl_c()` and `SignalKind::*()`, signal-hook / libc /
-nix `SIGxxx` constants, `ctrlc`, and shutdown-runtime's `#[shutdown_runtime::main]`, `run`
-and `signals::install`, which handle both SIGTERM and SIGINT. A target whose service, image or
-command name matches a crate or binary is checked against that crate only; otherwise any
-binary of the workspace counts. `SIGKILL` is always reported: it cannot be handled.
-
-## Why it matters
-The stop signal is the only warning a service gets. Nginx-style images set
-`STOPSIGNAL SIGQUIT`; a Rust service in such an image that listens for SIGTERM never sees it,
-ignores it (or dies at once, as SIGQUIT's default action is to terminate with a core dump),
-and is killed without draining.
-
-## Example
-```dockerfile
-FROM debian:bookworm-slim
-STOPSIGNAL SIGQUIT
-CMD ["/usr/local/bin/api"]
-```
-
-## Use instead
-```dockerfile
-STOPSIGNAL SIGTERM      # or drop the line: SIGTERM is the default
-```
-or handle the signal in code: `signal(SignalKind::quit())`."#,
-};
+pub const META: RuleMeta = crate::registry::STOPSIGNAL_UNHANDLED;
 
 /// What the audit knows about one crate's signal handling.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -65,7 +32,7 @@ pub struct CrateSignals {
 /// # Examples
 ///
 /// ```
-/// use shutdown_lint::audit::deploy::dockerfile::parse_dockerfile;
+/// use shutdown_lint::deploy::dockerfile::parse_dockerfile;
 /// use shutdown_lint::audit::rules::stopsignal_unhandled::{check, CrateSignals};
 ///
 /// let (targets, _) = parse_dockerfile("Dockerfile".as_ref(), "FROM debian\nSTOPSIGNAL SIGQUIT\n");

@@ -50,7 +50,7 @@ pub struct BinTarget {
 /// # Examples
 ///
 /// ```
-/// use shutdown_lint::audit::workspace::{Workspace, WorkspaceError};
+/// use shutdown_lint::manifest::workspace::{Workspace, WorkspaceError};
 /// let dir = tempfile::tempdir().unwrap();
 /// let err = Workspace::discover(&dir.path().join("Cargo.toml")).unwrap_err();
 /// assert!(matches!(err, WorkspaceError::NotFound(_)));
@@ -92,7 +92,7 @@ impl Workspace {
     /// # Examples
     ///
     /// ```
-    /// use shutdown_lint::audit::workspace::Workspace;
+    /// use shutdown_lint::manifest::workspace::Workspace;
     ///
     /// let dir = tempfile::tempdir().unwrap();
     /// std::fs::write(dir.path().join("Cargo.toml"), "[workspace]\nmembers = [\"crates/*\"]\n").unwrap();
@@ -211,7 +211,7 @@ impl Workspace {
     /// # Examples
     ///
     /// ```
-    /// use shutdown_lint::audit::workspace::{CrateInfo, Workspace};
+    /// use shutdown_lint::manifest::workspace::{CrateInfo, Workspace};
     /// use std::path::PathBuf;
     ///
     /// let ws = Workspace {
@@ -255,7 +255,7 @@ impl Workspace {
     /// # Examples
     ///
     /// ```
-    /// use shutdown_lint::audit::workspace::Workspace;
+    /// use shutdown_lint::manifest::workspace::Workspace;
     ///
     /// let ws = Workspace { root: "/ws".into(), manifest: "/ws/Cargo.toml".into(), crates: vec![], excluded: vec![] };
     /// assert!(ws.is_member_dir("/ws".as_ref()));

@@ -10,7 +10,7 @@ use std::time::Duration;
 /// # Examples
 ///
 /// ```
-/// assert_eq!(shutdown_lint::audit::deploy::dockerfile::DEFAULT_GRACE.as_secs(), 10);
+/// assert_eq!(shutdown_lint::deploy::dockerfile::DEFAULT_GRACE.as_secs(), 10);
 /// ```
 pub const DEFAULT_GRACE: Duration = Duration::from_secs(10);
 
@@ -29,7 +29,7 @@ struct Stage {
 /// # Examples
 ///
 /// ```
-/// use shutdown_lint::audit::deploy::dockerfile::parse_dockerfile;
+/// use shutdown_lint::deploy::dockerfile::parse_dockerfile;
 ///
 /// let text = "FROM rust AS build\nRUN cargo build\nFROM debian\nSTOPSIGNAL SIGQUIT\n";
 /// let (targets, _) = parse_dockerfile("Dockerfile".as_ref(), text);

@@ -12,7 +12,7 @@ use std::time::Duration;
 /// # Examples
 ///
 /// ```
-/// assert_eq!(shutdown_lint::audit::deploy::compose::DEFAULT_GRACE.as_secs(), 10);
+/// assert_eq!(shutdown_lint::deploy::compose::DEFAULT_GRACE.as_secs(), 10);
 /// ```
 pub const DEFAULT_GRACE: Duration = Duration::from_secs(10);
 
@@ -22,7 +22,7 @@ pub const DEFAULT_GRACE: Duration = Duration::from_secs(10);
 /// # Examples
 ///
 /// ```
-/// use shutdown_lint::audit::deploy::{compose::parse_compose, GraceSource};
+/// use shutdown_lint::deploy::{compose::parse_compose, GraceSource};
 ///
 /// let yaml = "services:\n  api:\n    image: api\n    stop_grace_period: 1m30s\n  cache:\n    image: redis\n";
 /// let (targets, findings) = parse_compose("compose.yaml".as_ref(), yaml);

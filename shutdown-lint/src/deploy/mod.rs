@@ -19,8 +19,8 @@ pub mod dockerfile;
 pub mod kubernetes;
 pub(crate) mod yaml;
 
-use crate::audit::workspace::Workspace;
 use crate::finding::{Finding, Region, Severity};
+use crate::manifest::workspace::Workspace;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -30,7 +30,7 @@ use std::time::Duration;
 /// # Examples
 ///
 /// ```
-/// use shutdown_lint::audit::deploy::DeployKind;
+/// use shutdown_lint::deploy::DeployKind;
 /// assert_eq!(serde_json::to_value(DeployKind::Kubernetes).unwrap(), "kubernetes");
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -50,7 +50,7 @@ pub enum DeployKind {
 /// # Examples
 ///
 /// ```
-/// use shutdown_lint::audit::deploy::GraceSource;
+/// use shutdown_lint::deploy::GraceSource;
 /// assert_eq!(serde_json::to_value(GraceSource::Default).unwrap(), "default");
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -67,7 +67,7 @@ pub enum GraceSource {
 /// # Examples
 ///
 /// ```
-/// use shutdown_lint::audit::deploy::compose::parse_compose;
+/// use shutdown_lint::deploy::compose::parse_compose;
 /// let (t, _) = parse_compose("c.yml".as_ref(), "services:\n  web:\n    stop_signal: quit\n");
 /// assert_eq!(t[0].stop_signal.as_ref().unwrap().name, "SIGQUIT");
 /// ```
@@ -119,7 +119,7 @@ impl DeployTarget {
     /// # Examples
     ///
     /// ```
-    /// use shutdown_lint::audit::deploy::kubernetes::parse_kubernetes;
+    /// use shutdown_lint::deploy::kubernetes::parse_kubernetes;
     /// use std::time::Duration;
     ///
     /// let yaml = "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n  containers:\n  - name: web\n    lifecycle: {preStop: {exec: {command: [sleep, '5']}}}\n";
@@ -146,7 +146,7 @@ pub struct DeployScan {
 /// # Examples
 ///
 /// ```
-/// use shutdown_lint::audit::deploy::{classify, ManifestKind};
+/// use shutdown_lint::deploy::{classify, ManifestKind};
 ///
 /// assert_eq!(classify("docker-compose.prod.yml".as_ref()), Some(ManifestKind::Compose));
 /// assert_eq!(classify("k8s/api.yaml".as_ref()), Some(ManifestKind::MaybeKubernetes));
@@ -323,7 +323,7 @@ pub(crate) fn parse_error(path: &Path, region: Region, message: String) -> Findi
 /// # Examples
 ///
 /// ```
-/// use shutdown_lint::audit::deploy::canonical_signal;
+/// use shutdown_lint::deploy::canonical_signal;
 ///
 /// assert_eq!(canonical_signal("sigquit").as_deref(), Some("SIGQUIT"));
 /// assert_eq!(canonical_signal("TERM").as_deref(), Some("SIGTERM"));

@@ -14,7 +14,7 @@ use std::time::Duration;
 /// # Examples
 ///
 /// ```
-/// assert_eq!(shutdown_lint::audit::deploy::kubernetes::DEFAULT_GRACE.as_secs(), 30);
+/// assert_eq!(shutdown_lint::deploy::kubernetes::DEFAULT_GRACE.as_secs(), 30);
 /// ```
 pub const DEFAULT_GRACE: Duration = Duration::from_secs(30);
 
@@ -23,7 +23,7 @@ pub const DEFAULT_GRACE: Duration = Duration::from_secs(30);
 /// # Examples
 ///
 /// ```
-/// use shutdown_lint::audit::deploy::kubernetes::looks_like_kubernetes;
+/// use shutdown_lint::deploy::kubernetes::looks_like_kubernetes;
 /// assert!(looks_like_kubernetes("apiVersion: apps/v1\nkind: Deployment\n"));
 /// assert!(!looks_like_kubernetes("name: CI\non: push\n"));
 /// assert!(!looks_like_kubernetes("apiVersion: v1\nkind: Pod\nmetadata: {name: {{ .Values.name }}}\n"));
@@ -38,7 +38,7 @@ pub fn looks_like_kubernetes(text: &str) -> bool {
 /// # Examples
 ///
 /// ```
-/// use shutdown_lint::audit::deploy::{kubernetes::parse_kubernetes, GraceSource};
+/// use shutdown_lint::deploy::{kubernetes::parse_kubernetes, GraceSource};
 ///
 /// let yaml = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: api\nspec:\n  template:\n    spec:\n      containers: [{name: api, image: api}]\n---\napiVersion: v1\nkind: Service\nmetadata: {name: api}\n";
 /// let (targets, findings) = parse_kubernetes("k8s.yaml".as_ref(), yaml);

@@ -1,0 +1,76 @@
+//! The scoped worker pool that per-file work runs on (the engine's analysis, `--fix`'s
+//! planning): `threads` workers (default: all cores) take the next item from a shared index,
+//! each on a large stack ([`PARSE_STACK_BYTES`]) for deep but bounded syntax trees — a
+//! smaller one if the address space is limited, and the calling thread itself when no thread
+//! can be started at all.
+
+use crate::source::PARSE_STACK_BYTES;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// `work` applied to every item, in item order. `work` should catch its own panics: one that
+/// escapes ends its worker, leaves the items it would have done `None` unless another worker
+/// takes them, and is raised again when the pool ends (as [`std::thread::scope`] does).
+pub(crate) fn map_on_large_stacks<T, R, F>(
+    items: &[T],
+    threads: Option<usize>,
+    work: F,
+) -> Vec<Option<R>>
+where
+    T: Sync,
+    R: Send,
+    F: Fn(&T) -> R + Sync,
+{
+    let threads = threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .clamp(1, items.len().max(1));
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<R>>> = Mutex::new((0..items.len()).map(|_| None).collect());
+    let run = || {
+        loop {
+            // Relaxed: the counter only hands out distinct indices; results are published
+            // through the mutex and the scope's join
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(item) = items.get(i) else { break };
+            let out = work(item);
+            results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(out);
+        }
+    };
+    std::thread::scope(|s| {
+        let mut started = 0;
+        for _ in 0..threads {
+            let spawned = [PARSE_STACK_BYTES, PARSE_STACK_BYTES / 16]
+                .into_iter()
+                .any(|size| {
+                    std::thread::Builder::new()
+                        .stack_size(size)
+                        .spawn_scoped(s, run)
+                        .is_ok()
+                });
+            if !spawned {
+                break;
+            }
+            started += 1;
+        }
+        if started == 0 {
+            run();
+        }
+    });
+    results.into_inner().unwrap_or_else(|e| e.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn results_in_item_order_on_any_number_of_threads() {
+        let items: Vec<u64> = (0..100).collect();
+        for threads in [None, Some(1), Some(3), Some(1000)] {
+            let got = map_on_large_stacks(&items, threads, |x| x * 2);
+            let want: Vec<Option<u64>> = items.iter().map(|x| Some(x * 2)).collect();
+            assert_eq!(got, want);
+        }
+        assert!(map_on_large_stacks(&[] as &[u8], None, |_| ()).is_empty());
+    }
+}
