@@ -46,12 +46,13 @@ impl Inner {
 }
 
 /// How a tracked task refers to its scope: the global scope lives for the whole process, so a
-/// task of it holds a plain `&'static` (no reference count touched per spawn); a task of an
-/// isolated scope holds an `Arc`, so the scope outlives its last task.
+/// task of it holds no reference at all (no reference count touched per spawn); a task of an
+/// isolated scope holds an `Arc`, so the scope outlives its last task. One word either way
+/// (`Global` is the `Arc`'s null niche), which keeps the task wrapper small.
 #[derive(Clone)]
 pub(crate) enum ScopeRef {
-    /// The process-wide scope.
-    Global(&'static Inner),
+    /// The process-wide scope ([`Shutdown::global`](crate::Shutdown::global)).
+    Global,
     /// An isolated scope (`Shutdown::new`).
     Local(Arc<Inner>),
 }
@@ -62,7 +63,7 @@ impl std::ops::Deref for ScopeRef {
     #[inline(always)]
     fn deref(&self) -> &Inner {
         match self {
-            ScopeRef::Global(inner) => inner,
+            ScopeRef::Global => crate::scope::global_inner(),
             ScopeRef::Local(inner) => inner,
         }
     }

@@ -12,7 +12,7 @@ use tokio::task::JoinHandle;
 
 use crate::inner::{Inner, ScopeRef};
 use crate::reason::ShutdownReason;
-use crate::registry::{Kind, NewTask};
+use crate::registry::{Key, Kind, NewTask};
 use crate::report::DrainReport;
 use crate::tracked::{Guard, Tracked};
 use crate::wait::WaitForShutdown;
@@ -22,6 +22,12 @@ use crate::wait::WaitForShutdown;
 pub(crate) static GLOBAL_REQUESTED: AtomicBool = AtomicBool::new(false);
 
 static GLOBAL: OnceLock<Shutdown> = OnceLock::new();
+
+/// The global scope's state (what a task of the global scope refers to).
+#[inline]
+pub(crate) fn global_inner() -> &'static Inner {
+    &Shutdown::global().inner
+}
 
 /// A shutdown scope: a cheap `Clone` handle to a flag and a registry of tracked tasks.
 ///
@@ -229,16 +235,19 @@ impl Shutdown {
         self.inner.registry.live()
     }
 
-    /// How this scope's tasks refer to it: `&'static` for the global scope (no reference
-    /// count per task), an `Arc` clone otherwise.
+    /// How this scope's tasks refer to it: nothing for the global scope (no reference count
+    /// per task), an `Arc` clone otherwise.
     #[inline]
     fn scope_ref(&self) -> ScopeRef {
-        match GLOBAL.get() {
-            Some(g) if Arc::ptr_eq(&g.inner, &self.inner) => ScopeRef::Global(&g.inner),
-            _ => ScopeRef::Local(self.inner.clone()),
+        if self.inner.is_global {
+            ScopeRef::Global
+        } else {
+            ScopeRef::Local(self.inner.clone())
         }
     }
 
+    /// Tracks what `spawn(scope, key)` starts: the registry reserves slot `key`, `spawn` runs
+    /// (no lock held), then the slot is armed with `abort(&value)`.
     #[inline]
     fn tracked<T>(
         &self,
@@ -246,7 +255,7 @@ impl Shutdown {
         name: Option<Cow<'static, str>>,
         type_name: fn() -> &'static str,
         location: &'static Location<'static>,
-        spawn: impl FnOnce(Guard) -> T,
+        spawn: impl FnOnce(ScopeRef, Key) -> T,
         abort: impl FnOnce(&T) -> Option<tokio::task::AbortHandle>,
     ) -> T {
         let scope = self.scope_ref();
@@ -257,7 +266,7 @@ impl Shutdown {
                 name,
                 type_name,
             },
-            |key| spawn(Guard::new(scope, key, kind)),
+            |key| spawn(scope, key),
             abort,
         )
     }
@@ -294,7 +303,7 @@ impl Shutdown {
             std::any::type_name::<F>,
             Location::caller(),
             // shutdown-lint: allow(raw-spawn) -- this is the tracked spawn itself: the task's registry slot is reserved before it starts and freed when it ends
-            |g| tokio::spawn(Tracked::new(crate::unit::spawned(fut), g)),
+            |scope, key| tokio::spawn(Tracked::new(fut, scope, key)),
             |h| Some(h.abort_handle()),
         )
     }
@@ -326,7 +335,7 @@ impl Shutdown {
             std::any::type_name::<F>,
             Location::caller(),
             // shutdown-lint: allow(raw-spawn) -- this is the tracked spawn itself: the task's registry slot is reserved before it starts and freed when it ends
-            |g| tokio::spawn(Tracked::new(crate::unit::spawned(fut), g)),
+            |scope, key| tokio::spawn(Tracked::new(fut, scope, key)),
             |h| Some(h.abort_handle()),
         )
     }
@@ -358,7 +367,8 @@ impl Shutdown {
             None,
             std::any::type_name::<F>,
             Location::caller(),
-            |g| {
+            |scope, key| {
+                let g = Guard::new(scope, key, Kind::Blocking);
                 let f = crate::unit::spawned_fn(f);
                 // shutdown-lint: allow(raw-spawn) -- this is the tracked spawn itself: the task's registry slot is reserved before it starts and freed when it ends
                 tokio::task::spawn_blocking(move || g.run(f))
@@ -395,7 +405,7 @@ impl Shutdown {
             std::any::type_name::<F>,
             Location::caller(),
             // shutdown-lint: allow(raw-spawn) -- this is the tracked spawn itself: the task's registry slot is reserved before it starts and freed when it ends
-            |g| tokio::task::spawn_local(Tracked::new(crate::unit::spawned(fut), g)),
+            |scope, key| tokio::task::spawn_local(Tracked::new(fut, scope, key)),
             |h| Some(h.abort_handle()),
         )
     }
@@ -428,7 +438,8 @@ impl Shutdown {
             None,
             std::any::type_name::<F>,
             Location::caller(),
-            |g| {
+            |scope, key| {
+                let g = Guard::new(scope, key, Kind::Thread);
                 let f = crate::unit::spawned_fn(f);
                 std::thread::spawn(move || g.run(f))
             },
@@ -462,7 +473,7 @@ impl Shutdown {
             std::any::type_name::<F>,
             Location::caller(),
             // shutdown-lint: allow(raw-spawn) -- this is the tracked spawn itself: the task's registry slot is reserved before it starts and freed when it ends
-            |g| handle.spawn(Tracked::new(crate::unit::spawned(fut), g)),
+            |scope, key| handle.spawn(Tracked::new(fut, scope, key)),
             |h| Some(h.abort_handle()),
         )
     }
@@ -488,7 +499,8 @@ impl Shutdown {
             None,
             std::any::type_name::<F>,
             Location::caller(),
-            |g| {
+            |scope, key| {
+                let g = Guard::new(scope, key, Kind::Blocking);
                 let f = crate::unit::spawned_fn(f);
                 // shutdown-lint: allow(raw-spawn) -- this is the tracked spawn itself: the task's registry slot is reserved before it starts and freed when it ends
                 handle.spawn_blocking(move || g.run(f))
@@ -529,7 +541,8 @@ impl Shutdown {
             None,
             std::any::type_name::<F>,
             Location::caller(),
-            |g| {
+            |scope, key| {
+                let g = Guard::new(scope, key, Kind::Thread);
                 let f = crate::unit::spawned_fn(f);
                 builder.spawn(move || g.run(f))
             },

@@ -1,5 +1,5 @@
-//! The wrapper every tracked task runs in: captures panics and frees its registry slot when
-//! it ends (completes, panics, or is dropped by an abort).
+//! The wrapper every tracked task runs in ([`Tracked`]: its own unit context, panics recorded,
+//! its registry slot freed when it ends) and the guard of blocking jobs and threads ([`Guard`]).
 
 use std::any::Any;
 use std::future::Future;
@@ -75,21 +75,69 @@ pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> String {
 }
 
 pin_project! {
-    /// A tracked future: polls `fut`, records a panic before letting it propagate (so the
-    /// `JoinHandle` still reports `JoinError::Panic`), and drops `guard` after `fut`.
+    /// A tracked task's future, one wrapper for everything a task needs (so a small future's
+    /// tokio task cell stays in tokio's 128-byte size class: `F` + 24 bytes at most):
+    ///
+    /// * its own unit context (`ctx`, see `unit.rs`), swapped in around every poll and around
+    ///   the drop of `fut`, exactly like [`unit::Isolated`](crate::unit::Isolated);
+    /// * a panic is recorded before it propagates (the `JoinHandle` still reports
+    ///   `JoinError::Panic`);
+    /// * the registry slot (`scope`, `key`), freed after `fut` is dropped, however the task
+    ///   ends (completed, panicked, aborted, dropped by the runtime).
     pub(crate) struct Tracked<F> {
-        // Field order matters: `fut` is dropped before `guard`, so a task counts as ended only
-        // after its future (and everything it owns) is gone — also when that drop panics: the
-        // remaining fields are still dropped while unwinding, so the end is never lost.
+        // `None` only while being dropped (see the drop below).
         #[pin]
-        fut: F,
-        guard: Guard,
+        fut: Option<F>,
+        scope: ScopeRef,
+        key: Key,
+        ctx: u32,
+        how: TaskEnd,
+    }
+
+    impl<F> PinnedDrop for Tracked<F> {
+        fn drop(this: Pin<&mut Self>) {
+            let this = this.project();
+            // Declared first, dropped last: the task counts as ended only after its future
+            // (and everything it owns) is gone — also when that drop panics, so the end is
+            // never lost.
+            let _end = End {
+                scope: this.scope,
+                key: *this.key,
+                how: *this.how,
+            };
+            let mut fut = this.fut;
+            // Dropped inside the task's own unit context, so a unit guard it holds (a task
+            // aborted mid-unit) decrements the task's counter, not the dropper's.
+            crate::unit::with_context(this.ctx, || fut.set(None));
+        }
+    }
+}
+
+/// Reports a task's end when dropped (see [`Tracked`]'s drop).
+struct End<'a> {
+    scope: &'a ScopeRef,
+    key: Key,
+    how: TaskEnd,
+}
+
+impl Drop for End<'_> {
+    fn drop(&mut self) {
+        self.scope.registry.end(self.key, Kind::Task, self.how);
     }
 }
 
 impl<F> Tracked<F> {
-    pub(crate) fn new(fut: F, guard: Guard) -> Tracked<F> {
-        Tracked { fut, guard }
+    /// Wraps `fut` for the slot `key` of `scope`'s registry, in the unit context a task
+    /// spawned now starts in.
+    #[inline]
+    pub(crate) fn new(fut: F, scope: ScopeRef, key: Key) -> Tracked<F> {
+        Tracked {
+            fut: Some(fut),
+            scope,
+            key,
+            ctx: crate::unit::spawned_context(),
+            how: TaskEnd::Cancelled,
+        }
     }
 }
 
@@ -99,17 +147,40 @@ impl<F: Future> Future for Tracked<F> {
     #[inline]
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
         let this = self.project();
-        let fut = this.fut;
-        match catch_unwind(AssertUnwindSafe(|| fut.poll(cx))) {
+        let mut fut = this.fut;
+        let polled = crate::unit::with_context(this.ctx, || {
+            catch_unwind(AssertUnwindSafe(|| match fut.as_mut().as_pin_mut() {
+                Some(fut) => fut.poll(cx),
+                // Only reachable after drop began; a future is never polled then.
+                None => Poll::Pending,
+            }))
+        });
+        match polled {
             Ok(Poll::Ready(v)) => {
-                this.guard.completed();
+                *this.how = TaskEnd::Completed;
                 Poll::Ready(v)
             }
             Ok(Poll::Pending) => Poll::Pending,
             Err(p) => {
-                this.guard.panicked(&*p);
+                *this.how = TaskEnd::Panicked;
+                this.scope
+                    .registry
+                    .record_panic(*this.key, panic_message(&*p));
                 resume_unwind(p)
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_small_future_stays_in_tokios_128_byte_task_cell() {
+        // tokio's task cell holds futures of up to 24 bytes in its 128-byte class (measured
+        // with tokio 1.54: 25 bytes and more take 256); `benches/memory.rs` measures the cell.
+        assert!(std::mem::size_of::<Tracked<std::future::Pending<()>>>() <= 24);
+        assert!(std::mem::size_of::<ScopeRef>() == 8);
     }
 }

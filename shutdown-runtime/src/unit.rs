@@ -174,8 +174,10 @@ impl Drop for UnitGuard {
 }
 
 /// Swaps `depth` into the thread's context for the duration of `f`, and back afterwards, also
-/// when `f` panics.
-fn with_context<R>(saved: &mut u32, f: impl FnOnce() -> R) -> R {
+/// when `f` panics. (The tracked task wrapper, `tracked.rs`, calls it around every poll and
+/// around the drop of its future, as [`Isolated`] does.)
+#[inline]
+pub(crate) fn with_context<R>(saved: &mut u32, f: impl FnOnce() -> R) -> R {
     struct Restore<'a> {
         saved: &'a mut u32,
         outer: u32,
@@ -250,27 +252,25 @@ pub fn isolate<F: Future>(fut: F) -> Isolated<F> {
     }
 }
 
-/// The context of a task spawned now (used by the tracked spawns): its own, starting outside
-/// any unit — unless it is spawned while a [`claimed`] future (a request being served) runs,
-/// in which case it belongs to that request and starts inside a unit.
+/// The context of a task spawned now (used by the tracked spawns, whose wrapper carries it
+/// and swaps it in like [`Isolated`]): its own, starting outside any unit — unless it is
+/// spawned while a [`claimed`] future (a request being served) runs, in which case it belongs
+/// to that request and starts inside a unit.
 ///
 /// Units claimed by a *loop* ([`enter`]) do not pass to spawned tasks: a coordinator that
 /// hands each job to a child task leaves the child free to stop between its own units and
 /// record a partial result. Work spawned to serve a request (a task writing the response body
 /// into a pipe) is part of the request, and a checkpoint in it does not cut the response.
-pub(crate) fn spawned<F: Future>(fut: F) -> Isolated<F> {
+#[inline]
+pub(crate) fn spawned_context() -> u32 {
     let raw = DEPTH.with(Cell::get);
-    Isolated {
-        depth: if raw & REQUEST != 0 { REQUEST | 1 } else { 0 },
-        fut: Some(fut),
-    }
+    if raw & REQUEST != 0 { REQUEST | 1 } else { 0 }
 }
 
-/// [`spawned`] for sync work (tracked `spawn_blocking` and threads): `f` runs in the context a
-/// task spawned now would start in, and the thread's context is restored afterwards.
+/// [`spawned_context`] for sync work (tracked `spawn_blocking` and threads): `f` runs in the
+/// context a task spawned now would start in, and the thread's context is restored afterwards.
 pub(crate) fn spawned_fn<R>(f: impl FnOnce() -> R) -> impl FnOnce() -> R {
-    let raw = DEPTH.with(Cell::get);
-    let mut depth = if raw & REQUEST != 0 { REQUEST | 1 } else { 0 };
+    let mut depth = spawned_context();
     move || with_context(&mut depth, f)
 }
 
