@@ -1,6 +1,8 @@
 //! What the linter reads from a package's `Cargo.toml`: the crate name (for module paths),
-//! its targets (library and binaries, for `sigterm-missing`), renamed dependencies (as
-//! re-exports) and whether `ctrlc` has its `termination` feature.
+//! its targets (library and binaries, for `sigterm-missing`; found by the one target
+//! discovery, [`crate::manifest::targets`]), renamed dependencies (as re-exports) and whether
+//! `ctrlc` has its `termination` feature. Manifests are read through
+//! [`crate::manifest::table`] (parsed once per run).
 
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -35,9 +37,6 @@ pub struct Package {
 #[derive(Debug, Deserialize, Default)]
 struct Manifest {
     package: Option<PkgSection>,
-    lib: Option<Target>,
-    #[serde(default)]
-    bin: Vec<Target>,
     #[serde(default)]
     dependencies: BTreeMap<String, toml::Value>,
     #[serde(default, rename = "dev-dependencies")]
@@ -58,12 +57,6 @@ struct PkgSection {
     edition: Option<toml::Value>,
 }
 
-#[derive(Debug, Deserialize)]
-struct Target {
-    name: Option<String>,
-    path: Option<String>,
-}
-
 impl Package {
     /// Reads the package at `dir` (`None` if there is no readable `[package]` manifest).
     ///
@@ -78,8 +71,8 @@ impl Package {
     /// assert_eq!(p.bins[0].0, "my-app");
     /// ```
     pub fn read(dir: &Path) -> Option<Package> {
-        let text = std::fs::read_to_string(dir.join("Cargo.toml")).ok()?;
-        let m: Manifest = toml::from_str(&text).ok()?;
+        let doc = crate::manifest::table(&dir.join("Cargo.toml"))?;
+        let m: Manifest = toml::Value::Table((*doc).clone()).try_into().ok()?;
         let pkg = m.package?;
         let mut p = Package {
             dir: dir.to_path_buf(),
@@ -94,51 +87,9 @@ impl Package {
                 }),
             None => crate::edition::Edition::E2015,
         };
-        let lib = m
-            .lib
-            .as_ref()
-            .and_then(|l| l.path.clone())
-            .map(|x| dir.join(x))
-            .unwrap_or_else(|| dir.join("src/lib.rs"));
-        if lib.is_file() {
-            p.lib = Some(lib);
-        }
-        for b in &m.bin {
-            let name = b.name.clone().unwrap_or_else(|| pkg.name.clone());
-            let path = match &b.path {
-                Some(x) => dir.join(x),
-                None => dir.join("src/bin").join(format!("{name}.rs")),
-            };
-            p.bins.push((name, path));
-        }
-        let main = dir.join("src/main.rs");
-        if main.is_file() && !p.bins.iter().any(|(_, x)| *x == main) {
-            p.bins.push((pkg.name.clone(), main));
-        }
-        if let Ok(rd) = std::fs::read_dir(dir.join("src/bin")) {
-            let mut found: Vec<(String, PathBuf)> = rd
-                .flatten()
-                .filter_map(|e| {
-                    let path = e.path();
-                    if path.extension().is_some_and(|x| x == "rs") {
-                        Some((path.file_stem()?.to_string_lossy().into_owned(), path))
-                    } else if path.join("main.rs").is_file() {
-                        Some((
-                            path.file_name()?.to_string_lossy().into_owned(),
-                            path.join("main.rs"),
-                        ))
-                    } else {
-                        None
-                    }
-                })
-                .collect();
-            found.sort();
-            for (n, x) in found {
-                if !p.bins.iter().any(|(_, y)| *y == x) {
-                    p.bins.push((n, x));
-                }
-            }
-        }
+        let targets = crate::manifest::targets::Targets::read(dir, &doc)?;
+        p.lib = targets.lib;
+        p.bins = targets.bins.into_iter().map(|t| (t.name, t.path)).collect();
         let all_deps = m
             .dependencies
             .iter()
@@ -236,7 +187,7 @@ impl Package {
 fn workspace_package_key(dir: &Path, key: &str) -> Option<String> {
     let mut cur = dir.parent();
     while let Some(d) = cur {
-        if let Some(v) = manifest_table(&d.join("Cargo.toml"))
+        if let Some(v) = crate::manifest::table(&d.join("Cargo.toml"))
             && let Some(ws) = v.get("workspace").and_then(|w| w.as_table())
         {
             return ws
@@ -254,7 +205,7 @@ fn workspace_package_key(dir: &Path, key: &str) -> Option<String> {
 fn workspace_dep_path(dir: &Path, name: &str) -> Option<PathBuf> {
     let mut cur = dir.parent();
     while let Some(d) = cur {
-        if let Some(v) = manifest_table(&d.join("Cargo.toml"))
+        if let Some(v) = crate::manifest::table(&d.join("Cargo.toml"))
             && let Some(ws) = v.get("workspace").and_then(|w| w.as_table())
         {
             let path = ws
@@ -269,18 +220,6 @@ fn workspace_dep_path(dir: &Path, name: &str) -> Option<PathBuf> {
     None
 }
 
-type ManifestCache = std::sync::Mutex<
-    std::collections::HashMap<
-        (PathBuf, Option<std::time::SystemTime>),
-        Option<std::sync::Arc<toml::Table>>,
-    >,
->;
-
-fn manifest_cache() -> &'static ManifestCache {
-    static CACHE: std::sync::OnceLock<ManifestCache> = std::sync::OnceLock::new();
-    CACHE.get_or_init(Default::default)
-}
-
 /// Forgets the manifests read so far ([`crate::engine::lint_paths`] calls it at the start
 /// of every run, so each run reads each manifest once).
 ///
@@ -289,33 +228,5 @@ fn manifest_cache() -> &'static ManifestCache {
 /// shutdown_lint::package::clear_manifest_cache();
 /// ```
 pub fn clear_manifest_cache() {
-    manifest_cache()
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .clear();
-}
-
-/// A `Cargo.toml` as a TOML table, parsed once per run (and again if it changes): every
-/// `workspace = true` dependency of every package asks for the same workspace manifest
-/// (lemmy: 40 crates with ~30 such dependencies each; parsing it each time was 60 % of a
-/// run over the five services).
-fn manifest_table(path: &Path) -> Option<std::sync::Arc<toml::Table>> {
-    let mtime = std::fs::metadata(path).and_then(|m| m.modified()).ok();
-    let key = (path.to_path_buf(), mtime);
-    if let Some(hit) = manifest_cache()
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .get(&key)
-    {
-        return hit.clone();
-    }
-    let parsed = std::fs::read_to_string(path)
-        .ok()
-        .and_then(|text| toml::from_str::<toml::Table>(&text).ok())
-        .map(std::sync::Arc::new);
-    manifest_cache()
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .insert(key, parsed.clone());
-    parsed
+    crate::manifest::clear_cache();
 }

@@ -6,6 +6,7 @@
 //! `[workspace] members`/`exclude`, `package.workspace`, and the rule that a package inside a
 //! workspace root's directory belongs to it only when a `members` entry names it.
 
+use super::targets::Targets;
 use crate::paths::{absolute, normalize};
 use globset::{Glob, GlobMatcher};
 use std::fmt;
@@ -36,14 +37,8 @@ pub struct CrateInfo {
     pub bins: Vec<BinTarget>,
 }
 
-/// A binary target of a crate.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BinTarget {
-    /// Target name (`[[bin]] name`, the file stem of `src/bin/x.rs`, or the package name).
-    pub name: String,
-    /// Its entry file.
-    pub path: PathBuf,
-}
+/// A binary or example target of a crate ([`super::targets::Target`]).
+pub use super::targets::Target as BinTarget;
 
 /// Why no workspace could be read. Maps to exit status 2.
 ///
@@ -315,94 +310,19 @@ fn crate_info(dir: &Path, doc: &toml::Table, manifest: &Path) -> Result<CrateInf
         .and_then(|n| n.as_str())
         .ok_or_else(|| WorkspaceError::Invalid(manifest.to_path_buf(), "no `package.name`".into()))?
         .to_owned();
-    let mut bins = Vec::new();
-    let mut push = |name: String, path: PathBuf| {
-        if !bins.iter().any(|b: &BinTarget| b.path == path) {
-            bins.push(BinTarget { name, path });
+    // the one target discovery, shared with the engine's `Package`
+    let targets = Targets::read(dir, doc).unwrap_or_default();
+    let mut bins = targets.bins;
+    for example in targets.examples {
+        if !bins.iter().any(|b| b.path == example.path) {
+            bins.push(example);
         }
-    };
-    if let Some(list) = doc.get("bin").and_then(|b| b.as_array()) {
-        for bin in list {
-            let bin_name = bin
-                .get("name")
-                .and_then(|n| n.as_str())
-                .unwrap_or(&name)
-                .to_owned();
-            let path = match bin.get("path").and_then(|p| p.as_str()) {
-                Some(p) => dir.join(p),
-                None => {
-                    let single = dir.join("src/bin").join(format!("{bin_name}.rs"));
-                    if single.is_file() {
-                        single
-                    } else if bin_name == name {
-                        dir.join("src/main.rs")
-                    } else {
-                        dir.join("src/bin").join(&bin_name).join("main.rs")
-                    }
-                }
-            };
-            push(bin_name, path);
-        }
-    }
-    let autobins = doc
-        .get("package")
-        .and_then(|p| p.get("autobins"))
-        .and_then(|a| a.as_bool())
-        .unwrap_or(true);
-    if autobins {
-        let main = dir.join("src/main.rs");
-        if main.is_file() {
-            push(name.clone(), main);
-        }
-        push_dir_targets(&dir.join("src/bin"), &mut push);
-    }
-    let autoexamples = doc
-        .get("package")
-        .and_then(|p| p.get("autoexamples"))
-        .and_then(|a| a.as_bool())
-        .unwrap_or(true);
-    if let Some(list) = doc.get("example").and_then(|b| b.as_array()) {
-        for example in list {
-            let Some(example_name) = example.get("name").and_then(|n| n.as_str()) else {
-                continue;
-            };
-            let path = match example.get("path").and_then(|p| p.as_str()) {
-                Some(p) => dir.join(p),
-                None => dir.join("examples").join(format!("{example_name}.rs")),
-            };
-            push(example_name.to_owned(), path);
-        }
-    }
-    if autoexamples {
-        push_dir_targets(&dir.join("examples"), &mut push);
     }
     Ok(CrateInfo {
         name,
         dir: dir.to_path_buf(),
         bins,
     })
-}
-
-/// Pushes the `dir/x.rs` and `dir/x/main.rs` targets, in name order.
-fn push_dir_targets(dir: &Path, push: &mut dyn FnMut(String, PathBuf)) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<_> = entries.flatten().map(|e| e.path()).collect();
-    entries.sort();
-    for path in entries {
-        let name = |p: &Path| {
-            p.file_stem()
-                .unwrap_or_default()
-                .to_string_lossy()
-                .into_owned()
-        };
-        if path.extension().is_some_and(|e| e == "rs") {
-            push(name(&path), path);
-        } else if path.join("main.rs").is_file() {
-            push(name(&path), path.join("main.rs"));
-        }
-    }
 }
 
 fn read_manifest(path: &Path) -> Result<toml::Table, WorkspaceError> {
