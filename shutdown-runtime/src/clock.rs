@@ -26,9 +26,10 @@ pub(crate) fn now_ms() -> u64 {
     EPOCH.get_or_init(Instant::now).elapsed().as_millis() as u64
 }
 
-/// The age of something that started at `start_ms` (from [`now_ms`]).
-pub(crate) fn age_since(start_ms: u64) -> Duration {
-    Duration::from_millis(now_ms().saturating_sub(start_ms))
+/// The age of something that started at `start_ms` (from [`now_ms`], truncated to 32 bits, as
+/// registry slots store it): exact for ages below 49.7 days.
+pub(crate) fn age_since(start_ms: u32) -> Duration {
+    Duration::from_millis(u64::from((now_ms() as u32).wrapping_sub(start_ms)))
 }
 
 #[cfg(test)]
@@ -41,6 +42,6 @@ mod tests {
         std::thread::sleep(Duration::from_millis(30));
         let b = now_ms();
         assert!(b >= a + 20, "{a} -> {b}");
-        assert!(age_since(a) >= Duration::from_millis(20));
+        assert!(age_since(a as u32) >= Duration::from_millis(20));
     }
 }

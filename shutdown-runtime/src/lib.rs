@@ -62,6 +62,7 @@ mod scope;
 #[cfg(feature = "hyper")]
 pub mod server;
 pub mod signals;
+mod sites;
 mod slots;
 mod stops;
 mod sync;

@@ -1,6 +1,6 @@
 //! Loom model checks of the registry's concurrency protocol: the slot table (`slots.rs`:
-//! occupy-and-arm vs end vs abort_all vs reuse) and the drain counters (`tally.rs`: no lost
-//! wake-up). Built only with `RUSTFLAGS="--cfg shutdown_loom"` and feature `loom`:
+//! occupy-and-arm vs end vs abort_all vs reclaim and reuse, the ended stack and its sweeps)
+//! and the drain counters (`tally.rs`: no lost wake-up). Built only with `RUSTFLAGS="--cfg shutdown_loom"` and feature `loom`:
 //!
 //! ```text
 //! RUSTFLAGS="--cfg shutdown_loom" LOOM_MAX_PREEMPTIONS=3 \
@@ -16,7 +16,8 @@ use loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use loom::sync::{Arc, Notify};
 use loom::thread;
 
-use crate::slots::{Abort, Kind, Name, Shard, Task, TaskEnd};
+use crate::sites::Site;
+use crate::slots::{Abort, Kind, Shard};
 use crate::tally::Tally;
 
 /// A fake abort handle: counts aborts and drops, so the model can check "aborted at most
@@ -38,24 +39,22 @@ impl Drop for Fake {
     }
 }
 
-fn task() -> Task<Fake> {
-    Task {
-        kind: Kind::Task,
-        aborting: false,
-        armed: false,
-        ended_early: false,
-        start_ms: 0,
-        location: Location::caller(),
-        name: Name::Type(|| "model"),
-        handle: None,
+fn site() -> &'static Site {
+    crate::sites::site(Kind::Task, Location::caller(), || "model")
+}
+
+fn fake() -> Fake {
+    Fake {
+        aborts: Arc::new(AtomicUsize::new(0)),
+        drops: Arc::new(AtomicUsize::new(0)),
     }
 }
 
 /// A spawner reserves a slot, spawns (the task starts on another thread, like `tokio::spawn`
 /// hands it to a worker, and may end before the slot is armed) and arms it, while a drain
-/// aborts everything concurrently. Afterwards: the handle was dropped exactly once, aborted
-/// at most once, the end counts as drained exactly when no abort reached the task first, the
-/// slot is free and reused.
+/// aborts everything concurrently. Afterwards (and after a final reclaim): the handle was
+/// dropped exactly once, aborted at most once, the end counts as drained exactly when the
+/// drain did not list the task, the slot is free and reused.
 #[test]
 fn occupy_arm_end_and_abort_all_race_safely() {
     loom::model(|| {
@@ -73,66 +72,133 @@ fn occupy_arm_end_and_abort_all_race_safely() {
             })
         };
         let (ender, _idx) = {
-            let (aborts, drops, drained) = (aborts.clone(), drops.clone(), drained.clone());
+            let drained = drained.clone();
             let s2 = shard.clone();
-            shard.occupy(task(), move |idx| {
-                // The task starts now, on another thread, and may end before we arm.
-                let ender = thread::spawn(move || {
-                    let (handle, ok) = s2.end(idx, TaskEnd::Completed);
-                    drained.store(ok, Ordering::SeqCst);
-                    drop(handle);
-                });
-                (ender, Some(Fake { aborts, drops }))
-            })
+            shard.occupy(
+                site(),
+                None,
+                0,
+                move |idx| {
+                    // The task starts now, on another thread, and may end before we arm.
+                    thread::spawn(move || {
+                        let aborting = s2.end(idx);
+                        drained.store(!aborting, Ordering::SeqCst);
+                    })
+                },
+                |_| {
+                    Some(Fake {
+                        aborts: aborts.clone(),
+                        drops: drops.clone(),
+                    })
+                },
+            )
         };
         ender.join().unwrap();
         let listed = aborter.join().unwrap();
+        shard.reclaim_now();
 
         assert_eq!(
             drops.load(Ordering::SeqCst),
             1,
             "handle dropped exactly once"
         );
-        // Listed iff the drain reached the task before it ended; then it does not count as
-        // drained, and its handle is aborted unless the task ended before it was armed.
+        // Listed iff the drain marked the task before it ended; then it does not count as
+        // drained, and its handle is aborted at most once.
         let aborted = aborts.load(Ordering::SeqCst);
         assert!(aborted <= listed && listed <= 1);
         assert_eq!(drained.load(Ordering::SeqCst), listed == 0);
-        let mut live = 0;
-        shard.for_each(|_| live += 1);
-        assert_eq!(live, 0, "slot freed");
-        let (_, again) = shard.occupy(task(), |_| ((), None));
+        assert_eq!(shard.live_count(), 0, "slot freed");
+        let (_, again) = shard.occupy(site(), None, 0, |_| (), |_| None);
         assert_eq!((again, shard.capacity()), (0, 1), "freed slot reused");
     });
 }
 
-/// Two tasks end on two threads while a third spawns: the free stack (many pushers, one
-/// consumer that takes it whole) never loses or duplicates a slot.
+/// A task that does not end by itself while a drain aborts concurrently with its spawn: if the
+/// drain listed it, its handle is aborted exactly once — by `abort_marked` if it was armed when
+/// marked, else by the arming spawner.
 #[test]
-fn concurrent_ends_and_a_spawn_keep_the_free_stack_consistent() {
+fn a_listed_task_is_aborted_exactly_once_whenever_it_was_marked() {
     loom::model(|| {
         let shard: Arc<Shard<Fake>> = Arc::new(Shard::new());
-        let counter = || Arc::new(AtomicUsize::new(0));
-        let fake = || Fake {
-            aborts: counter(),
-            drops: counter(),
+        let handle = fake();
+        let aborts = handle.aborts.clone();
+        let aborter = {
+            let shard = shard.clone();
+            thread::spawn(move || {
+                let mut out = Vec::new();
+                shard.abort_all(|_| (), &mut out);
+                out.len()
+            })
         };
-        let (_, a) = shard.occupy(task(), |_| ((), Some(fake())));
-        let (_, b) = shard.occupy(task(), |_| ((), Some(fake())));
+        shard.occupy(site(), None, 0, |_| (), |_| Some(handle));
+        let listed = aborter.join().unwrap();
+        assert_eq!(aborts.load(Ordering::SeqCst), listed);
+    });
+}
+
+/// A task ends before its spawner arms the slot, and another thread reclaims the ended stack
+/// meanwhile (a drain, or a second spawner of the shard): the slot is freed exactly once — by
+/// the arming spawner — and never handed out while the spawner still refers to it.
+#[test]
+fn an_end_reclaimed_before_arming_is_freed_by_the_spawner_once() {
+    loom::model(|| {
+        let shard: Arc<Shard<Fake>> = Arc::new(Shard::new());
+        let handle = fake();
+        let drops = handle.drops.clone();
+        let (reclaimer, first) = {
+            let s2 = shard.clone();
+            let s3 = shard.clone();
+            shard.occupy(
+                site(),
+                None,
+                0,
+                move |idx| {
+                    s2.end(idx);
+                    // another thread of the shard spawns (reclaiming) while we have not armed
+                    thread::spawn(move || s3.occupy(site(), None, 0, |_| (), |_| None).1)
+                },
+                |_| Some(handle),
+            )
+        };
+        let second = reclaimer.join().unwrap();
+        shard.reclaim_now();
+        // Had the second spawn been handed the first slot before it was armed, the arming
+        // would have stored the first handle in the second task's slot: never dropped here.
+        assert_eq!(drops.load(Ordering::SeqCst), 1, "handle dropped once");
+        assert_eq!(shard.live_count(), 1, "only the second task is live");
+        assert!(shard.with_task(second, |_| ()).is_some());
+        assert!(first == second || shard.with_task(first, |_| ()).is_none());
+        assert!(shard.capacity() <= 2);
+    });
+}
+
+/// Two tasks end on two threads (the second end sweeps: `SWEEP` is 2 in the model) while a
+/// third spawns: the ended stack (many pushers, one consumer at a time that takes it whole)
+/// never loses or duplicates a slot, and every handle is dropped once.
+#[test]
+fn concurrent_ends_sweeps_and_a_spawn_keep_the_ended_stack_consistent() {
+    loom::model(|| {
+        let shard: Arc<Shard<Fake>> = Arc::new(Shard::new());
+        let (ha, hb) = (fake(), fake());
+        let drops = [ha.drops.clone(), hb.drops.clone()];
+        let (_, a) = shard.occupy(site(), None, 0, |_| (), |_| Some(ha));
+        let (_, b) = shard.occupy(site(), None, 0, |_| (), |_| Some(hb));
         let enders: Vec<_> = [a, b]
             .into_iter()
             .map(|idx| {
                 let shard = shard.clone();
-                thread::spawn(move || drop(shard.end(idx, TaskEnd::Completed)))
+                thread::spawn(move || {
+                    shard.end(idx);
+                })
             })
             .collect();
-        let (_, c) = shard.occupy(task(), |_| ((), Some(fake())));
+        let (_, c) = shard.occupy(site(), None, 0, |_| (), |_| Some(fake()));
         for e in enders {
             e.join().unwrap();
         }
         // Two more: with `c` live, exactly the two other slots are reused, none twice.
-        let (_, d) = shard.occupy(task(), |_| ((), Some(fake())));
-        let (_, e) = shard.occupy(task(), |_| ((), Some(fake())));
+        let (_, d) = shard.occupy(site(), None, 0, |_| (), |_| Some(fake()));
+        let (_, e) = shard.occupy(site(), None, 0, |_| (), |_| Some(fake()));
         let mut used = [c, d, e];
         used.sort_unstable();
         assert!(used.windows(2).all(|w| w[0] != w[1]), "{used:?}");
@@ -141,6 +207,7 @@ fn concurrent_ends_and_a_spawn_keep_the_free_stack_consistent() {
             "no slot leaked: {}",
             shard.capacity()
         );
+        assert!(drops.iter().all(|d| d.load(Ordering::SeqCst) == 1));
     });
 }
 

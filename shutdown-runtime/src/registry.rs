@@ -4,13 +4,14 @@
 //! # Design
 //!
 //! * **Shards follow threads.** Each thread gets a shard index once (thread-local), so a
-//!   thread's spawns allocate from its own shard: the allocation lock and the slot lines stay
-//!   in that core's cache. A task's end touches only its own slot (per-slot lock, see
-//!   `slots.rs`) and the ending thread's counters.
+//!   thread's spawns allocate from its own shard: the page lock and the slot lines stay in
+//!   that core's cache. A task's end takes no lock: it touches its slot's word, its shard's
+//!   ended stack (see `slots.rs`) and the ending thread's counters.
 //! * **Counters instead of a shared live count**, and a drain woken only when the count may
 //!   have reached zero: see `tally.rs`.
 //! * **Spawn never holds a lock across `tokio::spawn`**: reserve the slot, spawn, arm it
 //!   (see `slots.rs`); a task that ends before it is armed leaves the slot to its spawner.
+//! * A slot names its task with one word: the interned spawn site (`sites.rs`).
 //! * The task's wrapper holds the scope: `&'static` for the global scope, an `Arc` otherwise
 //!   (see `inner.rs`), so there is no unsafe lifetime reasoning.
 
@@ -24,7 +25,7 @@ use tokio::task::AbortHandle;
 use crate::clock;
 use crate::names::default_name;
 use crate::report::{PanicInfo, TaskInfo};
-use crate::slots::{AbortedSlot, Name, Shard, Task};
+use crate::slots::{AbortedSlot, Shard, TaskView};
 use crate::sync::{AtomicU64, Mutex, Ordering, lock};
 use crate::tally::Tally;
 
@@ -108,14 +109,14 @@ fn my_shard() -> usize {
 }
 
 impl TaskInfo {
-    fn of(task: &Task<AbortHandle>) -> TaskInfo {
-        let name = match &task.name {
-            Name::Given(name) => (**name).clone(),
-            Name::Type(type_name) => Cow::Owned(default_name(type_name(), task.kind)),
+    fn of(task: &TaskView<'_>) -> TaskInfo {
+        let name = match task.name {
+            Some(name) => name.clone(),
+            None => Cow::Owned(default_name((task.site.type_name)(), task.site.kind)),
         };
         TaskInfo {
             name,
-            location: task.location,
+            location: task.site.location,
             age: clock::age_since(task.start_ms),
         }
     }
@@ -163,27 +164,19 @@ impl Registry {
         if kind != Kind::Task {
             self.blocking.fetch_add(1, Ordering::SeqCst);
         }
-        let task = Task {
-            kind,
-            aborting: false,
-            armed: false,
-            ended_early: false,
-            start_ms: clock::now_ms(),
-            location,
-            name: match name {
-                Some(n) => Name::Given(Box::new(n)),
-                None => Name::Type(type_name),
+        let site = crate::sites::site(kind, location, type_name);
+        let (value, _idx) = self.shards[shard].occupy(
+            site,
+            name,
+            clock::now_ms() as u32,
+            |idx| {
+                spawn(Key {
+                    shard: shard as u32,
+                    idx,
+                })
             },
-            handle: None,
-        };
-        let (value, _idx) = self.shards[shard].occupy(task, |idx| {
-            let value = spawn(Key {
-                shard: shard as u32,
-                idx,
-            });
-            let handle = abort(&value);
-            (value, handle)
-        });
+            abort,
+        );
         value
     }
 
@@ -194,8 +187,8 @@ impl Registry {
         if kind != Kind::Task {
             self.blocking.fetch_sub(1, Ordering::SeqCst);
         }
-        let (handle, drained) = self.shards[key.shard as usize].end(key.idx, how);
-        drop(handle);
+        let aborting = self.shards[key.shard as usize].end(key.idx);
+        let drained = how == TaskEnd::Completed && !aborting;
         if self.tally.ended(my_shard(), drained) {
             self.drain_notify.notify_waiters();
         }
@@ -338,7 +331,7 @@ impl Registry {
         }
         for s in self.shards.iter() {
             s.for_each(|t| {
-                if t.kind != Kind::Task {
+                if t.site.kind != Kind::Task {
                     out.push(TaskInfo::of(t));
                 }
             });

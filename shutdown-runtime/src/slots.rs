@@ -1,35 +1,48 @@
 //! The slot table of one registry shard: one slot per tracked task, holding what is needed to
-//! abort it (`H`, tokio's `AbortHandle`) and to report it (kind, location, name, start).
+//! abort it (`H`, tokio's `AbortHandle`) and to report it (its spawn site, name, start).
 //!
 //! # Protocol (safe code only; model-checked with loom in `loom_model.rs`)
 //!
-//! * Each slot is a `Mutex` over its data, held only for a few loads and stores, never across
-//!   a call into tokio. The spawner *reserves* the slot (metadata, generation), spawns with no
-//!   lock held, then *arms* it (stores the abort handle) — [`Shard::occupy`]. The task's end
-//!   ([`Shard::end`]) frees an armed slot; an end that finds the slot not armed yet (the task
-//!   ran to completion on another worker, or was dropped inside the spawn call by a closed
-//!   runtime) only marks it *ended early*, and the arming spawner frees it. A drain that
-//!   reaches a slot not armed yet marks it *aborting*, and the arming spawner aborts the task
-//!   itself. (A first version held the slot's lock across `tokio::spawn`: the worker woken by
-//!   the spawn ran the task and blocked on that lock, 2x slower under load.)
-//! * Allocation is owned by the threads of the shard (an uncontended `Mutex`): a local free
-//!   list, refilled by taking the whole shared **free stack** at once. Ending tasks (any
-//!   thread) push their freed slot onto that stack with one CAS. A stack with a single
-//!   consumer that only ever takes everything has no ABA problem: a pushed index cannot be
-//!   pushed again before the consumer has taken it and handed it out.
-//! * Slots live in chunks that never move (chunk `k` holds `BASE << k` slots), so a slot is
-//!   reached by index without a table-wide lock, and growing never copies a slot.
-//! * Each occupation bumps the slot's generation, so a drain can tell "the task it aborted is
-//!   still there" from "the slot was reused".
+//! * A shard belongs to the threads that spawn into it (normally one). Its slots' data sit
+//!   behind one **page lock**, taken only by those spawners, by drains and by sweeps — never by
+//!   an ending task. A spawn *reserves* a slot (site, name, start) under the lock, spawns with
+//!   no lock held (the future's drop may run user code that spawns again), then *arms* the
+//!   slot (stores the abort handle) under the lock again — [`Shard::occupy`].
+//! * Each slot also has one lock-free **word**, the only thing a task's end touches: the end
+//!   swaps in `ENDED` (and learns whether a drain marked the task `ABORTING` first: then it
+//!   does not count as drained) and pushes the slot on the shard's **ended stack** with one
+//!   CAS, the word holding the link. Word and stack are written by the ending core, so the end
+//!   of a task costs two atomic operations and never waits. (The previous version locked a
+//!   per-slot mutex in the end, contended with the spawner's arming.)
+//! * Ended slots are **reclaimed** (abort handle dropped, slot freed for reuse) by whoever holds
+//!   the page lock: the spawner when its free list is empty (it takes the whole ended stack at
+//!   once — one consumer at a time, which only ever takes everything, so the stack has no ABA
+//!   problem), a drain, or an ending task that finds the stack [`SWEEP`] entries deep (with
+//!   `try_lock`, never waiting). Until then an ended task's abort handle keeps tokio's task
+//!   cell (not its future, already dropped) allocated: fewer than [`SWEEP`] per shard once
+//!   spawning stops. A slot that ended before its spawner armed it is not freed by the
+//!   reclaim (the spawner still refers to it): it is marked *deferred*, and the arming
+//!   spawner frees it.
+//! * A drain marks live slots `ABORTING` with a `fetch_or` on the same word: whichever of the
+//!   end and the mark comes first in that word's order decides, so a task is either listed as
+//!   aborted or counted as drained, never both. A slot reserved but not armed yet is marked and
+//!   listed, and the arming spawner aborts it.
+//! * Slots live in chunks (chunk `k` holds `BASE << k` slots), so the words have stable
+//!   addresses and growing never copies a slot. Each occupation bumps the slot's generation,
+//!   so a drain can tell "the task it aborted is still there" from "the slot was reused".
+//!
+//! Memory per live slot: 24 bytes of data (abort handle, interned site, start, generation) + a
+//! 4-byte word; given names (`spawn_named`) are kept in a map beside the slots.
 
 use std::borrow::Cow;
-use std::panic::Location;
+use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use crate::sync::{AtomicU32, Mutex, Ordering, lock};
+use crate::sites::Site;
+use crate::sync::{AtomicU32, AtomicU64, Mutex, MutexGuard, Ordering, lock, try_lock};
 
 /// What a tracked slot holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum Kind {
     /// An async task (`spawn*`, `spawn_local`, `spawn_on`): abortable.
     Task,
@@ -74,48 +87,48 @@ impl Abort for tokio::task::AbortHandle {
     }
 }
 
-/// A task's name: given to `spawn_named`, or the type name of what it runs (trimmed when a
-/// report is made, see `names.rs`).
-pub(crate) enum Name {
-    /// `std::any::type_name::<F>` of the future or closure.
-    Type(fn() -> &'static str),
-    /// The name given by the caller.
-    Given(Box<Cow<'static, str>>),
+/// What a report sees of a live slot.
+pub(crate) struct TaskView<'a> {
+    pub(crate) site: &'static Site,
+    /// The name given to `spawn_named`, if any.
+    pub(crate) name: Option<&'a Cow<'static, str>>,
+    /// [`clock::now_ms`](crate::clock::now_ms) at the spawn, truncated to 32 bits.
+    pub(crate) start_ms: u32,
 }
 
-/// An occupied slot: the task's metadata and its abort handle.
-pub(crate) struct Task<H> {
-    pub(crate) kind: Kind,
-    /// A drain aborted (or asked to abort) this task.
-    pub(crate) aborting: bool,
-    /// The spawner stored the handle (set once, by the spawner).
-    pub(crate) armed: bool,
-    /// The task ended before it was armed: the arming spawner frees the slot.
-    pub(crate) ended_early: bool,
-    pub(crate) start_ms: u64,
-    pub(crate) location: &'static Location<'static>,
-    pub(crate) name: Name,
-    /// `None` for threads (not abortable).
-    pub(crate) handle: Option<H>,
-}
-
-/// A slot's data, behind its lock.
+/// A slot's data, behind the page lock.
 struct SlotData<H> {
-    /// Bumped by every occupation.
-    generation: u32,
-    task: Option<Task<H>>,
+    /// `None` until armed, and for threads (not abortable).
+    handle: Option<H>,
+    /// `None`: free.
+    site: Option<&'static Site>,
+    start_ms: u32,
+    /// The generation (bumped by every occupation, [`GEN`] bits), [`ARMED`] and [`DEFERRED`].
+    state: u32,
 }
 
-struct Slot<H> {
-    /// Next freed slot (index + 1, 0 = none) while this slot is on the free stack.
-    next_free: AtomicU32,
-    data: Mutex<SlotData<H>>,
-}
+/// Slot state bits: the generation.
+const GEN: u32 = (1 << 30) - 1;
+/// Slot state bit: the spawner has armed the slot (stored the handle, or none for a thread).
+const ARMED: u32 = 1 << 31;
+/// Slot state bit: the task ended and was taken off the ended stack before it was armed; the
+/// arming spawner frees the slot.
+const DEFERRED: u32 = 1 << 30;
+
+/// Word bit: the task ended (the rest of the word links the ended stack).
+const ENDED: u32 = 1 << 31;
+/// Word bit: a drain marked the task before it ended.
+const ABORTING: u32 = 1 << 30;
+/// Word bits: the next slot on the ended stack (index + 1, 0 = none).
+const LINK: u32 = ABORTING - 1;
+
+/// An ending task that makes the ended stack this deep reclaims it (if the page lock is free).
+pub(crate) const SWEEP: u32 = if cfg!(shutdown_loom) { 2 } else { 256 };
 
 /// Slots in chunk 0; chunk `k` holds `BASE << k`.
 const BASE: usize = 64;
-/// Enough chunks for `BASE * (2^CHUNKS - 1)` slots per shard (≈ 2^32).
-const CHUNKS: usize = 26;
+/// Enough chunks for `BASE * (2^CHUNKS - 1)` = 2^30 - 64 slots per shard (a link's 30 bits).
+const CHUNKS: usize = 24;
 
 /// `(chunk, offset)` of slot `idx`.
 fn locate(idx: u32) -> (usize, usize) {
@@ -124,22 +137,49 @@ fn locate(idx: u32) -> (usize, usize) {
     (k, idx as usize - BASE * ((1 << k) - 1))
 }
 
-struct Alloc {
-    /// Free slots taken from the free stack, handed out first.
+/// The slots' data and the allocator, behind the page lock.
+struct Page<H> {
+    chunks: Vec<Box<[SlotData<H>]>>,
+    /// Free slots, handed out first.
     free: Vec<u32>,
     /// Slots initialised so far.
     len: u32,
+    /// Names given to `spawn_named`, by slot.
+    names: HashMap<u32, Cow<'static, str>>,
+}
+
+impl<H> Page<H> {
+    fn slot(&self, idx: u32) -> &SlotData<H> {
+        let (k, off) = locate(idx);
+        &self.chunks[k][off]
+    }
+
+    fn slot_mut(&mut self, idx: u32) -> &mut SlotData<H> {
+        let (k, off) = locate(idx);
+        &mut self.chunks[k][off]
+    }
+
+    fn view(&self, idx: u32, site: &'static Site) -> TaskView<'_> {
+        TaskView {
+            site,
+            name: if self.names.is_empty() {
+                None
+            } else {
+                self.names.get(&idx)
+            },
+            start_ms: self.slot(idx).start_ms,
+        }
+    }
 }
 
 /// The slot table of one shard. `H` is the abort handle (a fake one in the loom model).
 pub(crate) struct Shard<H> {
-    alloc: Mutex<Alloc>,
-    /// Top of the free stack (index + 1, 0 = empty); pushed by ending tasks, taken whole by
-    /// the allocator.
-    free_head: AtomicU32,
-    /// Slots initialised so far (published after the slot's chunk exists), for scans.
-    len: AtomicU32,
-    chunks: [OnceLock<Box<[Slot<H>]>>; CHUNKS],
+    page: Mutex<Page<H>>,
+    /// One word per slot (see the module doc), in chunks like the slots.
+    words: [OnceLock<Box<[AtomicU32]>>; CHUNKS],
+    /// The ended stack: low 32 bits the top (index + 1, 0 = empty), high 32 bits the pushes
+    /// since it was last taken.
+    ended: AtomicU64,
 }
 
 /// A task a drain aborted, remembered until the abort lands.
@@ -153,161 +193,217 @@ pub(crate) struct AbortedSlot<I> {
 impl<H: Abort> Shard<H> {
     pub(crate) fn new() -> Shard<H> {
         Shard {
-            alloc: Mutex::new(Alloc {
+            page: Mutex::new(Page {
+                chunks: Vec::new(),
                 free: Vec::new(),
                 len: 0,
+                names: HashMap::new(),
             }),
-            free_head: AtomicU32::new(0),
-            len: AtomicU32::new(0),
-            chunks: std::array::from_fn(|_| OnceLock::new()),
+            words: std::array::from_fn(|_| OnceLock::new()),
+            ended: AtomicU64::new(0),
         }
     }
 
-    fn slot(&self, idx: u32) -> &Slot<H> {
+    fn word(&self, idx: u32) -> &AtomicU32 {
         let (k, off) = locate(idx);
-        let chunk = self.chunks[k]
+        let chunk = self.words[k]
             .get()
             .expect("slot index handed out before its chunk existed");
         &chunk[off]
     }
 
-    /// A free slot, owned by the caller until it is occupied (or freed again).
-    fn take_free(&self) -> u32 {
-        let mut a = lock(&self.alloc);
-        if let Some(idx) = a.free.pop() {
-            return idx;
-        }
-        // Take the whole free stack. Acquire: pairs with the pushers' Release CAS, so each
-        // pushed slot's `next_free` link is visible.
-        let mut top = self.free_head.swap(0, Ordering::Acquire);
+    /// Takes the whole ended stack and frees its slots; their abort handles are pushed onto
+    /// `dropped`, to be dropped once the page lock is released (dropping the last reference to
+    /// a task cell must not run under our lock).
+    fn reclaim(&self, page: &mut Page<H>, dropped: &mut Vec<H>) {
+        // Acquire: pairs with the pushers' Release CAS (a chain of RMWs on `ended`, so every
+        // push before the swap is seen), so each pushed slot's link is visible.
+        let mut top = self.ended.swap(0, Ordering::Acquire) as u32;
         while top != 0 {
             let idx = top - 1;
-            a.free.push(idx);
-            // Relaxed: written before the Release CAS that published this node, which the swap
-            // above acquired; the node is ours now, nobody writes its link.
-            top = self.slot(idx).next_free.load(Ordering::Relaxed);
+            let word = self.word(idx);
+            // Relaxed: the link was written before the Release CAS that published this node;
+            // nobody writes this word until the slot is occupied again (by us).
+            top = word.load(Ordering::Relaxed) & LINK;
+            let slot = page.slot_mut(idx);
+            if slot.state & ARMED == 0 {
+                // Ended before its spawner armed it (the spawner still refers to the slot):
+                // the word stays `ENDED`, and the arming spawner frees the slot.
+                slot.state |= DEFERRED;
+                continue;
+            }
+            if let Some(h) = self.free_slot(page, idx) {
+                dropped.push(h);
+            }
         }
-        if let Some(idx) = a.free.pop() {
+    }
+
+    /// Frees slot `idx` (its task ended); returns its abort handle.
+    fn free_slot(&self, page: &mut Page<H>, idx: u32) -> Option<H> {
+        // Relaxed: the next occupation's task is spawned after this, under the page lock.
+        self.word(idx).store(0, Ordering::Relaxed);
+        let slot = page.slot_mut(idx);
+        slot.site = None;
+        slot.state &= GEN;
+        let handle = slot.handle.take();
+        if !page.names.is_empty() {
+            page.names.remove(&idx);
+        }
+        page.free.push(idx);
+        handle
+    }
+
+    /// A free slot (reclaiming ended ones, else growing the table).
+    fn take_free(&self, page: &mut Page<H>, dropped: &mut Vec<H>) -> u32 {
+        if let Some(idx) = page.free.pop() {
             return idx;
         }
-        let idx = a.len;
-        let (k, off) = locate(idx);
-        if off == 0 {
-            self.chunks[k].get_or_init(|| {
-                (0..BASE << k)
-                    .map(|_| Slot {
-                        next_free: AtomicU32::new(0),
-                        data: Mutex::new(SlotData {
-                            generation: 0,
-                            task: None,
-                        }),
-                    })
-                    .collect()
-            });
+        self.reclaim(page, dropped);
+        if let Some(idx) = page.free.pop() {
+            return idx;
         }
-        a.len += 1;
-        // Release: a scan that reads the new length finds the chunk initialised.
-        self.len.store(a.len, Ordering::Release);
+        let idx = page.len;
+        let (k, off) = locate(idx);
+        assert!(
+            k < CHUNKS,
+            "shutdown-runtime: more than {} tracked tasks alive from one spawning thread",
+            BASE * ((1 << CHUNKS) - 1)
+        );
+        if off == 0 {
+            page.chunks.push(
+                (0..BASE << k)
+                    .map(|_| SlotData {
+                        handle: None,
+                        site: None,
+                        start_ms: 0,
+                        state: 0,
+                    })
+                    .collect(),
+            );
+            self.words[k].get_or_init(|| (0..BASE << k).map(|_| AtomicU32::new(0)).collect());
+        }
+        page.len += 1;
         idx
     }
 
-    /// Returns slot `idx` (now empty) to the free stack. Any thread.
-    fn free(&self, idx: u32) {
-        let slot = self.slot(idx);
-        let mut top = self.free_head.load(Ordering::Relaxed);
-        loop {
-            slot.next_free.store(top, Ordering::Relaxed);
-            // Release: publishes the link to the allocator's Acquire swap.
-            match self.free_head.compare_exchange_weak(
-                top,
-                idx + 1,
-                Ordering::Release,
-                Ordering::Relaxed,
-            ) {
-                Ok(_) => return,
-                Err(now) => top = now,
-            }
-        }
-    }
-
-    /// Occupies a free slot with `task` (reserved: not armed), runs `spawn` with no lock held,
-    /// then arms the slot with the handle `spawn` returns. If the task ended meanwhile the slot
-    /// is freed; if a drain aborted it meanwhile, the handle is aborted now. If `spawn`
-    /// unwinds, the slot is freed. Returns `spawn`'s value and the slot index.
+    /// Occupies a free slot (reserved: not armed), runs `spawn` with no lock held, then arms
+    /// the slot with `abort(&value)`. If a drain marked the task meanwhile, it is aborted now;
+    /// if it ended and was reclaimed meanwhile, the slot is freed now. If `spawn` unwinds, the
+    /// slot is armed with no handle (the task's guard, dropped with it, has ended it). Returns
+    /// `spawn`'s value and the slot.
     pub(crate) fn occupy<T>(
         &self,
-        task: Task<H>,
-        spawn: impl FnOnce(u32) -> (T, Option<H>),
+        site: &'static Site,
+        name: Option<Cow<'static, str>>,
+        start_ms: u32,
+        spawn: impl FnOnce(u32) -> T,
+        abort: impl FnOnce(&T) -> Option<H>,
     ) -> (T, u32) {
-        let idx = self.take_free();
-        let slot = self.slot(idx);
-        {
-            let mut data = lock(&slot.data);
-            data.generation = data.generation.wrapping_add(1);
-            data.task = Some(Task {
-                armed: false,
-                ended_early: false,
-                handle: None,
-                ..task
-            });
-        }
-        /// Frees the reserved slot if `spawn` unwinds.
-        struct Unwind<'a, H: Abort> {
+        let mut dropped = Vec::new();
+        let idx = {
+            let mut page = lock(&self.page);
+            let idx = self.take_free(&mut page, &mut dropped);
+            let slot = page.slot_mut(idx);
+            slot.state = (slot.state.wrapping_add(1)) & GEN;
+            slot.site = Some(site);
+            slot.start_ms = start_ms;
+            if let Some(name) = name {
+                page.names.insert(idx, name);
+            }
+            idx
+        };
+        drop(dropped);
+        /// Arms the slot when dropped: after `spawn` returned, or while it unwinds.
+        struct Arm<'a, H: Abort> {
             shard: &'a Shard<H>,
             idx: u32,
+            handle: Option<H>,
         }
-        impl<H: Abort> Drop for Unwind<'_, H> {
+        impl<H: Abort> Drop for Arm<'_, H> {
             fn drop(&mut self) {
-                lock(&self.shard.slot(self.idx).data).task = None;
-                self.shard.free(self.idx);
+                self.shard.arm(self.idx, self.handle.take());
             }
         }
-        let unwind = Unwind { shard: self, idx };
-        let (value, handle) = spawn(idx);
-        std::mem::forget(unwind);
-        let mut data = lock(&slot.data);
-        let Some(t) = data.task.as_mut() else {
-            unreachable!("a reserved slot is freed only by its spawner");
+        let mut arm = Arm {
+            shard: self,
+            idx,
+            handle: None,
         };
-        if t.ended_early {
-            data.task = None;
-            drop(data);
-            self.free(idx);
-            drop(handle);
-        } else {
-            if t.aborting
-                && let Some(h) = &handle
-            {
-                h.abort();
-            }
-            t.handle = handle;
-            t.armed = true;
-        }
+        let value = spawn(idx);
+        arm.handle = abort(&value);
+        drop(arm);
         (value, idx)
     }
 
-    /// The task in slot `idx` ended: frees the slot (or, if the spawner has not armed it yet,
-    /// leaves it to the spawner). Returns its abort handle (to be dropped by the caller, outside
-    /// any lock) and whether the end counts as *drained* (completed, not aborted by a drain).
-    pub(crate) fn end(&self, idx: u32, how: TaskEnd) -> (Option<H>, bool) {
-        let mut data = lock(&self.slot(idx).data);
-        let Some(t) = data.task.as_mut() else {
-            return (None, false);
-        };
-        let drained = how == TaskEnd::Completed && !t.aborting;
-        if !t.armed {
-            t.ended_early = true;
-            return (None, drained);
+    /// Arms slot `idx` with `handle` (see [`Shard::occupy`]).
+    fn arm(&self, idx: u32, handle: Option<H>) {
+        let mut page = lock(&self.page);
+        if page.slot(idx).state & DEFERRED != 0 {
+            let old = self.free_slot(&mut page, idx);
+            drop(page);
+            drop((old, handle));
+            return;
         }
-        let handle = data.task.take().and_then(|t| t.handle);
-        drop(data);
-        self.free(idx);
-        (handle, drained)
+        // Relaxed: the drain's mark (the only writer besides the end) was made under the page
+        // lock we hold; an end racing with us needs no abort.
+        if self.word(idx).load(Ordering::Relaxed) & (ABORTING | ENDED) == ABORTING
+            && let Some(h) = &handle
+        {
+            h.abort();
+        }
+        let slot = page.slot_mut(idx);
+        slot.handle = handle;
+        slot.state |= ARMED;
     }
 
-    /// Calls `f` with slot `idx`'s task, if occupied.
-    pub(crate) fn with_task<R>(&self, idx: u32, f: impl FnOnce(&Task<H>) -> R) -> Option<R> {
-        lock(&self.slot(idx).data).task.as_ref().map(f)
+    /// The task in slot `idx` ended (any thread): marks the slot ended and pushes it on the
+    /// ended stack. Returns whether a drain had marked it `ABORTING` (then it does not count
+    /// as drained).
+    pub(crate) fn end(&self, idx: u32) -> bool {
+        let word = self.word(idx);
+        let mut head = self.ended.load(Ordering::Relaxed);
+        // AcqRel RMW: ordered with the drain's `fetch_or(ABORTING)` on this word — exactly one
+        // of the two sees the other.
+        let prev = word.swap(ENDED | (head as u32), Ordering::AcqRel);
+        loop {
+            let pushes = (head >> 32) + 1;
+            // Release: publishes the link to the reclaimer's Acquire swap.
+            match self.ended.compare_exchange_weak(
+                head,
+                (pushes << 32) | u64::from(idx + 1),
+                Ordering::Release,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => {
+                    if pushes % u64::from(SWEEP) == 0 {
+                        self.sweep();
+                    }
+                    break;
+                }
+                Err(now) => {
+                    head = now;
+                    // Relaxed: published by the CAS that succeeds.
+                    word.store(ENDED | (head as u32), Ordering::Relaxed);
+                }
+            }
+        }
+        prev & ABORTING != 0
+    }
+
+    /// Reclaims the ended stack if the page lock is free (never waits: an ending task may run
+    /// on a thread that holds it, inside a spawn).
+    fn sweep(&self) {
+        let mut dropped = Vec::new();
+        if let Some(mut page) = try_lock(&self.page) {
+            self.reclaim(&mut page, &mut dropped);
+        }
+    }
+
+    /// Calls `f` with slot `idx`'s task, if it is live.
+    pub(crate) fn with_task<R>(&self, idx: u32, f: impl FnOnce(&TaskView<'_>) -> R) -> Option<R> {
+        let page = lock(&self.page);
+        let site = page.slot(idx).site?;
+        Some(f(&page.view(idx, site)))
     }
 
     /// Aborts every abortable task of this shard not aborted yet; pushes the async tasks (kind
@@ -315,13 +411,29 @@ impl<H: Abort> Shard<H> {
     /// started) but not listed; threads are skipped. Same as [`Shard::mark_aborting`] followed
     /// by [`Shard::abort_marked`] (the registry calls the two halves across all shards).
     #[cfg(any(test, shutdown_loom))]
-    pub(crate) fn abort_all<I>(&self, info: impl Fn(&Task<H>) -> I, out: &mut Vec<AbortedSlot<I>>) {
+    pub(crate) fn abort_all<I>(
+        &self,
+        info: impl Fn(&TaskView<'_>) -> I,
+        out: &mut Vec<AbortedSlot<I>>,
+    ) {
         let marked = self.mark_aborting(info, out);
         self.abort_marked(&marked);
     }
 
+    /// Live slots of this page: `(idx, site)` of every occupied slot whose task has not ended.
+    fn live<'p>(
+        &'p self,
+        page: &'p MutexGuard<'_, Page<H>>,
+    ) -> impl Iterator<Item = (u32, &'static Site)> + 'p {
+        (0..page.len).filter_map(move |idx| {
+            let site = page.slot(idx).site?;
+            // Acquire: an ended task's word; pairs with nothing needed beyond the lock.
+            (self.word(idx).load(Ordering::Acquire) & ENDED == 0).then_some((idx, site))
+        })
+    }
+
     /// First half of an abort: marks every abortable task of this shard not aborted yet as
-    /// `aborting` (from now on its end no longer counts as drained) and lists the async tasks
+    /// `ABORTING` (from now on its end no longer counts as drained) and lists the async tasks
     /// (kind `Task`) on `out`, without aborting anything yet; returns the armed slots it marked
     /// (index and generation), for [`Shard::abort_marked`]. A registry marks every shard
     /// before it aborts any task, so a task that ends on its own because another aborted task
@@ -329,32 +441,34 @@ impl<H: Abort> Shard<H> {
     /// aborted, not counted as drained.
     pub(crate) fn mark_aborting<I>(
         &self,
-        info: impl Fn(&Task<H>) -> I,
+        info: impl Fn(&TaskView<'_>) -> I,
         out: &mut Vec<AbortedSlot<I>>,
     ) -> Vec<(u32, u32)> {
         let mut marked = Vec::new();
-        // Acquire: pairs with the Release store in `take_free`.
-        let len = self.len.load(Ordering::Acquire);
-        for idx in 0..len {
-            let mut data = lock(&self.slot(idx).data);
-            let generation = data.generation;
-            let Some(t) = data.task.as_mut() else {
+        let page = lock(&self.page);
+        for idx in 0..page.len {
+            let slot = page.slot(idx);
+            let Some(site) = slot.site else {
                 continue;
             };
-            if t.aborting || t.ended_early || t.kind == Kind::Thread {
+            if site.kind == Kind::Thread {
                 continue;
             }
-            t.aborting = true;
-            // Not armed yet: the arming spawner sees `aborting` and aborts it; only a task
-            // armed now is aborted by `abort_marked` (exactly one of the two aborts it).
-            if t.handle.is_some() {
-                marked.push((idx, generation));
+            // AcqRel RMW: ordered with the end's swap on this word (see `end`).
+            let prev = self.word(idx).fetch_or(ABORTING, Ordering::AcqRel);
+            if prev & (ENDED | ABORTING) != 0 {
+                continue; // ended first (counted as drained), or marked by an earlier pass
             }
-            if t.kind == Kind::Task {
+            // Not armed yet: the arming spawner sees `ABORTING` and aborts it; only a task
+            // armed now is aborted by `abort_marked` (exactly one of the two aborts it).
+            if slot.handle.is_some() {
+                marked.push((idx, slot.state & GEN));
+            }
+            if site.kind == Kind::Task {
                 out.push(AbortedSlot {
                     idx,
-                    generation,
-                    info: info(t),
+                    generation: slot.state & GEN,
+                    info: info(&page.view(idx, site)),
                 });
             }
         }
@@ -364,48 +478,61 @@ impl<H: Abort> Shard<H> {
     /// Second half of an abort: aborts the tasks of `marked` (armed slots returned by
     /// [`Shard::mark_aborting`]) that are still in their slot.
     pub(crate) fn abort_marked(&self, marked: &[(u32, u32)]) {
+        let page = lock(&self.page);
         for &(idx, generation) in marked {
-            let data = lock(&self.slot(idx).data);
-            if data.generation != generation {
-                continue; // ended and reused since: not the marked task
+            let slot = page.slot(idx);
+            if slot.state & GEN != generation || slot.site.is_none() {
+                continue; // reclaimed (and maybe reused) since: not the marked task
             }
-            if let Some(t) = data.task.as_ref()
-                && t.aborting
-                && let Some(h) = &t.handle
-            {
+            if let Some(h) = &slot.handle {
                 h.abort();
             }
         }
     }
 
-    /// Whether the task of `aborted` is still in its slot (its abort has not landed).
+    /// Whether the task of `aborted` is still running (its abort has not landed).
     pub(crate) fn still_there<I>(&self, aborted: &AbortedSlot<I>) -> bool {
-        let data = lock(&self.slot(aborted.idx).data);
-        data.task.as_ref().is_some_and(|t| !t.ended_early) && data.generation == aborted.generation
+        let page = lock(&self.page);
+        let slot = page.slot(aborted.idx);
+        slot.site.is_some()
+            && slot.state & GEN == aborted.generation
+            && self.word(aborted.idx).load(Ordering::Acquire) & ENDED == 0
     }
 
-    /// Calls `f` on every occupied slot.
-    pub(crate) fn for_each(&self, mut f: impl FnMut(&Task<H>)) {
-        let len = self.len.load(Ordering::Acquire);
-        for idx in 0..len {
-            if let Some(t) = lock(&self.slot(idx).data).task.as_ref()
-                && !t.ended_early
-            {
-                f(t);
-            }
+    /// Calls `f` on every live task.
+    pub(crate) fn for_each(&self, mut f: impl FnMut(&TaskView<'_>)) {
+        let page = lock(&self.page);
+        for (idx, site) in self.live(&page) {
+            f(&page.view(idx, site));
         }
     }
 
-    /// Slots initialised so far (live or free).
+    /// Slots initialised so far (live, ended or free).
     #[cfg(any(test, shutdown_loom))]
     pub(crate) fn capacity(&self) -> u32 {
-        self.len.load(Ordering::Acquire)
+        lock(&self.page).len
+    }
+
+    /// Live tasks (ended ones not counted, reclaimed or not).
+    #[cfg(any(test, shutdown_loom))]
+    pub(crate) fn live_count(&self) -> usize {
+        let page = lock(&self.page);
+        self.live(&page).count()
+    }
+
+    /// Reclaims every ended slot now (tests, models).
+    #[cfg(any(test, shutdown_loom))]
+    pub(crate) fn reclaim_now(&self) {
+        let mut dropped = Vec::new();
+        let mut page = lock(&self.page);
+        self.reclaim(&mut page, &mut dropped);
     }
 }
 
 #[cfg(all(test, not(shutdown_loom)))]
 mod tests {
     use super::*;
+    use std::panic::Location;
     use std::sync::Arc;
     use std::sync::atomic::AtomicUsize;
 
@@ -418,17 +545,13 @@ mod tests {
         }
     }
 
-    fn task(kind: Kind, handle: Option<Fake>) -> Task<Fake> {
-        Task {
-            kind,
-            aborting: false,
-            armed: false,
-            ended_early: false,
-            start_ms: 0,
-            location: Location::caller(),
-            name: Name::Type(|| "t"),
-            handle,
-        }
+    fn site(kind: Kind) -> &'static Site {
+        crate::sites::site(kind, Location::caller(), || "t")
+    }
+
+    /// Occupies a slot with `handle` (no real task).
+    fn occupy(s: &Shard<Fake>, kind: Kind, handle: Option<Fake>) -> u32 {
+        s.occupy(site(kind), None, 0, |_| (), |_| handle).1
     }
 
     #[test]
@@ -443,57 +566,118 @@ mod tests {
     }
 
     #[test]
-    fn freed_slots_are_reused_and_the_table_stays_small() {
-        let s: Shard<Fake> = Shard::new();
-        for _ in 0..10_000 {
-            let (_, idx) = s.occupy(task(Kind::Task, None), |_| ((), Some(Fake::default())));
-            let (h, drained) = s.end(idx, TaskEnd::Completed);
-            assert!(h.is_some() && drained);
-        }
-        assert_eq!(s.capacity(), 1);
+    fn a_live_slot_is_24_bytes_plus_its_word() {
+        assert_eq!(
+            std::mem::size_of::<SlotData<tokio::task::AbortHandle>>(),
+            24
+        );
     }
 
     #[test]
-    fn an_end_before_arming_frees_the_slot_and_an_unwinding_spawn_too() {
+    fn ended_slots_are_reclaimed_and_reused_and_the_table_stays_small() {
         let s: Shard<Fake> = Shard::new();
-        // the task ends (on this or another thread) before the spawner arms the slot
-        let (_, idx) = s.occupy(task(Kind::Task, None), |idx| {
-            let (h, drained) = s.end(idx, TaskEnd::Cancelled);
-            assert!(h.is_none() && !drained);
-            ((), Some(Fake::default()))
-        });
-        assert!(s.with_task(idx, |_| ()).is_none());
+        for _ in 0..10_000 {
+            let idx = occupy(&s, Kind::Task, Some(Fake::default()));
+            assert!(!s.end(idx), "not aborting");
+        }
+        assert!(s.capacity() <= 2, "{}", s.capacity());
+        assert_eq!(s.live_count(), 0);
+    }
+
+    #[test]
+    fn an_ending_task_sweeps_a_deep_ended_stack() {
+        let s: Shard<Fake> = Shard::new();
+        let h = Fake::default();
+        let idx: Vec<u32> = (0..SWEEP)
+            .map(|_| occupy(&s, Kind::Task, Some(h.clone())))
+            .collect();
+        for i in idx {
+            s.end(i);
+        }
+        // the last end took the stack and dropped every handle: only ours is left
+        assert_eq!(Arc::strong_count(&h.0), 1);
+        assert_eq!(s.live_count(), 0);
+    }
+
+    #[test]
+    fn an_end_before_arming_leaves_the_slot_to_its_spawner_and_an_unwinding_spawn_too() {
+        let s: Shard<Fake> = Shard::new();
+        // the task ends (on this or another thread) and is even reclaimed before it is armed
+        let (_, idx) = s.occupy(
+            site(Kind::Task),
+            Some("early".into()),
+            0,
+            |idx| {
+                assert!(!s.end(idx));
+                s.reclaim_now();
+                assert_eq!(s.live_count(), 0);
+            },
+            |_| Some(Fake::default()),
+        );
+        assert!(s.with_task(idx, |_| ()).is_none(), "freed at arming");
+        // the freed slot is reused, with a new generation and no stale name
+        let again = occupy(&s, Kind::Task, None);
+        assert_eq!(again, idx);
+        assert!(s.with_task(again, |t| t.name.is_none()).unwrap());
+        s.end(again);
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            s.occupy(task(Kind::Task, None), |_| -> ((), Option<Fake>) {
-                panic!("no runtime")
-            })
+            s.occupy(
+                site(Kind::Task),
+                None,
+                0,
+                |idx| {
+                    // a real spawn drops the task (and its guard ends it) while unwinding
+                    s.end(idx);
+                    panic!("no runtime")
+                },
+                |_: &()| Some(Fake::default()),
+            )
         }));
         assert!(r.is_err());
-        let mut live = 0;
-        s.for_each(|_| live += 1);
-        assert_eq!((live, s.capacity()), (0, 1));
+        s.reclaim_now();
+        assert_eq!((s.live_count(), s.capacity()), (0, 1));
     }
 
     #[test]
     fn abort_all_aborts_once_lists_tasks_and_skips_threads() {
         let s: Shard<Fake> = Shard::new();
         let h = Fake::default();
-        let (_, t) = s.occupy(task(Kind::Task, None), |_| ((), Some(h.clone())));
-        let (_, b) = s.occupy(task(Kind::Blocking, None), |_| ((), Some(h.clone())));
-        let (_, th) = s.occupy(task(Kind::Thread, None), |_| ((), None));
+        let t = occupy(&s, Kind::Task, Some(h.clone()));
+        let b = occupy(&s, Kind::Blocking, Some(h.clone()));
+        let th = occupy(&s, Kind::Thread, None);
         let mut out = Vec::new();
-        s.abort_all(|_| (), &mut out);
-        s.abort_all(|_| (), &mut out);
+        s.abort_all(|t| t.site.kind, &mut out);
+        s.abort_all(|t| t.site.kind, &mut out);
         assert_eq!(h.0.load(std::sync::atomic::Ordering::SeqCst), 2); // task + blocking, once
         assert_eq!(out.len(), 1);
+        assert_eq!(out[0].info, Kind::Task);
         assert!(s.still_there(&out[0]));
-        assert!(!s.end(t, TaskEnd::Cancelled).1);
+        assert!(s.end(t), "aborted: not drained");
         assert!(!s.still_there(&out[0]));
+        s.reclaim_now();
         // reused slot: a new task is not the aborted one
-        let (_, again) = s.occupy(task(Kind::Task, None), |_| ((), None));
+        let again = occupy(&s, Kind::Task, None);
         assert_eq!(again, t);
         assert!(!s.still_there(&out[0]));
-        assert!(!s.end(b, TaskEnd::Completed).1, "aborted: not drained");
-        assert!(s.end(th, TaskEnd::Completed).1);
+        assert!(s.end(b), "aborted: not drained");
+        assert!(!s.end(th));
+    }
+
+    #[test]
+    fn a_task_marked_before_it_is_armed_is_aborted_by_its_spawner() {
+        let s: Shard<Fake> = Shard::new();
+        let h = Fake::default();
+        let mut out = Vec::new();
+        let (_, idx) = s.occupy(
+            site(Kind::Task),
+            Some("racing".into()),
+            0,
+            |_| s.abort_all(|t| t.name.map(|n| n.to_string()), &mut out),
+            |_| Some(h.clone()),
+        );
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].info.as_deref(), Some("racing"));
+        assert_eq!(h.0.load(std::sync::atomic::Ordering::SeqCst), 1);
+        assert!(s.end(idx));
     }
 }

@@ -1,5 +1,6 @@
 //! The synchronisation primitives of the task registry: `std`'s, or `loom`'s when the crate is
-//! built with `RUSTFLAGS="--cfg shutdown_loom"` (and feature `loom`) for the model checks in `tests/loom_registry.rs`.
+//! built with `RUSTFLAGS="--cfg shutdown_loom"` (and feature `loom`) for the model checks in
+//! `src/loom_model.rs`.
 //!
 //! Only the registry's own protocol (slot table, counters) goes through this module; tokio
 //! types (the drain's `Notify`, `AbortHandle`) stay outside the model.
@@ -25,6 +26,23 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     #[cfg(shutdown_loom)]
     {
         m.lock().unwrap()
+    }
+}
+
+/// Locks `m` if it is free (poisoning ignored, as in [`lock`]); `None` if it is held, also by
+/// the calling thread (never blocks, never deadlocks).
+pub(crate) fn try_lock<T>(m: &Mutex<T>) -> Option<MutexGuard<'_, T>> {
+    #[cfg(not(shutdown_loom))]
+    {
+        match m.try_lock() {
+            Ok(g) => Some(g),
+            Err(std::sync::TryLockError::Poisoned(e)) => Some(e.into_inner()),
+            Err(std::sync::TryLockError::WouldBlock) => None,
+        }
+    }
+    #[cfg(shutdown_loom)]
+    {
+        m.try_lock().ok()
     }
 }
 
