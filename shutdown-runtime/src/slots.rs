@@ -375,7 +375,7 @@ impl<H: Abort> Shard<H> {
                 Ordering::Relaxed,
             ) {
                 Ok(_) => {
-                    if pushes % u64::from(SWEEP) == 0 {
+                    if pushes.is_multiple_of(u64::from(SWEEP)) {
                         self.sweep();
                     }
                     break;
