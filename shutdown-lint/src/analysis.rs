@@ -44,6 +44,10 @@ pub struct FileFacts {
     /// Call chains and references a fixer may rewrite (`--fix`), with their resolved paths.
     #[serde(skip)]
     pub fix_sites: Vec<crate::fix::site::FixSite>,
+    /// Shutdown budgets written in the file ([`crate::model::FileModel::budgets`]), for the
+    /// audit.
+    #[serde(skip)]
+    pub budgets: Vec<crate::model::BudgetSite>,
 }
 
 /// Where a file sits in its crate.
@@ -398,6 +402,7 @@ impl Analyzer {
         a.facts.detached_threads = rules::detached_thread::detached_threads(&model).len();
         a.signals = rules::sigterm_missing::signal_sites(&model);
         a.facts.fix_sites = crate::fix::site::from_model(&model);
+        a.facts.budgets = model.budgets.clone();
         a.facts.handles_sigterm = a.signals.sigterm;
         a.facts.handles_ctrl_c = !a.signals.ctrl_c.is_empty();
         a.has_main = model.has_main;

@@ -211,6 +211,38 @@ pub struct FnNode {
     pub calls: Vec<Call>,
 }
 
+/// Grace of `#[shutdown_runtime::main]` written without `grace = ".."`.
+///
+/// # Examples
+///
+/// ```
+/// assert_eq!(shutdown_lint::model::MAIN_DEFAULT_GRACE.as_secs(), 30);
+/// ```
+pub const MAIN_DEFAULT_GRACE: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// What kind of shutdown budget a [`BudgetSite`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum BudgetKind {
+    /// `#[shutdown_runtime::main(grace = "..")]` (without `grace`: [`MAIN_DEFAULT_GRACE`]).
+    MainAttribute,
+    /// `Budgets::from_grace(grace)`.
+    FromGrace,
+    /// The `grace` argument of `Budgets::new(children, coordinator, grace)`.
+    BudgetsNew,
+}
+
+/// A shutdown budget written in code with a value known at lint time (what
+/// `cargo shutdown audit` compares with the deploy manifests' grace periods).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BudgetSite {
+    /// Which budget.
+    pub kind: BudgetKind,
+    /// Its value.
+    pub duration: std::time::Duration,
+    /// The grace string (main attribute), the attribute (its default), or the call.
+    pub region: Region,
+}
+
 /// Everything the rules need from one file.
 #[derive(Debug, Clone, Default)]
 pub struct FileModel {
@@ -240,6 +272,8 @@ pub struct FileModel {
     pub resolve_ops: u64,
     /// Declarations for the workspace model.
     pub decls: Decls,
+    /// Shutdown budgets written in the file, in source order.
+    pub budgets: Vec<BudgetSite>,
 }
 
 impl FileModel {

@@ -1,26 +1,20 @@
-//! Shutdown budgets written in code: `#[shutdown_runtime::main(grace = "..")]`,
-//! `Budgets::from_grace(..)` and `Budgets::new(children, coordinator, grace)` with literal
-//! durations (`Duration::from_secs(120)`, `from_millis`, `from_secs_f64`, `from_mins`, or a
-//! `const` of the same file holding one).
+//! Shutdown budgets as the audit cites them: the ones written in code come from the lint
+//! engine's model of each file ([`crate::model::FileModel::budgets`], recorded during its one
+//! parse: `#[shutdown_runtime::main(grace = "..")]`, `Budgets::from_grace(..)` and the grace of
+//! `Budgets::new(children, coordinator, grace)` with durations known at lint time —
+//! `Duration::from_secs(120)`, `from_millis`, `from_secs_f64`, `from_mins`, or a `const`);
+//! the config's `grace-period`/`drain-budget` are added by [`super::audit`].
 //!
-//! The audit compares the largest of them (and the config's `grace-period`/`drain-budget`)
-//! with each deploy manifest's grace period.
+//! The audit compares the largest of them with each deploy manifest's grace period.
 
-use proc_macro2::Span;
-use std::collections::HashMap;
+use crate::analysis::FileFacts;
+use crate::model::{BudgetKind, BudgetSite};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-use syn::spanned::Spanned;
-use syn::visit::Visit;
 
-/// Grace of `#[shutdown_runtime::main]` written without `grace = ".."`.
-///
-/// # Examples
-///
-/// ```
-/// assert_eq!(shutdown_lint::audit::budgets::MAIN_DEFAULT_GRACE.as_secs(), 30);
-/// ```
-pub const MAIN_DEFAULT_GRACE: Duration = Duration::from_secs(30);
+/// Grace of `#[shutdown_runtime::main]` written without `grace = ".."`
+/// ([`crate::model::MAIN_DEFAULT_GRACE`]).
+pub use crate::model::MAIN_DEFAULT_GRACE;
 
 /// Where a budget was written.
 ///
@@ -28,7 +22,9 @@ pub const MAIN_DEFAULT_GRACE: Duration = Duration::from_secs(30);
 ///
 /// ```
 /// use shutdown_lint::audit::budgets::{budgets_in_source, BudgetOrigin};
-/// let b = budgets_in_source("fn f() { Budgets::new(a, b, Duration::from_secs(9)); }", "x.rs".as_ref());
+/// let src = "use shutdown_runtime::Budgets;\nuse std::time::Duration;\n\
+///            fn f() { Budgets::new(a, b, Duration::from_secs(9)); }";
+/// let b = budgets_in_source(src, "x.rs".as_ref());
 /// assert_eq!(b[0].origin, BudgetOrigin::BudgetsNew);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -103,8 +99,66 @@ impl CodeBudget {
     }
 }
 
-/// Finds the budgets in one Rust source file. Files that do not parse yield nothing (the
-/// lint reports them as `parse-error`).
+impl From<BudgetKind> for BudgetOrigin {
+    fn from(kind: BudgetKind) -> BudgetOrigin {
+        match kind {
+            BudgetKind::MainAttribute => BudgetOrigin::MainAttribute,
+            BudgetKind::FromGrace => BudgetOrigin::FromGrace,
+            BudgetKind::BudgetsNew => BudgetOrigin::BudgetsNew,
+        }
+    }
+}
+
+impl CodeBudget {
+    /// The budget the engine recorded at `site` in the file shown as `path`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use shutdown_lint::audit::budgets::{BudgetOrigin, CodeBudget};
+    /// use shutdown_lint::finding::Region;
+    /// use shutdown_lint::model::{BudgetKind, BudgetSite};
+    /// use std::time::Duration;
+    ///
+    /// let region = Region { line: 2, column: 34, end_line: 2, end_column: 39, offset: 40, len: 5 };
+    /// let site = BudgetSite { kind: BudgetKind::MainAttribute, duration: Duration::from_secs(50), region };
+    /// let b = CodeBudget::from_site(&site, "src/main.rs".as_ref());
+    /// assert_eq!((b.origin, b.location()), (BudgetOrigin::MainAttribute, "src/main.rs:2:34".to_string()));
+    /// ```
+    pub fn from_site(site: &BudgetSite, path: &Path) -> CodeBudget {
+        CodeBudget {
+            origin: site.kind.into(),
+            duration: site.duration,
+            path: path.to_path_buf(),
+            line: site.region.line,
+            column: site.region.column,
+        }
+    }
+}
+
+/// The budgets the engine found in one linted file.
+///
+/// # Examples
+///
+/// ```
+/// use shutdown_lint::analysis::analyze_source;
+/// use shutdown_lint::audit::budgets::budgets_of;
+/// use shutdown_lint::config::Config;
+///
+/// let src = "#[shutdown_runtime::main(grace = \"90s\")]\nasync fn main() {}\n";
+/// let a = analyze_source("src/main.rs".as_ref(), src, &Config::default());
+/// assert_eq!(budgets_of(&a.facts)[0].duration.as_secs(), 90);
+/// ```
+pub fn budgets_of(facts: &FileFacts) -> Vec<CodeBudget> {
+    facts
+        .budgets
+        .iter()
+        .map(|site| CodeBudget::from_site(site, &facts.path))
+        .collect()
+}
+
+/// Finds the budgets in one Rust source file, as the engine does (test code skipped; a file
+/// that does not parse yields nothing, the lint reports it as `parse-error`).
 ///
 /// # Examples
 ///
@@ -114,228 +168,16 @@ impl CodeBudget {
 /// let src = r#"
 /// #[shutdown_runtime::main(grace = "120s")]
 /// async fn main() {}
-/// fn other() { let b = Budgets::from_grace(Duration::from_secs(45)); }
+/// fn other() { let b = shutdown_runtime::Budgets::from_grace(std::time::Duration::from_secs(45)); }
 /// "#;
 /// let found = budgets_in_source(src, "src/main.rs".as_ref());
 /// let pairs: Vec<_> = found.iter().map(|b| (b.origin, b.duration.as_secs(), b.line)).collect();
 /// assert_eq!(pairs, [(BudgetOrigin::MainAttribute, 120, 2), (BudgetOrigin::FromGrace, 45, 4)]);
 /// ```
 pub fn budgets_in_source(source: &str, path: &Path) -> Vec<CodeBudget> {
-    // only files that can hold a budget are parsed: a grace argument, `Budgets`, or the
-    // runtime's main attribute (its default grace)
-    let needles = ["grace", "Budgets", "shutdown_runtime::main"];
-    if !needles.iter().any(|n| source.contains(n)) {
-        return Vec::new();
-    }
-    let Ok(file) = syn::parse_file(source) else {
-        return Vec::new();
-    };
-    let mut finder = Finder {
-        path,
-        consts: HashMap::new(),
-        found: Vec::new(),
-    };
-    // consts first, so uses above their definition resolve too
-    let mut consts = ConstCollector {
-        consts: HashMap::new(),
-    };
-    consts.visit_file(&file);
-    finder.consts = consts.consts;
-    finder.visit_file(&file);
-    finder.found.sort_by_key(|b| (b.line, b.column));
-    finder.found
-}
-
-struct ConstCollector {
-    consts: HashMap<String, Duration>,
-}
-
-impl<'ast> Visit<'ast> for ConstCollector {
-    fn visit_item_const(&mut self, item: &'ast syn::ItemConst) {
-        if let Some(d) = literal_duration(&item.expr, &HashMap::new()) {
-            self.consts.insert(item.ident.to_string(), d);
-        }
-    }
-    fn visit_item_static(&mut self, item: &'ast syn::ItemStatic) {
-        if let Some(d) = literal_duration(&item.expr, &HashMap::new()) {
-            self.consts.insert(item.ident.to_string(), d);
-        }
-    }
-}
-
-struct Finder<'p> {
-    path: &'p Path,
-    consts: HashMap<String, Duration>,
-    found: Vec<CodeBudget>,
-}
-
-impl Finder<'_> {
-    fn push(&mut self, origin: BudgetOrigin, duration: Duration, span: Span) {
-        let start = span.start();
-        self.found.push(CodeBudget {
-            origin,
-            duration,
-            path: self.path.to_path_buf(),
-            line: start.line,
-            column: start.column + 1,
-        });
-    }
-}
-
-/// `#[cfg(test)]` or `#[test]` / `#[tokio::test]`: test code, whose budgets are not the
-/// service's.
-fn is_test_code(attrs: &[syn::Attribute]) -> bool {
-    attrs.iter().any(|a| {
-        let p = a.path();
-        let last_is_test = p.segments.last().is_some_and(|s| s.ident == "test");
-        let cfg_test = p.is_ident("cfg")
-            && a.meta
-                .require_list()
-                .is_ok_and(|l| l.tokens.to_string() == "test");
-        last_is_test || cfg_test
-    })
-}
-
-impl<'ast> Visit<'ast> for Finder<'_> {
-    fn visit_item_mod(&mut self, item: &'ast syn::ItemMod) {
-        if !is_test_code(&item.attrs) {
-            syn::visit::visit_item_mod(self, item);
-        }
-    }
-
-    fn visit_item_fn(&mut self, item: &'ast syn::ItemFn) {
-        if is_test_code(&item.attrs) {
-            return;
-        }
-        for attr in &item.attrs {
-            let segments: Vec<String> = attr
-                .path()
-                .segments
-                .iter()
-                .map(|s| s.ident.to_string())
-                .collect();
-            let is_ours = match segments.as_slice() {
-                [krate, main] => krate == "shutdown_runtime" && main == "main",
-                [main] => main == "main" && attr_has_grace(attr),
-                _ => false,
-            };
-            if !is_ours {
-                continue;
-            }
-            let mut grace = None;
-            let mut invalid = false;
-            if let syn::Meta::List(_) = &attr.meta {
-                let _ = attr.parse_nested_meta(|meta| {
-                    if meta.path.is_ident("grace") {
-                        let value: syn::LitStr = meta.value()?.parse()?;
-                        // the macro's reading: the one grammar, at least 1 ms; anything else
-                        // does not compile, so it is no budget
-                        match shutdown_duration::parse(&value.value()) {
-                            Ok(d) if d >= Duration::from_millis(1) => {
-                                grace = Some((d, value.span()));
-                            }
-                            _ => invalid = true,
-                        }
-                    } else if meta.input.peek(syn::Token![=]) {
-                        let _: syn::Expr = meta.value()?.parse()?;
-                    }
-                    Ok(())
-                });
-            }
-            match grace {
-                Some((d, span)) => self.push(BudgetOrigin::MainAttribute, d, span),
-                None if !invalid => {
-                    self.push(BudgetOrigin::MainAttribute, MAIN_DEFAULT_GRACE, attr.span())
-                }
-                None => {}
-            }
-        }
-        syn::visit::visit_item_fn(self, item);
-    }
-
-    fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
-        if let syn::Expr::Path(p) = &*call.func {
-            let segs: Vec<String> = p
-                .path
-                .segments
-                .iter()
-                .map(|s| s.ident.to_string())
-                .collect();
-            let n = segs.len();
-            if n >= 2 && segs[n - 2] == "Budgets" {
-                let args: Vec<&syn::Expr> = call.args.iter().collect();
-                match (segs[n - 1].as_str(), args.as_slice()) {
-                    ("from_grace", [grace]) => {
-                        if let Some(d) = literal_duration(grace, &self.consts) {
-                            self.push(BudgetOrigin::FromGrace, d, call.span());
-                        }
-                    }
-                    ("new", [_, _, grace]) => {
-                        if let Some(d) = literal_duration(grace, &self.consts) {
-                            self.push(BudgetOrigin::BudgetsNew, d, call.span());
-                        }
-                    }
-                    _ => {}
-                }
-            }
-        }
-        syn::visit::visit_expr_call(self, call);
-    }
-}
-
-fn attr_has_grace(attr: &syn::Attribute) -> bool {
-    match &attr.meta {
-        syn::Meta::List(list) => list.tokens.to_string().contains("grace"),
-        _ => false,
-    }
-}
-
-/// A literal duration expression: `Duration::from_secs(120)` (any path ending in
-/// `Duration::from_*`), `from_millis`, `from_secs_f64(1.5)`, `from_mins(2)`, or a const name.
-fn literal_duration(expr: &syn::Expr, consts: &HashMap<String, Duration>) -> Option<Duration> {
-    match expr {
-        syn::Expr::Paren(p) => literal_duration(&p.expr, consts),
-        syn::Expr::Group(g) => literal_duration(&g.expr, consts),
-        syn::Expr::Reference(r) => literal_duration(&r.expr, consts),
-        syn::Expr::Path(p) => {
-            let name = p.path.segments.last()?.ident.to_string();
-            consts.get(&name).copied()
-        }
-        syn::Expr::Call(call) => {
-            let syn::Expr::Path(func) = &*call.func else {
-                return None;
-            };
-            let segs: Vec<String> = func
-                .path
-                .segments
-                .iter()
-                .map(|s| s.ident.to_string())
-                .collect();
-            let n = segs.len();
-            if n < 2 || segs[n - 2] != "Duration" || call.args.len() != 1 {
-                return None;
-            }
-            let syn::Expr::Lit(lit) = call.args.first()? else {
-                return None;
-            };
-            let number: f64 = match &lit.lit {
-                syn::Lit::Int(i) => i.base10_parse::<u64>().ok()? as f64,
-                syn::Lit::Float(f) => f.base10_parse::<f64>().ok()?,
-                _ => return None,
-            };
-            let secs = match segs[n - 1].as_str() {
-                "from_secs" | "from_secs_f64" | "from_secs_f32" => number,
-                "from_millis" => number / 1e3,
-                "from_micros" => number / 1e6,
-                "from_nanos" => number / 1e9,
-                "from_mins" => number * 60.0,
-                "from_hours" => number * 3600.0,
-                _ => return None,
-            };
-            Duration::try_from_secs_f64(secs).ok()
-        }
-        _ => None,
-    }
+    let config = crate::config::Config::default();
+    let analysis = crate::analysis::analyze_source(path, source, &config);
+    budgets_of(&analysis.facts)
 }
 
 #[cfg(test)]
@@ -346,12 +188,14 @@ mod tests {
     fn budgets_new_consts_and_defaults() {
         let src = r#"
 use std::time::Duration;
+use shutdown_runtime::Budgets;
 const GRACE: Duration = Duration::from_secs(90);
 #[shutdown_runtime::main]
 async fn main() {
     let a = shutdown_runtime::Budgets::new(Duration::from_secs(10), Duration::from_millis(20_000), GRACE);
     let b = Budgets::from_grace(std::time::Duration::from_mins(2));
     let c = Budgets::from_grace(dynamic());
+    run(RunConfig::new(Budgets::from_grace(Duration::from_secs(7))));
 }
 #[tokio::main]
 async fn not_ours() {}
@@ -364,16 +208,53 @@ async fn not_ours() {}
         assert_eq!(
             got,
             [
-                (BudgetOrigin::MainAttribute, 30, 4),
-                (BudgetOrigin::BudgetsNew, 90, 6),
-                (BudgetOrigin::FromGrace, 120, 7)
+                (BudgetOrigin::MainAttribute, 30, 5),
+                (BudgetOrigin::BudgetsNew, 90, 7),
+                (BudgetOrigin::FromGrace, 120, 8),
+                (BudgetOrigin::FromGrace, 7, 10),
             ]
         );
     }
 
     #[test]
+    fn imported_and_renamed_paths_resolve_like_the_lint() {
+        let src = r#"
+use shutdown_runtime::{main as service_main, Budgets as B};
+use std::time::Duration;
+#[service_main(grace = "75s")]
+async fn main() { let _ = B::from_grace(Duration::from_secs(60)); }
+mod local { struct Budgets; fn f() { Budgets::from_grace(std::time::Duration::from_secs(1)); } }
+"#;
+        let found = budgets_in_source(src, "src/main.rs".as_ref());
+        let got: Vec<_> = found
+            .iter()
+            .map(|b| (b.origin, b.duration.as_secs()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (BudgetOrigin::MainAttribute, 75),
+                (BudgetOrigin::FromGrace, 60)
+            ]
+        );
+    }
+
+    #[test]
+    fn invalid_grace_is_no_budget() {
+        for bad in ["30sec", "0s", "1us"] {
+            let src = format!("#[shutdown_runtime::main(grace = {bad:?})]\nasync fn main() {{}}\n");
+            assert!(
+                budgets_in_source(&src, "src/main.rs".as_ref()).is_empty(),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
     fn test_code_is_skipped() {
         let src = r#"
+use shutdown_runtime::Budgets;
+use std::time::Duration;
 #[cfg(test)]
 mod tests {
     fn f() { Budgets::from_grace(Duration::from_secs(1)); }
@@ -384,13 +265,14 @@ async fn t() { Budgets::from_grace(Duration::from_secs(2)); }
 fn u() { Budgets::from_grace(Duration::from_secs(3)); }
 fn real() { Budgets::from_grace(Duration::from_secs(4)); }
 "#;
-        let found = budgets_in_source(src, "lib.rs".as_ref());
+        let found = budgets_in_source(src, "src/lib.rs".as_ref());
         let secs: Vec<u64> = found.iter().map(|b| b.duration.as_secs()).collect();
         assert_eq!(secs, [4]);
     }
 
     #[test]
     fn unparsable_source_yields_nothing() {
-        assert!(budgets_in_source("fn main( { Budgets::from_grace(", "x.rs".as_ref()).is_empty());
+        let src = "fn main( { shutdown_runtime::Budgets::from_grace(";
+        assert!(budgets_in_source(src, "x.rs".as_ref()).is_empty());
     }
 }

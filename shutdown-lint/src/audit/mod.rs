@@ -6,7 +6,8 @@
 //!    `Cargo.toml` (members, globs, `exclude`, or a single package);
 //! 2. lint every member crate with the lint [`engine`](crate::engine) and sum its
 //!    per-file facts into a per-crate row ([`report::CrateSummary`]);
-//! 3. [`budgets`]: collect the shutdown budgets written in code and config;
+//! 3. [`budgets`]: the shutdown budgets written in code (from the engine's model of each
+//!    file, `FileFacts::budgets`) and config;
 //! 4. [`deploy`] (the shared [`crate::deploy`]): read compose files, Kubernetes manifests
 //!    and Dockerfiles;
 //! 5. [`rules`]: `budget-exceeds-grace` and `stopsignal-unhandled` compare the two, and
@@ -30,7 +31,7 @@ use crate::config::{Config, ConfigError};
 use crate::engine::{LintError, LintOptions, lint_paths};
 use crate::finding::{Finding, Severity};
 use crate::paths::absolute;
-use budgets::{BudgetOrigin, CodeBudget, budgets_in_source};
+use budgets::{BudgetOrigin, CodeBudget, budgets_of};
 use report::{AuditReport, BinarySummary, CrateSummary, SuppressionSummary};
 use rules::CrateNames;
 use rules::budget_exceeds_grace::{self, CrateBudget};
@@ -229,13 +230,12 @@ pub fn audit(opts: &AuditOptions) -> Result<AuditReport, AuditError> {
             });
         }
         lib_sigterm[i] |= facts.handles_sigterm;
-        if let Ok(source) = std::fs::read_to_string(&abs) {
-            for budget in budgets_in_source(&source, &facts.path) {
-                code_budgets.push(CrateBudget {
-                    budget,
-                    crate_name: Some(owner.name.clone()),
-                });
-            }
+        // budgets from the engine's model of the file: no second parse
+        for budget in budgets_of(facts) {
+            code_budgets.push(CrateBudget {
+                budget,
+                crate_name: Some(owner.name.clone()),
+            });
         }
     }
     // per binary: what the engine's call chains from its `main` reach (the same verdict

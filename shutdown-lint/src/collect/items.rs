@@ -43,6 +43,7 @@ impl Collector<'_, '_> {
                 {
                     drainable = true;
                 }
+                self.record_main_grace(a, &p);
                 let span = a.path().span();
                 self.record_ref(p, span);
             }

@@ -7,9 +7,11 @@
 //! The walk is split by concern: [`state`] (the collector's scopes and bindings), [`eval`]
 //! (argument values: durations, numbers, consts), [`chain`] (calls and the methods applied
 //! to them), [`expr`] (expressions and the values they yield), [`items`] (items, functions,
-//! statements, macro bodies) and [`attrs`] (test and platform attributes, patterns).
+//! statements, macro bodies), [`attrs`] (test and platform attributes, patterns) and
+//! [`budgets`] (shutdown budgets written in code, for the audit).
 
 mod attrs;
+mod budgets;
 mod chain;
 mod eval;
 mod expr;
@@ -61,6 +63,7 @@ pub fn collect(file: &syn::File, index: &LineIndex<'_>, opts: &CollectOptions) -
         c.visit_item(item);
     }
     c.model.resolve_ops = c.resolver.ops();
+    budgets::finish(&mut c.model);
     c.model
 }
 
@@ -94,6 +97,7 @@ pub fn collect_streaming(
         }
     })?;
     c.model.resolve_ops = c.resolver.ops();
+    budgets::finish(&mut c.model);
     Ok(c.model)
 }
 

@@ -171,6 +171,16 @@ pub const THREAD_BUILDER_NEW: &str = "std::thread::Builder::new";
 /// Attribute paths that make a fn route its spawns and loops (`#[drainable]`).
 pub const DRAINABLE_ATTRS: &[&str] = &["shutdown_runtime::drainable"];
 
+/// The attribute whose `grace = ".."` (30 s when not given) is a shutdown budget.
+pub const MAIN_ATTR: &str = "shutdown_runtime::main";
+
+/// shutdown-runtime's budget constructors: `(path, argument count, index of the grace
+/// argument)` — `Budgets::from_grace(grace)`, `Budgets::new(children, coordinator, grace)`.
+pub const BUDGETS_CTORS: &[(&str, usize, usize)] = &[
+    ("shutdown_runtime::Budgets::from_grace", 1, 0),
+    ("shutdown_runtime::Budgets::new", 3, 2),
+];
+
 /// Duration constructors and the factor to seconds of their argument.
 pub const DURATION_CTORS: &[(&str, f64)] = &[
     ("std::time::Duration::from_secs", 1.0),
@@ -574,6 +584,7 @@ pub fn all_paths() -> impl Iterator<Item = &'static str> {
         .chain(SIGNALS.iter().map(|(p, _)| p))
         .chain(SERVERS.iter().flat_map(|s| s.roots))
         .chain(TOKIO_EXECUTOR)
+        .chain(BUDGETS_CTORS.iter().map(|(p, _, _)| p))
         .copied()
         .chain([
             "std::thread::Builder",
