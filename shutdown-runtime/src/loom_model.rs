@@ -78,10 +78,10 @@ fn occupy_arm_end_and_abort_all_race_safely() {
                 site(),
                 None,
                 0,
-                move |idx| {
+                move |idx, tag| {
                     // The task starts now, on another thread, and may end before we arm.
                     thread::spawn(move || {
-                        let aborting = s2.end(idx);
+                        let aborting = s2.end(idx, tag);
                         drained.store(!aborting, Ordering::SeqCst);
                     })
                 },
@@ -108,8 +108,14 @@ fn occupy_arm_end_and_abort_all_race_safely() {
         assert!(aborted <= listed && listed <= 1);
         assert_eq!(drained.load(Ordering::SeqCst), listed == 0);
         assert_eq!(shard.live_count(), 0, "slot freed");
-        let (_, again) = shard.occupy(site(), None, 0, |_| (), |_| None);
+        let (_, again) = shard.occupy(site(), None, 0, |_, _| (), |_| None);
         assert_eq!((again, shard.capacity()), (0, 1), "freed slot reused");
+        // The word left by the first occupation (ended, maybe marked) is not reset: its tag
+        // tells it apart, so the new occupation is live and is marked afresh.
+        assert_eq!(shard.live_count(), 1);
+        let mut out = Vec::new();
+        shard.abort_all(|_| (), &mut out);
+        assert_eq!(out.len(), 1);
     });
 }
 
@@ -130,7 +136,7 @@ fn a_listed_task_is_aborted_exactly_once_whenever_it_was_marked() {
                 out.len()
             })
         };
-        shard.occupy(site(), None, 0, |_| (), |_| Some(handle));
+        shard.occupy(site(), None, 0, |_, _| (), |_| Some(handle));
         let listed = aborter.join().unwrap();
         assert_eq!(aborts.load(Ordering::SeqCst), listed);
     });
@@ -152,10 +158,10 @@ fn an_end_reclaimed_before_arming_is_freed_by_the_spawner_once() {
                 site(),
                 None,
                 0,
-                move |idx| {
-                    s2.end(idx);
+                move |idx, tag| {
+                    s2.end(idx, tag);
                     // another thread of the shard spawns (reclaiming) while we have not armed
-                    thread::spawn(move || s3.occupy(site(), None, 0, |_| (), |_| None).1)
+                    thread::spawn(move || s3.occupy(site(), None, 0, |_, _| (), |_| None).1)
                 },
                 |_| Some(handle),
             )
@@ -181,24 +187,24 @@ fn concurrent_ends_sweeps_and_a_spawn_keep_the_ended_stack_consistent() {
         let shard: Arc<Shard<Fake>> = Arc::new(Shard::new());
         let (ha, hb) = (fake(), fake());
         let drops = [ha.drops.clone(), hb.drops.clone()];
-        let (_, a) = shard.occupy(site(), None, 0, |_| (), |_| Some(ha));
-        let (_, b) = shard.occupy(site(), None, 0, |_| (), |_| Some(hb));
+        let a = shard.occupy(site(), None, 0, |_, tag| tag, |_| Some(ha));
+        let b = shard.occupy(site(), None, 0, |_, tag| tag, |_| Some(hb));
         let enders: Vec<_> = [a, b]
             .into_iter()
-            .map(|idx| {
+            .map(|(tag, idx)| {
                 let shard = shard.clone();
                 thread::spawn(move || {
-                    shard.end(idx);
+                    shard.end(idx, tag);
                 })
             })
             .collect();
-        let (_, c) = shard.occupy(site(), None, 0, |_| (), |_| Some(fake()));
+        let (_, c) = shard.occupy(site(), None, 0, |_, _| (), |_| Some(fake()));
         for e in enders {
             e.join().unwrap();
         }
         // Two more: with `c` live, exactly the two other slots are reused, none twice.
-        let (_, d) = shard.occupy(site(), None, 0, |_| (), |_| Some(fake()));
-        let (_, e) = shard.occupy(site(), None, 0, |_| (), |_| Some(fake()));
+        let (_, d) = shard.occupy(site(), None, 0, |_, _| (), |_| Some(fake()));
+        let (_, e) = shard.occupy(site(), None, 0, |_, _| (), |_| Some(fake()));
         let mut used = [c, d, e];
         used.sort_unstable();
         assert!(used.windows(2).all(|w| w[0] != w[1]), "{used:?}");

@@ -37,7 +37,9 @@ pub(crate) const SHARDS: usize = 32;
 /// Identifies a slot: shard and index.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Key {
-    shard: u32,
+    shard: u16,
+    /// The occupation's tag (see `slots.rs`).
+    tag: bool,
     idx: u32,
 }
 
@@ -169,9 +171,10 @@ impl Registry {
             site,
             name,
             clock::now_ms() as u32,
-            |idx| {
+            |idx, tag| {
                 spawn(Key {
-                    shard: shard as u32,
+                    shard: shard as u16,
+                    tag,
                     idx,
                 })
             },
@@ -187,7 +190,7 @@ impl Registry {
         if kind != Kind::Task {
             self.blocking.fetch_sub(1, Ordering::SeqCst);
         }
-        let aborting = self.shards[key.shard as usize].end(key.idx);
+        let aborting = self.shards[key.shard as usize].end(key.idx, key.tag);
         let drained = how == TaskEnd::Completed && !aborting;
         if self.tally.ended(my_shard(), drained) {
             self.drain_notify.notify_waiters();

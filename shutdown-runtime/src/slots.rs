@@ -115,20 +115,40 @@ const ARMED: u32 = 1 << 31;
 /// arming spawner frees the slot.
 const DEFERRED: u32 = 1 << 30;
 
-/// Word bit: the task ended (the rest of the word links the ended stack).
+/// Word bit: the task ended (the link bits then chain the ended stack).
 const ENDED: u32 = 1 << 31;
 /// Word bit: a drain marked the task before it ended.
 const ABORTING: u32 = 1 << 30;
+/// Word bit: the parity of the generation the word's other bits are about. Every write of a
+/// word (an end, a mark) stores its occupation's tag, so a word left over from the previous
+/// occupation (tag differs) reads as "live, not marked" without being reset: the spawner
+/// reusing a slot never writes the word the ending core owns.
+const TAG: u32 = 1 << 29;
 /// Word bits: the next slot on the ended stack (index + 1, 0 = none).
-const LINK: u32 = ABORTING - 1;
+const LINK: u32 = TAG - 1;
+
+/// The word's tag for a slot whose state (generation) is `state`.
+fn tag_of(state: u32) -> u32 {
+    if state & 1 == 1 { TAG } else { 0 }
+}
+
+/// Whether `word` says the occupation tagged `tag` ended.
+fn ended(word: u32, tag: u32) -> bool {
+    word & (TAG | ENDED) == tag | ENDED
+}
+
+/// Whether `word` says a drain marked the occupation tagged `tag` (ended or not).
+fn marked(word: u32, tag: u32) -> bool {
+    word & (TAG | ABORTING) == tag | ABORTING
+}
 
 /// An ending task that makes the ended stack this deep reclaims it (if the page lock is free).
 pub(crate) const SWEEP: u32 = if cfg!(shutdown_loom) { 2 } else { 256 };
 
 /// Slots in chunk 0; chunk `k` holds `BASE << k`.
 const BASE: usize = 64;
-/// Enough chunks for `BASE * (2^CHUNKS - 1)` = 2^30 - 64 slots per shard (a link's 30 bits).
-const CHUNKS: usize = 24;
+/// Enough chunks for `BASE * (2^CHUNKS - 1)` = 2^29 - 64 slots per shard (a link's 29 bits).
+const CHUNKS: usize = 23;
 
 /// `(chunk, offset)` of slot `idx`.
 fn locate(idx: u32) -> (usize, usize) {
@@ -142,6 +162,9 @@ struct Page<H> {
     chunks: Vec<Box<[SlotData<H>]>>,
     /// Free slots, handed out first.
     free: Vec<u32>,
+    /// Ended slots taken off the ended stack, not freed yet (their abort handles are dropped
+    /// one per spawn, outside the lock).
+    ended: Vec<u32>,
     /// Slots initialised so far.
     len: u32,
     /// Names given to `spawn_named`, by slot.
@@ -196,6 +219,7 @@ impl<H: Abort> Shard<H> {
             page: Mutex::new(Page {
                 chunks: Vec::new(),
                 free: Vec::new(),
+                ended: Vec::new(),
                 len: 0,
                 names: HashMap::new(),
             }),
@@ -212,36 +236,49 @@ impl<H: Abort> Shard<H> {
         &chunk[off]
     }
 
-    /// Takes the whole ended stack and frees its slots; their abort handles are pushed onto
-    /// `dropped`, to be dropped once the page lock is released (dropping the last reference to
-    /// a task cell must not run under our lock).
-    fn reclaim(&self, page: &mut Page<H>, dropped: &mut Vec<H>) {
+    /// Moves the whole ended stack onto `page.ended`.
+    fn take_stack(&self, page: &mut Page<H>) {
         // Acquire: pairs with the pushers' Release CAS (a chain of RMWs on `ended`, so every
         // push before the swap is seen), so each pushed slot's link is visible.
         let mut top = self.ended.swap(0, Ordering::Acquire) as u32;
         while top != 0 {
             let idx = top - 1;
-            let word = self.word(idx);
+            page.ended.push(idx);
             // Relaxed: the link was written before the Release CAS that published this node;
-            // nobody writes this word until the slot is occupied again (by us).
-            top = word.load(Ordering::Relaxed) & LINK;
+            // nobody writes this word again before the slot is occupied again (by us).
+            top = self.word(idx).load(Ordering::Relaxed) & LINK;
+        }
+    }
+
+    /// The next ended slot that can be freed now, if any: one its spawner has armed. One that
+    /// ended before it was armed (the spawner still refers to it) is marked *deferred*, and the
+    /// arming spawner frees it.
+    fn next_ended(&self, page: &mut Page<H>) -> Option<u32> {
+        while let Some(idx) = page.ended.pop() {
             let slot = page.slot_mut(idx);
             if slot.state & ARMED == 0 {
-                // Ended before its spawner armed it (the spawner still refers to the slot):
-                // the word stays `ENDED`, and the arming spawner frees the slot.
                 slot.state |= DEFERRED;
                 continue;
             }
+            return Some(idx);
+        }
+        None
+    }
+
+    /// Frees every ended slot; their abort handles are pushed onto `dropped`, to be dropped
+    /// once the page lock is released (dropping the last reference to a task cell may run a
+    /// waker's drop, which must not run under our lock).
+    fn reclaim(&self, page: &mut Page<H>, dropped: &mut Vec<H>) {
+        self.take_stack(page);
+        while let Some(idx) = self.next_ended(page) {
             if let Some(h) = self.free_slot(page, idx) {
                 dropped.push(h);
             }
         }
     }
 
-    /// Frees slot `idx` (its task ended); returns its abort handle.
+    /// Frees slot `idx` (its task ended) onto the free list; returns its abort handle.
     fn free_slot(&self, page: &mut Page<H>, idx: u32) -> Option<H> {
-        // Relaxed: the next occupation's task is spawned after this, under the page lock.
-        self.word(idx).store(0, Ordering::Relaxed);
         let slot = page.slot_mut(idx);
         slot.site = None;
         slot.state &= GEN;
@@ -253,13 +290,18 @@ impl<H: Abort> Shard<H> {
         handle
     }
 
-    /// A free slot (reclaiming ended ones, else growing the table).
-    fn take_free(&self, page: &mut Page<H>, dropped: &mut Vec<H>) -> u32 {
+    /// A free slot: from the free list, else an ended slot (its abort handle goes to
+    /// `dropped`, to be dropped after the lock), else a new one.
+    fn take_free(&self, page: &mut Page<H>, dropped: &mut Option<H>) -> u32 {
         if let Some(idx) = page.free.pop() {
             return idx;
         }
-        self.reclaim(page, dropped);
-        if let Some(idx) = page.free.pop() {
+        if page.ended.is_empty() {
+            self.take_stack(page);
+        }
+        if let Some(idx) = self.next_ended(page) {
+            *dropped = self.free_slot(page, idx);
+            page.free.pop();
             return idx;
         }
         let idx = page.len;
@@ -296,21 +338,22 @@ impl<H: Abort> Shard<H> {
         site: &'static Site,
         name: Option<Cow<'static, str>>,
         start_ms: u32,
-        spawn: impl FnOnce(u32) -> T,
+        spawn: impl FnOnce(u32, bool) -> T,
         abort: impl FnOnce(&T) -> Option<H>,
     ) -> (T, u32) {
-        let mut dropped = Vec::new();
-        let idx = {
+        let mut dropped = None;
+        let (idx, tag) = {
             let mut page = lock(&self.page);
             let idx = self.take_free(&mut page, &mut dropped);
             let slot = page.slot_mut(idx);
             slot.state = (slot.state.wrapping_add(1)) & GEN;
             slot.site = Some(site);
             slot.start_ms = start_ms;
+            let tag = tag_of(slot.state);
             if let Some(name) = name {
                 page.names.insert(idx, name);
             }
-            idx
+            (idx, tag)
         };
         drop(dropped);
         /// Arms the slot when dropped: after `spawn` returned, or while it unwinds.
@@ -329,7 +372,7 @@ impl<H: Abort> Shard<H> {
             idx,
             handle: None,
         };
-        let value = spawn(idx);
+        let value = spawn(idx, tag != 0);
         arm.handle = abort(&value);
         drop(arm);
         (value, idx)
@@ -338,7 +381,8 @@ impl<H: Abort> Shard<H> {
     /// Arms slot `idx` with `handle` (see [`Shard::occupy`]).
     fn arm(&self, idx: u32, handle: Option<H>) {
         let mut page = lock(&self.page);
-        if page.slot(idx).state & DEFERRED != 0 {
+        let state = page.slot(idx).state;
+        if state & DEFERRED != 0 {
             let old = self.free_slot(&mut page, idx);
             drop(page);
             drop((old, handle));
@@ -346,7 +390,10 @@ impl<H: Abort> Shard<H> {
         }
         // Relaxed: the drain's mark (the only writer besides the end) was made under the page
         // lock we hold; an end racing with us needs no abort.
-        if self.word(idx).load(Ordering::Relaxed) & (ABORTING | ENDED) == ABORTING
+        let word = self.word(idx).load(Ordering::Relaxed);
+        let tag = tag_of(state);
+        if marked(word, tag)
+            && !ended(word, tag)
             && let Some(h) = &handle
         {
             h.abort();
@@ -356,15 +403,16 @@ impl<H: Abort> Shard<H> {
         slot.state |= ARMED;
     }
 
-    /// The task in slot `idx` ended (any thread): marks the slot ended and pushes it on the
-    /// ended stack. Returns whether a drain had marked it `ABORTING` (then it does not count
-    /// as drained).
-    pub(crate) fn end(&self, idx: u32) -> bool {
+    /// The task in slot `idx` (occupation tagged `tag`, see [`Shard::occupy`]) ended, on any
+    /// thread: marks the slot ended and pushes it on the ended stack. Returns whether a drain
+    /// had marked it `ABORTING` (then it does not count as drained).
+    pub(crate) fn end(&self, idx: u32, tag: bool) -> bool {
+        let tag = if tag { TAG } else { 0 };
         let word = self.word(idx);
         let mut head = self.ended.load(Ordering::Relaxed);
-        // AcqRel RMW: ordered with the drain's `fetch_or(ABORTING)` on this word — exactly one
-        // of the two sees the other.
-        let prev = word.swap(ENDED | (head as u32), Ordering::AcqRel);
+        // AcqRel RMW: ordered with the drain's mark (a CAS) on this word — exactly one of the
+        // two sees the other.
+        let prev = word.swap(tag | ENDED | (head as u32), Ordering::AcqRel);
         loop {
             let pushes = (head >> 32) + 1;
             // Release: publishes the link to the reclaimer's Acquire swap.
@@ -383,11 +431,11 @@ impl<H: Abort> Shard<H> {
                 Err(now) => {
                     head = now;
                     // Relaxed: published by the CAS that succeeds.
-                    word.store(ENDED | (head as u32), Ordering::Relaxed);
+                    word.store(tag | ENDED | (head as u32), Ordering::Relaxed);
                 }
             }
         }
-        prev & ABORTING != 0
+        marked(prev, tag)
     }
 
     /// Reclaims the ended stack if the page lock is free (never waits: an ending task may run
@@ -426,9 +474,9 @@ impl<H: Abort> Shard<H> {
         page: &'p MutexGuard<'_, Page<H>>,
     ) -> impl Iterator<Item = (u32, &'static Site)> + 'p {
         (0..page.len).filter_map(move |idx| {
-            let site = page.slot(idx).site?;
-            // Acquire: an ended task's word; pairs with nothing needed beyond the lock.
-            (self.word(idx).load(Ordering::Acquire) & ENDED == 0).then_some((idx, site))
+            let slot = page.slot(idx);
+            let site = slot.site?;
+            (!self.ended(idx, slot.state)).then_some((idx, site))
         })
     }
 
@@ -454,9 +502,7 @@ impl<H: Abort> Shard<H> {
             if site.kind == Kind::Thread {
                 continue;
             }
-            // AcqRel RMW: ordered with the end's swap on this word (see `end`).
-            let prev = self.word(idx).fetch_or(ABORTING, Ordering::AcqRel);
-            if prev & (ENDED | ABORTING) != 0 {
+            if !self.mark(idx, tag_of(slot.state)) {
                 continue; // ended first (counted as drained), or marked by an earlier pass
             }
             // Not armed yet: the arming spawner sees `ABORTING` and aborts it; only a task
@@ -496,7 +542,36 @@ impl<H: Abort> Shard<H> {
         let slot = page.slot(aborted.idx);
         slot.site.is_some()
             && slot.state & GEN == aborted.generation
-            && self.word(aborted.idx).load(Ordering::Acquire) & ENDED == 0
+            && !self.ended(aborted.idx, slot.state)
+    }
+
+    /// Whether the occupation of slot `idx` whose state is `state` has ended.
+    fn ended(&self, idx: u32, state: u32) -> bool {
+        // Acquire: pairs with the end's AcqRel swap (nothing is read after it but the word).
+        ended(self.word(idx).load(Ordering::Acquire), tag_of(state))
+    }
+
+    /// Marks the occupation tagged `tag` of slot `idx` `ABORTING`, unless it ended or is
+    /// marked already; returns whether it marked it.
+    fn mark(&self, idx: u32, tag: u32) -> bool {
+        let word = self.word(idx);
+        let mut now = word.load(Ordering::Relaxed);
+        loop {
+            if ended(now, tag) || marked(now, tag) {
+                return false;
+            }
+            // AcqRel RMW: ordered with the end's swap on this word (see `end`). A word left
+            // from the previous occupation (other tag) is replaced whole.
+            match word.compare_exchange_weak(
+                now,
+                tag | ABORTING,
+                Ordering::AcqRel,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => return true,
+                Err(w) => now = w,
+            }
+        }
     }
 
     /// Calls `f` on every live task.
@@ -549,9 +624,10 @@ mod tests {
         crate::sites::site(kind, Location::caller(), || "t")
     }
 
-    /// Occupies a slot with `handle` (no real task).
-    fn occupy(s: &Shard<Fake>, kind: Kind, handle: Option<Fake>) -> u32 {
-        s.occupy(site(kind), None, 0, |_| (), |_| handle).1
+    /// Occupies a slot with `handle` (no real task); returns its index and tag.
+    fn occupy(s: &Shard<Fake>, kind: Kind, handle: Option<Fake>) -> (u32, bool) {
+        let (tag, idx) = s.occupy(site(kind), None, 0, |_, tag| tag, |_| handle);
+        (idx, tag)
     }
 
     #[test]
@@ -577,8 +653,8 @@ mod tests {
     fn ended_slots_are_reclaimed_and_reused_and_the_table_stays_small() {
         let s: Shard<Fake> = Shard::new();
         for _ in 0..10_000 {
-            let idx = occupy(&s, Kind::Task, Some(Fake::default()));
-            assert!(!s.end(idx), "not aborting");
+            let (idx, tag) = occupy(&s, Kind::Task, Some(Fake::default()));
+            assert!(!s.end(idx, tag), "not aborting");
         }
         assert!(s.capacity() <= 2, "{}", s.capacity());
         assert_eq!(s.live_count(), 0);
@@ -588,11 +664,11 @@ mod tests {
     fn an_ending_task_sweeps_a_deep_ended_stack() {
         let s: Shard<Fake> = Shard::new();
         let h = Fake::default();
-        let idx: Vec<u32> = (0..SWEEP)
+        let idx: Vec<(u32, bool)> = (0..SWEEP)
             .map(|_| occupy(&s, Kind::Task, Some(h.clone())))
             .collect();
-        for i in idx {
-            s.end(i);
+        for (i, tag) in idx {
+            s.end(i, tag);
         }
         // the last end took the stack and dropped every handle: only ours is left
         assert_eq!(Arc::strong_count(&h.0), 1);
@@ -607,8 +683,8 @@ mod tests {
             site(Kind::Task),
             Some("early".into()),
             0,
-            |idx| {
-                assert!(!s.end(idx));
+            |idx, tag| {
+                assert!(!s.end(idx, tag));
                 s.reclaim_now();
                 assert_eq!(s.live_count(), 0);
             },
@@ -616,18 +692,18 @@ mod tests {
         );
         assert!(s.with_task(idx, |_| ()).is_none(), "freed at arming");
         // the freed slot is reused, with a new generation and no stale name
-        let again = occupy(&s, Kind::Task, None);
+        let (again, tag) = occupy(&s, Kind::Task, None);
         assert_eq!(again, idx);
         assert!(s.with_task(again, |t| t.name.is_none()).unwrap());
-        s.end(again);
+        s.end(again, tag);
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             s.occupy(
                 site(Kind::Task),
                 None,
                 0,
-                |idx| {
+                |idx, tag| {
                     // a real spawn drops the task (and its guard ends it) while unwinding
-                    s.end(idx);
+                    s.end(idx, tag);
                     panic!("no runtime")
                 },
                 |_: &()| Some(Fake::default()),
@@ -642,9 +718,9 @@ mod tests {
     fn abort_all_aborts_once_lists_tasks_and_skips_threads() {
         let s: Shard<Fake> = Shard::new();
         let h = Fake::default();
-        let t = occupy(&s, Kind::Task, Some(h.clone()));
-        let b = occupy(&s, Kind::Blocking, Some(h.clone()));
-        let th = occupy(&s, Kind::Thread, None);
+        let (t, t_tag) = occupy(&s, Kind::Task, Some(h.clone()));
+        let (b, b_tag) = occupy(&s, Kind::Blocking, Some(h.clone()));
+        let (th, th_tag) = occupy(&s, Kind::Thread, None);
         let mut out = Vec::new();
         s.abort_all(|t| t.site.kind, &mut out);
         s.abort_all(|t| t.site.kind, &mut out);
@@ -652,15 +728,24 @@ mod tests {
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].info, Kind::Task);
         assert!(s.still_there(&out[0]));
-        assert!(s.end(t), "aborted: not drained");
+        assert!(s.end(t, t_tag), "aborted: not drained");
         assert!(!s.still_there(&out[0]));
         s.reclaim_now();
         // reused slot: a new task is not the aborted one
-        let again = occupy(&s, Kind::Task, None);
+        let (again, again_tag) = occupy(&s, Kind::Task, None);
         assert_eq!(again, t);
         assert!(!s.still_there(&out[0]));
-        assert!(s.end(b), "aborted: not drained");
-        assert!(!s.end(th));
+        assert_eq!(
+            s.live_count(),
+            3,
+            "the old word does not end the new occupation"
+        );
+        let mut relisted = Vec::new();
+        s.abort_all(|_| (), &mut relisted);
+        assert_eq!(relisted.len(), 1, "the new occupation is marked afresh");
+        assert!(s.end(again, again_tag));
+        assert!(s.end(b, b_tag), "aborted: not drained");
+        assert!(!s.end(th, th_tag));
     }
 
     #[test]
@@ -668,16 +753,19 @@ mod tests {
         let s: Shard<Fake> = Shard::new();
         let h = Fake::default();
         let mut out = Vec::new();
-        let (_, idx) = s.occupy(
+        let (tag, idx) = s.occupy(
             site(Kind::Task),
             Some("racing".into()),
             0,
-            |_| s.abort_all(|t| t.name.map(|n| n.to_string()), &mut out),
+            |_, tag| {
+                s.abort_all(|t| t.name.map(|n| n.to_string()), &mut out);
+                tag
+            },
             |_| Some(h.clone()),
         );
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].info.as_deref(), Some("racing"));
         assert_eq!(h.0.load(std::sync::atomic::Ordering::SeqCst), 1);
-        assert!(s.end(idx));
+        assert!(s.end(idx, tag));
     }
 }
