@@ -183,41 +183,19 @@ impl Package {
     }
 }
 
-/// `key` of the nearest `[workspace.package]` above `dir` (for `key.workspace = true`).
+/// `key` of the `[workspace.package]` of `dir`'s workspace (for `key.workspace = true`).
 fn workspace_package_key(dir: &Path, key: &str) -> Option<String> {
-    let mut cur = dir.parent();
-    while let Some(d) = cur {
-        if let Some(v) = crate::manifest::table(&d.join("Cargo.toml"))
-            && let Some(ws) = v.get("workspace").and_then(|w| w.as_table())
-        {
-            return ws
-                .get("package")
-                .and_then(|p| p.get(key))
-                .and_then(|e| e.as_str())
-                .map(str::to_owned);
-        }
-        cur = d.parent();
-    }
-    None
+    let (_, doc) = crate::manifest::workspace_doc(dir)?;
+    let ws = doc.get("workspace")?;
+    ws.get("package")?.get(key)?.as_str().map(str::to_owned)
 }
 
-/// `path` of `name` in the nearest `[workspace.dependencies]` above `dir`.
+/// `path` of `name` in the `[workspace.dependencies]` of `dir`'s workspace.
 fn workspace_dep_path(dir: &Path, name: &str) -> Option<PathBuf> {
-    let mut cur = dir.parent();
-    while let Some(d) = cur {
-        if let Some(v) = crate::manifest::table(&d.join("Cargo.toml"))
-            && let Some(ws) = v.get("workspace").and_then(|w| w.as_table())
-        {
-            let path = ws
-                .get("dependencies")
-                .and_then(|deps| deps.get(name))
-                .and_then(|dep| dep.get("path"))
-                .and_then(|p| p.as_str())?;
-            return Some(d.join(path));
-        }
-        cur = d.parent();
-    }
-    None
+    let (root, doc) = crate::manifest::workspace_doc(dir)?;
+    let dep = doc.get("workspace")?.get("dependencies")?.get(name)?;
+    let path = dep.get("path")?.as_str()?;
+    Some(root.join(path))
 }
 
 /// Forgets the manifests read so far ([`crate::engine::lint_paths`] calls it at the start

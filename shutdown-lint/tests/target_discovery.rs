@@ -129,3 +129,28 @@ fn the_lint_and_the_audit_agree_on_the_binary_root() {
         .collect();
     assert_eq!(bins, [("tool", false)]);
 }
+
+#[test]
+fn a_root_package_inherits_from_its_own_workspace_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        &root.join("Cargo.toml"),
+        "[package]\nname = \"app\"\nedition.workspace = true\n\
+         [dependencies]\nhelper = { workspace = true }\n\
+         [workspace]\nmembers = [\"helper\"]\n\
+         [workspace.package]\nedition = \"2021\"\n\
+         [workspace.dependencies]\nhelper = { path = \"helper\" }\n",
+    );
+    write(&root.join("src/main.rs"), "fn main() {}\n");
+    write(
+        &root.join("helper/Cargo.toml"),
+        "[package]\nname = \"helper\"\nedition.workspace = true\n",
+    );
+    write(&root.join("helper/src/lib.rs"), "");
+    let app = Package::read(root).unwrap();
+    assert_eq!(app.edition, shutdown_lint::edition::Edition::E2021);
+    assert_eq!(app.path_deps, [root.join("helper")]);
+    let helper = Package::read(&root.join("helper")).unwrap();
+    assert_eq!(helper.edition, shutdown_lint::edition::Edition::E2021);
+}

@@ -49,28 +49,7 @@ pub fn package_manifest(file: &Path) -> Option<PathBuf> {
 /// `Cargo.toml` above it with a `[workspace]`), when there is one; `pkg` itself when it is
 /// the workspace root.
 pub fn workspace_manifest(pkg: &Path) -> Option<PathBuf> {
-    let text = std::fs::read_to_string(pkg).ok()?;
-    let doc = text.parse::<DocumentMut>().ok()?;
-    if doc.get("workspace").is_some() {
-        return Some(pkg.to_path_buf());
-    }
-    let dir = pkg.parent()?;
-    if let Some(ws) = doc
-        .get("package")
-        .and_then(|p| p.get("workspace"))
-        .and_then(|w| w.as_str())
-    {
-        return Some(dir.join(ws).join("Cargo.toml"));
-    }
-    dir.ancestors().skip(1).find_map(|d| {
-        let m = d.join("Cargo.toml");
-        let t = std::fs::read_to_string(&m).ok()?;
-        t.parse::<DocumentMut>()
-            .ok()?
-            .get("workspace")
-            .is_some()
-            .then_some(m)
-    })
+    crate::manifest::workspace_manifest(pkg.parent()?)
 }
 
 fn dep_entry(deps: &Item) -> Option<(&str, &Item)> {

@@ -67,3 +67,50 @@ pub fn table(path: &Path) -> Option<Arc<toml::Table>> {
         .insert(key, parsed.clone());
     parsed
 }
+
+/// The `Cargo.toml` of the workspace the package in `pkg_dir` belongs to: its own manifest
+/// when it has a `[workspace]` table (a root package), the one `package.workspace` names,
+/// else the nearest manifest above with a `[workspace]` table. What `key.workspace = true`
+/// and `dep = { workspace = true }` inherit from (the engine's [`crate::package`]) and where
+/// `--fix` adds the runtime dependency.
+///
+/// # Examples
+/// ```
+/// let dir = tempfile::tempdir().unwrap();
+/// let root = dir.path();
+/// std::fs::write(root.join("Cargo.toml"), "[package]\nname = \"app\"\n[workspace]\n").unwrap();
+/// std::fs::create_dir(root.join("sub")).unwrap();
+/// std::fs::write(root.join("sub/Cargo.toml"), "[package]\nname = \"sub\"\n").unwrap();
+/// let ws = Some(root.join("Cargo.toml"));
+/// assert_eq!(shutdown_lint::manifest::workspace_manifest(root), ws);
+/// assert_eq!(shutdown_lint::manifest::workspace_manifest(&root.join("sub")), ws);
+/// ```
+pub fn workspace_manifest(pkg_dir: &Path) -> Option<PathBuf> {
+    let own = pkg_dir.join("Cargo.toml");
+    let doc = table(&own)?;
+    if doc.contains_key("workspace") {
+        return Some(own);
+    }
+    if let Some(rel) = doc
+        .get("package")
+        .and_then(|p| p.get("workspace"))
+        .and_then(|w| w.as_str())
+    {
+        return Some(crate::paths::normalize(
+            &pkg_dir.join(rel).join("Cargo.toml"),
+        ));
+    }
+    pkg_dir
+        .ancestors()
+        .skip(1)
+        .map(|d| d.join("Cargo.toml"))
+        .find(|m| table(m).is_some_and(|t| t.contains_key("workspace")))
+}
+
+/// The manifest (parsed, shared) of the workspace of the package in `pkg_dir`, and the
+/// directory its relative paths start from.
+pub(crate) fn workspace_doc(pkg_dir: &Path) -> Option<(PathBuf, Arc<toml::Table>)> {
+    let manifest = workspace_manifest(pkg_dir)?;
+    let doc = table(&manifest)?;
+    Some((manifest.parent()?.to_path_buf(), doc))
+}
