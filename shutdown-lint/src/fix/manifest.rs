@@ -39,9 +39,8 @@ pub struct ManifestError {
 pub fn package_manifest(file: &Path) -> Option<PathBuf> {
     file.ancestors().skip(1).find_map(|d| {
         let m = d.join("Cargo.toml");
-        let text = std::fs::read_to_string(&m).ok()?;
-        let doc = text.parse::<DocumentMut>().ok()?;
-        doc.get("package").is_some().then_some(m)
+        let doc = crate::manifest::table(&m)?;
+        doc.contains_key("package").then_some(m)
     })
 }
 

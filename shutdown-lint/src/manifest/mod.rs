@@ -19,7 +19,26 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::SystemTime;
 
-type Cache = Mutex<HashMap<(PathBuf, Option<SystemTime>), Option<Arc<toml::Table>>>>;
+/// Why a manifest could not be read.
+///
+/// # Examples
+/// ```
+/// use shutdown_lint::manifest::{read, ReadError};
+/// let dir = tempfile::tempdir().unwrap();
+/// let path = dir.path().join("Cargo.toml");
+/// assert!(matches!(read(&path), Err(ReadError::Io(std::io::ErrorKind::NotFound, _))));
+/// std::fs::write(&path, "[package\n").unwrap();
+/// assert!(matches!(read(&path), Err(ReadError::Invalid(_))));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReadError {
+    /// The file could not be read: its kind and the OS's message.
+    Io(std::io::ErrorKind, String),
+    /// The text is not TOML: the parser's message.
+    Invalid(String),
+}
+
+type Cache = Mutex<HashMap<(PathBuf, Option<SystemTime>), Result<Arc<toml::Table>, ReadError>>>;
 
 fn cache() -> &'static Cache {
     static CACHE: OnceLock<Cache> = OnceLock::new();
@@ -37,10 +56,41 @@ pub fn clear_cache() {
     cache().lock().unwrap_or_else(|e| e.into_inner()).clear();
 }
 
-/// A `Cargo.toml` as a TOML table, parsed once per run (and again if it changes); `None`
-/// when it cannot be read or is not TOML. Every `workspace = true` dependency of every
-/// package asks for the same workspace manifest (lemmy: 40 crates with ~30 such
-/// dependencies each; parsing it each time was 60 % of a run over the five services).
+/// A `Cargo.toml` as a TOML table, parsed once per run (and again if it changes), or why
+/// it cannot be: the one manifest reader of the crate (the engine's packages, workspace
+/// discovery, `--fix`). Every `workspace = true` dependency of every package asks for the
+/// same workspace manifest (lemmy: 40 crates with ~30 such dependencies each; parsing it
+/// each time was 60 % of a run over the five services).
+///
+/// # Examples
+/// ```
+/// let dir = tempfile::tempdir().unwrap();
+/// let path = dir.path().join("Cargo.toml");
+/// std::fs::write(&path, "[package]\nname = \"a\"\n").unwrap();
+/// let t = shutdown_lint::manifest::read(&path).unwrap();
+/// assert_eq!(t["package"]["name"].as_str(), Some("a"));
+/// ```
+pub fn read(path: &Path) -> Result<Arc<toml::Table>, ReadError> {
+    let mtime = std::fs::metadata(path).and_then(|m| m.modified()).ok();
+    let key = (path.to_path_buf(), mtime);
+    if let Some(hit) = cache().lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        return hit.clone();
+    }
+    let parsed = match std::fs::read_to_string(path) {
+        Ok(text) => text
+            .parse::<toml::Table>()
+            .map(Arc::new)
+            .map_err(|e| ReadError::Invalid(e.message().to_owned())),
+        Err(e) => Err(ReadError::Io(e.kind(), e.to_string())),
+    };
+    cache()
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(key, parsed.clone());
+    parsed
+}
+
+/// [`read`], when only success matters.
 ///
 /// # Examples
 /// ```
@@ -52,20 +102,7 @@ pub fn clear_cache() {
 /// assert!(shutdown_lint::manifest::table(&dir.path().join("nope.toml")).is_none());
 /// ```
 pub fn table(path: &Path) -> Option<Arc<toml::Table>> {
-    let mtime = std::fs::metadata(path).and_then(|m| m.modified()).ok();
-    let key = (path.to_path_buf(), mtime);
-    if let Some(hit) = cache().lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
-        return hit.clone();
-    }
-    let parsed = std::fs::read_to_string(path)
-        .ok()
-        .and_then(|text| toml::from_str::<toml::Table>(&text).ok())
-        .map(Arc::new);
-    cache()
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .insert(key, parsed.clone());
-    parsed
+    read(path).ok()
 }
 
 /// The `Cargo.toml` of the workspace the package in `pkg_dir` belongs to: its own manifest

@@ -6,11 +6,13 @@
 //! `[workspace] members`/`exclude`, `package.workspace`, and the rule that a package inside a
 //! workspace root's directory belongs to it only when a `members` entry names it.
 
+use super::ReadError;
 use super::targets::Targets;
 use crate::paths::{absolute, normalize};
 use globset::{Glob, GlobMatcher};
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// A workspace (or a single package treated as a one-crate workspace).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -183,12 +185,12 @@ impl Workspace {
         let mut crates = Vec::new();
         for dir in dirs {
             let m = dir.join("Cargo.toml");
-            let member_doc = if m == manifest {
-                doc.clone()
+            let krate = if m == manifest {
+                crate_info(&dir, doc, &m)?
             } else {
-                read_manifest(&m)?
+                crate_info(&dir, &*read_manifest(&m)?, &m)?
             };
-            crates.push(crate_info(&dir, &member_doc, &m)?);
+            crates.push(krate);
         }
         Ok(Workspace {
             root,
@@ -325,11 +327,13 @@ fn crate_info(dir: &Path, doc: &toml::Table, manifest: &Path) -> Result<CrateInf
     })
 }
 
-fn read_manifest(path: &Path) -> Result<toml::Table, WorkspaceError> {
-    let text =
-        std::fs::read_to_string(path).map_err(|e| WorkspaceError::Io(path.to_path_buf(), e))?;
-    text.parse::<toml::Table>()
-        .map_err(|e| WorkspaceError::Invalid(path.to_path_buf(), e.message().to_owned()))
+fn read_manifest(path: &Path) -> Result<Arc<toml::Table>, WorkspaceError> {
+    super::read(path).map_err(|e| match e {
+        ReadError::Io(kind, message) => {
+            WorkspaceError::Io(path.to_path_buf(), std::io::Error::new(kind, message))
+        }
+        ReadError::Invalid(message) => WorkspaceError::Invalid(path.to_path_buf(), message),
+    })
 }
 
 fn find_upwards(start: &Path) -> Option<PathBuf> {
