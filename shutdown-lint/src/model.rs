@@ -221,6 +221,15 @@ pub struct FnNode {
 pub const MAIN_DEFAULT_GRACE: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// What kind of shutdown budget a [`BudgetSite`] is.
+///
+/// # Examples
+/// ```
+/// use shutdown_lint::{analysis::analyze_source, config::Config, model::BudgetKind};
+/// let src = "use std::time::Duration;\n\
+///            fn f() { shutdown_runtime::Budgets::new(a, b, Duration::from_secs(60)); }";
+/// let a = analyze_source("src/lib.rs".as_ref(), src, &Config::default());
+/// assert_eq!(a.facts.budgets[0].kind, BudgetKind::BudgetsNew);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum BudgetKind {
     /// `#[shutdown_runtime::main(grace = "..")]` (without `grace`: [`MAIN_DEFAULT_GRACE`]).
@@ -233,6 +242,15 @@ pub enum BudgetKind {
 
 /// A shutdown budget written in code with a value known at lint time (what
 /// `cargo shutdown audit` compares with the deploy manifests' grace periods).
+///
+/// # Examples
+/// ```
+/// use shutdown_lint::{analysis::analyze_source, config::Config};
+/// let src = "#[shutdown_runtime::main(grace = \"45s\")]\nasync fn main() {}\n";
+/// let a = analyze_source("src/main.rs".as_ref(), src, &Config::default());
+/// let site = &a.facts.budgets[0];
+/// assert_eq!((site.duration.as_secs(), site.region.line, site.region.column), (45, 1, 34));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BudgetSite {
     /// Which budget.

@@ -11,10 +11,25 @@
 use crate::finding::Severity;
 
 /// Where rule docs link to: the rule's source file in the repository.
+///
+/// # Examples
+/// ```
+/// let m = shutdown_lint::registry::RAW_SPAWN;
+/// assert!(m.help_uri().starts_with(shutdown_lint::registry::RULES_URL));
+/// ```
 pub const RULES_URL: &str =
     "https://github.com/shutdown-discipline/shutdown-discipline/blob/main/shutdown-lint/src/rules/";
 
 /// Who raises a rule's findings.
+///
+/// # Examples
+/// ```
+/// use shutdown_lint::registry::{rule, RuleKind};
+/// assert_eq!(rule("raw-spawn").unwrap().kind, RuleKind::File);
+/// assert_eq!(rule("sigterm-missing").unwrap().kind, RuleKind::Binary);
+/// assert_eq!(rule("parse-error").unwrap().kind, RuleKind::Driver);
+/// assert_eq!(rule("budget-exceeds-grace").unwrap().kind, RuleKind::Audit);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum RuleKind {
     /// A per-file rule: it looks at one file's model (`src/rules/`).
@@ -29,6 +44,15 @@ pub enum RuleKind {
 }
 
 /// Static description of a rule.
+///
+/// # Examples
+/// ```
+/// use shutdown_lint::finding::Severity;
+/// let m = shutdown_lint::registry::DETACHED_THREAD;
+/// assert_eq!((m.name, m.default_severity), ("detached-thread", Severity::Warn));
+/// assert!(m.doc.starts_with("## What it does"));
+/// assert_eq!(shutdown_lint::rules::detached_thread::META, m);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RuleMeta {
     /// The rule name (contract), e.g. `raw-spawn`.

@@ -12,6 +12,13 @@
 use std::path::{Path, PathBuf};
 
 /// One binary or example target.
+///
+/// # Examples
+/// ```
+/// use shutdown_lint::manifest::targets::Target;
+/// let t = Target { name: "worker".into(), path: "examples/worker.rs".into() };
+/// assert_eq!(t.path.file_stem().unwrap(), "worker");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Target {
     /// Target name (`[[bin]] name`, the file or directory name, or the package name).
@@ -21,6 +28,18 @@ pub struct Target {
 }
 
 /// What a package builds.
+///
+/// # Examples
+/// ```
+/// use shutdown_lint::manifest::targets::Targets;
+/// let dir = tempfile::tempdir().unwrap();
+/// std::fs::create_dir_all(dir.path().join("examples")).unwrap();
+/// std::fs::write(dir.path().join("examples/demo.rs"), "fn main() {}").unwrap();
+/// let doc: toml::Table = "[package]\nname = \"lib-only\"\n".parse().unwrap();
+/// let t = Targets::read(dir.path(), &doc).unwrap();
+/// assert!(t.bins.is_empty());
+/// assert_eq!(t.examples[0].name, "demo");
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Targets {
     /// The library root, when the file exists.
