@@ -105,3 +105,39 @@ fn rules_do_not_reach_into_the_audit_or_the_cli() {
         }
     }
 }
+
+#[test]
+fn shared_foundations_depend_only_on_each_other() {
+    // what both the lint core and the audit stand on: Cargo manifests, deploy manifests,
+    // paths, findings and the registry; none of them may reach up into the core
+    const FOUNDATIONS: &[&str] = &["paths", "finding", "registry", "manifest", "deploy"];
+    let root = src();
+    let mut files = Vec::new();
+    for m in FOUNDATIONS {
+        let dir = root.join(m);
+        if dir.is_dir() {
+            rust_files(&dir, &mut files);
+        } else {
+            files.push(root.join(format!("{m}.rs")));
+        }
+    }
+    let mut offenders = Vec::new();
+    for f in &files {
+        for (n, line) in code_lines(f) {
+            let mut rest = line.as_str();
+            while let Some(at) = rest.find("crate::") {
+                let after = &rest[at + "crate::".len()..];
+                let module: String = after
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                if !FOUNDATIONS.contains(&module.as_str()) {
+                    let rel = f.strip_prefix(&root).unwrap();
+                    offenders.push(format!("{}:{n}: crate::{module}", rel.display()));
+                }
+                rest = after;
+            }
+        }
+    }
+    assert!(offenders.is_empty(), "foundation code reaches into the core: {offenders:#?}");
+}
