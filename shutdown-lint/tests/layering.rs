@@ -139,5 +139,8 @@ fn shared_foundations_depend_only_on_each_other() {
             }
         }
     }
-    assert!(offenders.is_empty(), "foundation code reaches into the core: {offenders:#?}");
+    assert!(
+        offenders.is_empty(),
+        "foundation code reaches into the core: {offenders:#?}"
+    );
 }
