@@ -219,10 +219,14 @@ const SIZES: [usize; 3] = [10_000, 100_000, 1_000_000];
 
 fn main() {
     // Profiling aid: `SHUTDOWN_BENCH_PROFILE=raw|tracker|tracked` runs only that spawn variant
-    // (5 times); `checkpoint` / `spawn` run only that comparison.
+    // (5 times); `checkpoint` / `spawn` / `wakeup` run only that comparison.
     if let Ok(which) = std::env::var("SHUTDOWN_BENCH_PROFILE") {
         if which == "checkpoint" {
             bench_checkpoint(25);
+            return;
+        }
+        if which == "wakeup" {
+            bench_wakeup(1000);
             return;
         }
         if which == "spawn" {
@@ -238,7 +242,7 @@ fn main() {
             _ => spawn::Variant::Tracked,
         };
         for _ in 0..5 {
-            spawn::run(&rt, v, 1_000_000);
+            let _ = spawn::run(&rt, v, 1_000_000);
         }
         return;
     }

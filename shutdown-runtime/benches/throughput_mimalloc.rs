@@ -22,7 +22,7 @@ fn main() {
             _ => spawn::Variant::Tracked,
         };
         for _ in 0..5 {
-            spawn::run(&rt, v, 1_000_000);
+            let _ = spawn::run(&rt, v, 1_000_000);
         }
         return;
     }
