@@ -115,6 +115,9 @@ pub struct Ctx {
     pub in_drainable: bool,
     /// Only compiled on Windows (`#[cfg(windows)]`, `if cfg!(windows)`).
     pub windows_only: bool,
+    /// Test code analysed because tests are included (`include-tests`): the audit does not
+    /// take its budgets for the service's.
+    pub test_code: bool,
     /// Enclosing item path, e.g. `net::Client::connect`.
     pub item: String,
 }

@@ -271,6 +271,35 @@ fn real() { Budgets::from_grace(Duration::from_secs(4)); }
     }
 
     #[test]
+    fn test_code_budgets_are_not_the_services_even_when_tests_are_linted() {
+        let src = r#"
+use shutdown_runtime::Budgets;
+use std::time::Duration;
+#[cfg(test)]
+mod tests {
+    #[shutdown_runtime::main(grace = "5s")]
+    async fn main() {}
+    fn f() { Budgets::from_grace(Duration::from_secs(1)); }
+}
+#[tokio::test]
+async fn t() { Budgets::from_grace(Duration::from_secs(2)); }
+fn real() { Budgets::from_grace(Duration::from_secs(4)); }
+"#;
+        let config = crate::config::Config {
+            include_tests: true,
+            ..Default::default()
+        };
+        let a = crate::analysis::analyze_source("src/lib.rs".as_ref(), src, &config);
+        let secs: Vec<u64> = budgets_of(&a.facts)
+            .iter()
+            .map(|b| b.duration.as_secs())
+            .collect();
+        assert_eq!(secs, [4]);
+        // the test code itself was linted
+        assert!(a.test_items_skipped == 0);
+    }
+
+    #[test]
     fn unparsable_source_yields_nothing() {
         let src = "fn main( { shutdown_runtime::Budgets::from_grace(";
         assert!(budgets_in_source(src, "x.rs".as_ref()).is_empty());

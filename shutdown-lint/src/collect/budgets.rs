@@ -3,7 +3,8 @@
 //! the grace argument of `Budgets::from_grace(..)` / `Budgets::new(.., .., grace)` (chains
 //! the walk records anyway, their arguments evaluated by [`super::eval`]: `Duration::from_*`
 //! of a number, a `const`, a `let` of the same function). The audit reads them from the
-//! model; nothing parses a file a second time.
+//! model; nothing parses a file a second time. Budgets in test code are not recorded, also
+//! when tests are analysed (`include-tests`): a test's budgets are no service's.
 //!
 //! [`FileModel::budgets`]: crate::model::FileModel::budgets
 
@@ -16,7 +17,7 @@ use syn::spanned::Spanned;
 impl Collector<'_, '_> {
     /// Records the budget of `attr` when it resolved to `#[shutdown_runtime::main]`.
     pub(super) fn record_main_grace(&mut self, attr: &syn::Attribute, resolved: &[String]) {
-        if resolved.len() != 2 || resolved.join("::") != known::MAIN_ATTR {
+        if self.ctx.test_code || resolved.len() != 2 || resolved.join("::") != known::MAIN_ATTR {
             return;
         }
         let mut grace = None;
@@ -55,7 +56,7 @@ impl Collector<'_, '_> {
 pub(super) fn from_chains(chains: &[ChainUse]) -> impl Iterator<Item = BudgetSite> + '_ {
     chains.iter().filter_map(|cu| {
         let c = &cu.chain;
-        if c.pending.is_some() || c.via_binding {
+        if c.pending.is_some() || c.via_binding || cu.ctx.test_code {
             return None;
         }
         let root = c.root_str();

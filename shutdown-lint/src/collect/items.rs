@@ -25,6 +25,7 @@ impl Collector<'_, '_> {
         if is_windows_only(attrs) {
             self.ctx.windows_only = true;
         }
+        self.mark_test(attrs);
         let method = std::mem::replace(&mut self.in_impl, false);
         self.item_stack.push(sig.ident.to_string());
         let saved_fn = self.cur_fn.replace(self.model.fns.len());
@@ -303,6 +304,7 @@ impl<'ast> Visit<'ast> for Collector<'_, '_> {
         if is_windows_only(attrs) {
             self.ctx.windows_only = true;
         }
+        self.mark_test(attrs);
         match item {
             syn::Item::Fn(f) => self.visit_fn(&f.attrs, &f.sig, Some(&f.block)),
             syn::Item::Mod(m) => {
@@ -412,6 +414,7 @@ impl<'ast> Visit<'ast> for Collector<'_, '_> {
                 if is_windows_only(&l.attrs) {
                     self.ctx.windows_only = true;
                 }
+                self.mark_test(&l.attrs);
                 let mut val = None;
                 if let Some(init) = &l.init {
                     // `let _ = ..` drops at once; `let _name = ..` says "unused": the
@@ -469,6 +472,7 @@ impl<'ast> Visit<'ast> for Collector<'_, '_> {
                 if is_windows_only(attrs) {
                     self.ctx.windows_only = true;
                 }
+                self.mark_test(attrs);
                 self.pending = if semi.is_some() {
                     Usage::Dropped
                 } else {
@@ -485,6 +489,7 @@ impl<'ast> Visit<'ast> for Collector<'_, '_> {
                 if is_windows_only(&m.attrs) {
                     self.ctx.windows_only = true;
                 }
+                self.mark_test(&m.attrs);
                 self.visit_macro_body(&m.mac, Usage::Kept);
                 self.ctx = saved;
             }

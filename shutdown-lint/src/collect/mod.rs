@@ -59,6 +59,7 @@ pub fn collect(file: &syn::File, index: &LineIndex<'_>, opts: &CollectOptions) -
         // `#![cfg(test)]`: the whole file is test code
         return c.model;
     }
+    c.mark_test(&file.attrs);
     for item in &file.items {
         c.visit_item(item);
     }

@@ -86,6 +86,14 @@ impl<'a, 'i> Collector<'a, 'i> {
         false
     }
 
+    /// Marks what follows as test code when `attrs` make it so and tests are analysed (when
+    /// they are not, [`Self::skip_test`] skipped it); the caller restores the context.
+    pub(super) fn mark_test(&mut self, attrs: &[syn::Attribute]) {
+        if self.opts.include_tests && is_test_attrs(attrs) {
+            self.ctx.test_code = true;
+        }
+    }
+
     // ---- scopes and bindings -------------------------------------------------------------
 
     pub(super) fn push_block_scope(&mut self, stmts: &[syn::Stmt]) {
