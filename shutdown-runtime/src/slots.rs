@@ -17,14 +17,18 @@
 //! * Ended slots are **reclaimed** (abort handle dropped, slot freed for reuse) by whoever holds
 //!   the page lock: the spawner when its free list is empty (it takes the whole ended stack at
 //!   once — one consumer at a time, which only ever takes everything, so the stack has no ABA
-//!   problem), a drain, or an ending task that finds the stack [`SWEEP`] entries deep (with
-//!   `try_lock`, never waiting). Until then an ended task's abort handle keeps tokio's task
-//!   cell (not its future, already dropped) allocated: fewer than [`SWEEP`] per shard once
+//!   problem —, keeps [`KEEP`] of them to free one per spawn and frees the rest), a drain, or
+//!   an ending task that finds the stack [`SWEEP`] entries deep (with `try_lock`, never
+//!   waiting). Until then an ended task's abort handle keeps tokio's task cell (not its
+//!   future, already dropped) allocated: fewer than [`KEEP`] + [`SWEEP`] per shard once
 //!   spawning stops. A slot that ended before its spawner armed it is not freed by the
 //!   reclaim (the spawner still refers to it): it is marked *deferred*, and the arming
 //!   spawner frees it.
-//! * A drain marks live slots `ABORTING` with a `fetch_or` on the same word: whichever of the
-//!   end and the mark comes first in that word's order decides, so a task is either listed as
+//! * The spawner never writes a reused slot's word: each write of a word (an end, a mark)
+//!   stores the parity of its occupation's generation (`TAG`), so a word left by the previous
+//!   occupation reads as "live, not marked" for the new one.
+//! * A drain marks live slots `ABORTING` with a CAS on the same word: whichever of the end and
+//!   the mark comes first in that word's order decides, so a task is either listed as
 //!   aborted or counted as drained, never both. A slot reserved but not armed yet is marked and
 //!   listed, and the arming spawner aborts it.
 //! * Slots live in chunks (chunk `k` holds `BASE << k` slots), so the words have stable
@@ -205,6 +209,15 @@ pub(crate) struct Shard<H> {
     ended: AtomicU64,
 }
 
+/// Ended slots a spawn keeps to free one by one (see [`Shard::take_free`]).
+const KEEP: usize = 64;
+
+/// Abort handles of freed slots, dropped after the page lock is released.
+struct Dropped<H> {
+    one: Option<H>,
+    many: Vec<H>,
+}
+
 /// A task a drain aborted, remembered until the abort lands.
 #[derive(Debug)]
 pub(crate) struct AbortedSlot<I> {
@@ -292,15 +305,25 @@ impl<H: Abort> Shard<H> {
 
     /// A free slot: from the free list, else an ended slot (its abort handle goes to
     /// `dropped`, to be dropped after the lock), else a new one.
-    fn take_free(&self, page: &mut Page<H>, dropped: &mut Option<H>) -> u32 {
+    fn take_free(&self, page: &mut Page<H>, dropped: &mut Dropped<H>) -> u32 {
         if let Some(idx) = page.free.pop() {
             return idx;
         }
         if page.ended.is_empty() {
             self.take_stack(page);
+            // Keep at most `KEEP` for the next spawns (one each): the rest is freed now, so
+            // abort handles (and their tokio task cells) are not kept for long if spawning
+            // stops.
+            while page.ended.len() > KEEP {
+                if let Some(idx) = self.next_ended(page)
+                    && let Some(h) = self.free_slot(page, idx)
+                {
+                    dropped.many.push(h);
+                }
+            }
         }
         if let Some(idx) = self.next_ended(page) {
-            *dropped = self.free_slot(page, idx);
+            dropped.one = self.free_slot(page, idx);
             page.free.pop();
             return idx;
         }
@@ -341,7 +364,10 @@ impl<H: Abort> Shard<H> {
         spawn: impl FnOnce(u32, bool) -> T,
         abort: impl FnOnce(&T) -> Option<H>,
     ) -> (T, u32) {
-        let mut dropped = None;
+        let mut dropped = Dropped {
+            one: None,
+            many: Vec::new(),
+        };
         let (idx, tag) = {
             let mut page = lock(&self.page);
             let idx = self.take_free(&mut page, &mut dropped);
@@ -673,6 +699,24 @@ mod tests {
         // the last end took the stack and dropped every handle: only ours is left
         assert_eq!(Arc::strong_count(&h.0), 1);
         assert_eq!(s.live_count(), 0);
+    }
+
+    #[test]
+    fn a_spawn_keeps_few_ended_handles_for_later() {
+        let s: Shard<Fake> = Shard::new();
+        let h = Fake::default();
+        let n = SWEEP as usize - 56; // no sweep by the ends
+        let idx: Vec<(u32, bool)> = (0..n)
+            .map(|_| occupy(&s, Kind::Task, Some(h.clone())))
+            .collect();
+        for (i, tag) in idx {
+            s.end(i, tag);
+        }
+        assert_eq!(Arc::strong_count(&h.0), 1 + n);
+        // the next spawn takes the ended stack: frees one for itself and all but `KEEP`
+        let _ = occupy(&s, Kind::Task, None);
+        assert_eq!(Arc::strong_count(&h.0), 1 + KEEP - 1);
+        assert_eq!(s.capacity() as usize, n);
     }
 
     #[test]
