@@ -1,9 +1,10 @@
 //! What the linter reads from a package's `Cargo.toml`: the crate name (for module paths),
 //! its targets (library and binaries, for `sigterm-missing`; found by the one target
 //! discovery, [`crate::manifest::targets`]), renamed dependencies (as re-exports) and whether
-//! `ctrlc` has its `termination` feature. Manifests are read through
-//! [`crate::manifest::table`] (parsed once per run).
+//! `ctrlc` has its `termination` feature. Manifests are read through [`crate::manifest`]
+//! (the package's own with `parse`, workspace roots from the per-run cache).
 
+use crate::manifest::WorkspaceLink;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -71,8 +72,11 @@ impl Package {
     /// assert_eq!(p.bins[0].0, "my-app");
     /// ```
     pub fn read(dir: &Path) -> Option<Package> {
-        let doc = crate::manifest::table(&dir.join("Cargo.toml"))?;
-        let m: Manifest = toml::Value::Table((*doc).clone()).try_into().ok()?;
+        // read once per package and run: not kept in the manifest cache
+        let doc = crate::manifest::parse(&dir.join("Cargo.toml")).ok()?;
+        let targets = crate::manifest::targets::Targets::read(dir, &doc)?;
+        let link = crate::manifest::WorkspaceLink::of(&doc);
+        let m: Manifest = toml::Value::Table(doc).try_into().ok()?;
         let pkg = m.package?;
         let mut p = Package {
             dir: dir.to_path_buf(),
@@ -81,13 +85,12 @@ impl Package {
         };
         p.edition = match &pkg.edition {
             Some(toml::Value::String(e)) => crate::edition::Edition::from_manifest(Some(e)),
-            Some(_) => workspace_package_key(dir, "edition")
+            Some(_) => workspace_package_key(dir, &link, "edition")
                 .map_or(crate::edition::Edition::Unknown, |e| {
                     crate::edition::Edition::from_manifest(Some(&e))
                 }),
             None => crate::edition::Edition::E2015,
         };
-        let targets = crate::manifest::targets::Targets::read(dir, &doc)?;
         p.lib = targets.lib;
         p.bins = targets.bins.into_iter().map(|t| (t.name, t.path)).collect();
         let all_deps = m
@@ -107,8 +110,8 @@ impl Package {
                 let inherited =
                     t.and_then(|t| t.get("workspace")).and_then(|x| x.as_bool()) == Some(true);
                 let dep_dir = match local {
-                    Some(rel) => Some(dir.join(rel)),
-                    None if inherited => workspace_dep_path(dir, name),
+                    Some(rel) => Some(crate::paths::normalize(&dir.join(rel))),
+                    None if inherited => workspace_dep_path(dir, &link, name),
                     None => None,
                 };
                 let dep_dir = dep_dir.filter(|d| d.join("Cargo.toml").is_file());
@@ -184,18 +187,18 @@ impl Package {
 }
 
 /// `key` of the `[workspace.package]` of `dir`'s workspace (for `key.workspace = true`).
-fn workspace_package_key(dir: &Path, key: &str) -> Option<String> {
-    let (_, doc) = crate::manifest::workspace_doc(dir)?;
+fn workspace_package_key(dir: &Path, link: &WorkspaceLink, key: &str) -> Option<String> {
+    let (_, doc) = link.doc(dir)?;
     let ws = doc.get("workspace")?;
     ws.get("package")?.get(key)?.as_str().map(str::to_owned)
 }
 
 /// `path` of `name` in the `[workspace.dependencies]` of `dir`'s workspace.
-fn workspace_dep_path(dir: &Path, name: &str) -> Option<PathBuf> {
-    let (root, doc) = crate::manifest::workspace_doc(dir)?;
+fn workspace_dep_path(dir: &Path, link: &WorkspaceLink, name: &str) -> Option<PathBuf> {
+    let (root, doc) = link.doc(dir)?;
     let dep = doc.get("workspace")?.get("dependencies")?.get(name)?;
     let path = dep.get("path")?.as_str()?;
-    Some(root.join(path))
+    Some(crate::paths::normalize(&root.join(path)))
 }
 
 /// Forgets the manifests read so far ([`crate::engine::lint_paths`] calls it at the start

@@ -57,8 +57,8 @@ pub fn clear_cache() {
 }
 
 /// A `Cargo.toml` as a TOML table, parsed once per run (and again if it changes), or why
-/// it cannot be: the one manifest reader of the crate (the engine's packages, workspace
-/// discovery, `--fix`). Every `workspace = true` dependency of every package asks for the
+/// it cannot be: the one manifest reader of the crate (workspace roots for the engine's
+/// packages, workspace discovery, `--fix`; [`parse`] reads without keeping). Every `workspace = true` dependency of every package asks for the
 /// same workspace manifest (lemmy: 40 crates with ~30 such dependencies each; parsing it
 /// each time was 60 % of a run over the five services).
 ///
@@ -71,23 +71,40 @@ pub fn clear_cache() {
 /// assert_eq!(t["package"]["name"].as_str(), Some("a"));
 /// ```
 pub fn read(path: &Path) -> Result<Arc<toml::Table>, ReadError> {
+    // one entry per file: `a/../b/Cargo.toml` and `b/Cargo.toml` are the same manifest (path
+    // dependencies reached through other path dependencies are written like the first)
+    let path = &crate::paths::normalize(path);
     let mtime = std::fs::metadata(path).and_then(|m| m.modified()).ok();
     let key = (path.to_path_buf(), mtime);
     if let Some(hit) = cache().lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
         return hit.clone();
     }
-    let parsed = match std::fs::read_to_string(path) {
-        Ok(text) => text
-            .parse::<toml::Table>()
-            .map(Arc::new)
-            .map_err(|e| ReadError::Invalid(e.message().to_owned())),
-        Err(e) => Err(ReadError::Io(e.kind(), e.to_string())),
-    };
+    let parsed = parse(path).map(Arc::new);
     cache()
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .insert(key, parsed.clone());
     parsed
+}
+
+/// A `Cargo.toml` parsed without keeping it: for manifests read once per run (a package's
+/// own, and the many registry dependencies whose re-exports are looked up), so the cache
+/// holds only what is asked for again (workspace roots).
+///
+/// # Examples
+/// ```
+/// let dir = tempfile::tempdir().unwrap();
+/// let path = dir.path().join("Cargo.toml");
+/// std::fs::write(&path, "[package]\nname = \"a\"\n").unwrap();
+/// assert_eq!(shutdown_lint::manifest::parse(&path).unwrap()["package"]["name"].as_str(), Some("a"));
+/// ```
+pub fn parse(path: &Path) -> Result<toml::Table, ReadError> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => text
+            .parse::<toml::Table>()
+            .map_err(|e| ReadError::Invalid(e.message().to_owned())),
+        Err(e) => Err(ReadError::Io(e.kind(), e.to_string())),
+    }
 }
 
 /// [`read`], when only success matters.
@@ -123,31 +140,95 @@ pub fn table(path: &Path) -> Option<Arc<toml::Table>> {
 /// assert_eq!(shutdown_lint::manifest::workspace_manifest(&root.join("sub")), ws);
 /// ```
 pub fn workspace_manifest(pkg_dir: &Path) -> Option<PathBuf> {
-    let own = pkg_dir.join("Cargo.toml");
-    let doc = table(&own)?;
-    if doc.contains_key("workspace") {
-        return Some(own);
-    }
-    if let Some(rel) = doc
-        .get("package")
-        .and_then(|p| p.get("workspace"))
-        .and_then(|w| w.as_str())
-    {
-        return Some(crate::paths::normalize(
-            &pkg_dir.join(rel).join("Cargo.toml"),
-        ));
-    }
-    pkg_dir
-        .ancestors()
-        .skip(1)
-        .map(|d| d.join("Cargo.toml"))
-        .find(|m| table(m).is_some_and(|t| t.contains_key("workspace")))
+    let own = table(&pkg_dir.join("Cargo.toml"))?;
+    WorkspaceLink::of(&own).manifest(pkg_dir)
 }
 
-/// The manifest (parsed, shared) of the workspace of the package in `pkg_dir`, and the
-/// directory its relative paths start from.
-pub(crate) fn workspace_doc(pkg_dir: &Path) -> Option<(PathBuf, Arc<toml::Table>)> {
-    let manifest = workspace_manifest(pkg_dir)?;
-    let doc = table(&manifest)?;
-    Some((manifest.parent()?.to_path_buf(), doc))
+/// What a package's own manifest says about its workspace: it is the root (`[workspace]`),
+/// or `package.workspace` names the root; else the root is looked for above. Taken from a
+/// manifest read once ([`parse`]), so a package's own manifest need not stay cached.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct WorkspaceLink {
+    is_root: bool,
+    path: Option<String>,
+}
+
+impl WorkspaceLink {
+    pub(crate) fn of(own: &toml::Table) -> WorkspaceLink {
+        WorkspaceLink {
+            is_root: own.contains_key("workspace"),
+            path: own
+                .get("package")
+                .and_then(|p| p.get("workspace"))
+                .and_then(|w| w.as_str())
+                .map(str::to_owned),
+        }
+    }
+
+    /// The workspace's `Cargo.toml` ([`workspace_manifest`]).
+    pub(crate) fn manifest(&self, pkg_dir: &Path) -> Option<PathBuf> {
+        if self.is_root {
+            return Some(crate::paths::normalize(&pkg_dir.join("Cargo.toml")));
+        }
+        if let Some(rel) = &self.path {
+            return Some(crate::paths::normalize(
+                &pkg_dir.join(rel).join("Cargo.toml"),
+            ));
+        }
+        pkg_dir
+            .ancestors()
+            .skip(1)
+            .map(|d| d.join("Cargo.toml"))
+            .find(|m| table(m).is_some_and(|t| t.contains_key("workspace")))
+    }
+
+    /// The workspace's manifest (parsed, shared) and the directory its relative paths start
+    /// from.
+    pub(crate) fn doc(&self, pkg_dir: &Path) -> Option<(PathBuf, Arc<toml::Table>)> {
+        let manifest = self.manifest(pkg_dir)?;
+        let doc = table(&manifest)?;
+        Some((manifest.parent()?.to_path_buf(), doc))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_cache_entry_per_file_however_the_path_is_written() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("a/b")).unwrap();
+        std::fs::write(dir.path().join("a/Cargo.toml"), "[workspace]\n").unwrap();
+        let plain = read(&dir.path().join("a/Cargo.toml")).unwrap();
+        let dotted = read(&dir.path().join("a/b/../Cargo.toml")).unwrap();
+        assert!(Arc::ptr_eq(&plain, &dotted));
+    }
+
+    #[test]
+    fn a_member_finds_its_root_above_and_a_root_is_its_own() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("crates/m")).unwrap();
+        std::fs::create_dir_all(root.join("other")).unwrap();
+        std::fs::write(
+            root.join("Cargo.toml"),
+            "[workspace]\nmembers = [\"crates/*\"]\n",
+        )
+        .unwrap();
+        std::fs::write(
+            root.join("crates/m/Cargo.toml"),
+            "[package]\nname = \"m\"\n",
+        )
+        .unwrap();
+        std::fs::write(
+            root.join("other/Cargo.toml"),
+            "[package]\nname = \"o\"\nworkspace = \"../crates/..\"\n",
+        )
+        .unwrap();
+        let ws = Some(root.join("Cargo.toml"));
+        assert_eq!(workspace_manifest(&root.join("crates/m")), ws);
+        assert_eq!(workspace_manifest(&root.join("other")), ws);
+        assert_eq!(workspace_manifest(root), ws);
+    }
 }
