@@ -1,5 +1,6 @@
-//! Memory per parked task: raw `tokio::spawn` vs `Shutdown::spawn`, 1,000,000 tasks, counted
-//! with a counting global allocator (bytes requested and still live).
+//! Memory per parked task: raw `tokio::spawn` vs `Shutdown::spawn` (and `spawn_named` with a
+//! `&'static str` name and with a name built at run time), 1,000,000 tasks, counted with a
+//! counting global allocator (bytes requested and still live).
 //!
 //! Run: `cargo bench -p shutdown-runtime --bench memory`.
 
@@ -38,6 +39,10 @@ enum Parked {
     Pending,
     /// waits on a shared `tokio::sync::Notify` (a realistic idle task).
     Notify,
+    /// `pending()` spawned with `spawn_named("worker", ..)`: a `&'static str` name.
+    NamedStatic,
+    /// `pending()` spawned with `spawn_named(format!("conn {i}"), ..)`: a name built at run time.
+    NamedOwned,
 }
 
 /// Bytes per task still allocated after spawning `n` parked tasks and letting each be polled.
@@ -53,10 +58,18 @@ fn per_task(n: usize, tracked: bool, parked: Parked) -> f64 {
     rt.block_on(async { tokio::task::yield_now().await });
     let before = LIVE.load(Ordering::SeqCst);
     rt.block_on(async {
-        for _ in 0..n {
+        for i in 0..n {
             match (tracked, parked) {
-                (false, Parked::Pending) => drop(tokio::spawn(std::future::pending::<()>())),
+                (false, Parked::Pending | Parked::NamedStatic | Parked::NamedOwned) => {
+                    drop(tokio::spawn(std::future::pending::<()>()))
+                }
                 (true, Parked::Pending) => drop(scope.spawn(std::future::pending::<()>())),
+                (true, Parked::NamedStatic) => {
+                    drop(scope.spawn_named("worker", std::future::pending::<()>()))
+                }
+                (true, Parked::NamedOwned) => {
+                    drop(scope.spawn_named(format!("conn {i}"), std::future::pending::<()>()))
+                }
                 (false, Parked::Notify) => {
                     let nt = notify.clone();
                     drop(tokio::spawn(async move { nt.notified().await }))
@@ -87,12 +100,19 @@ fn main() {
     let full = std::env::args().any(|a| a == "--bench");
     let n = if full { 1_000_000 } else { 10_000 };
     println!("## memory per parked task, {n} tasks (counting global allocator, live bytes)");
-    for parked in [Parked::Pending, Parked::Notify] {
+    for parked in [
+        Parked::Pending,
+        Parked::Notify,
+        Parked::NamedStatic,
+        Parked::NamedOwned,
+    ] {
         let raw = per_task(n, false, parked);
         let ours = per_task(n, true, parked);
         let label = match parked {
             Parked::Pending => "std::future::pending()",
             Parked::Notify => "Notify::notified().await",
+            Parked::NamedStatic => "pending(), name \"worker\"",
+            Parked::NamedOwned => "pending(), name format!()",
         };
         println!(
             "{label:26} raw tokio::spawn {raw:7.1} B/task   Shutdown::spawn {ours:7.1} B/task   overhead {:+.1} B/task",

@@ -40,7 +40,7 @@ impl Drop for Fake {
 }
 
 fn site() -> &'static Site {
-    crate::sites::site(Kind::Task, Location::caller(), || "model")
+    crate::sites::site(Kind::Task, Location::caller(), || "model", None)
 }
 
 fn fake() -> Fake {

@@ -112,9 +112,10 @@ fn my_shard() -> usize {
 
 impl TaskInfo {
     fn of(task: &TaskView<'_>) -> TaskInfo {
-        let name = match task.name {
-            Some(name) => name.clone(),
-            None => Cow::Owned(default_name((task.site.type_name)(), task.site.kind)),
+        let name = match (task.name, task.site.name) {
+            (Some(name), _) => name.clone(),
+            (None, Some(name)) => Cow::Borrowed(name),
+            (None, None) => Cow::Owned(default_name((task.site.type_name)(), task.site.kind)),
         };
         TaskInfo {
             name,
@@ -166,7 +167,13 @@ impl Registry {
         if kind != Kind::Task {
             self.blocking.fetch_add(1, Ordering::SeqCst);
         }
-        let site = crate::sites::site(kind, location, type_name);
+        // A `&'static str` name is interned with the site (no memory per task); a name built
+        // at run time is kept beside the slot while the task lives.
+        let (static_name, name) = match name {
+            Some(Cow::Borrowed(name)) => (Some(name), None),
+            name => (None, name),
+        };
+        let site = crate::sites::site(kind, location, type_name, static_name);
         let (value, _idx) = self.shards[shard].occupy(
             site,
             name,

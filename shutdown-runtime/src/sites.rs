@@ -1,10 +1,12 @@
 //! Spawn sites: what every task spawned at one place with one future type has in common
-//! (kind, `#[track_caller]` location, the type name its default name comes from), interned
-//! once so a registry slot refers to it with one word.
+//! (kind, `#[track_caller]` location, the type name its default name comes from, and a name
+//! given as a `&'static str`), interned once so a registry slot refers to it with one word.
 //!
-//! A program has a bounded number of sites (call sites × future types × kinds), so each is
-//! allocated once and kept for the life of the process. A per-thread direct-mapped cache
-//! makes the lookup on the spawn path two compares; a miss takes a process-wide map's lock.
+//! A program has a bounded number of sites (call sites × future types × kinds × literal
+//! names), so each is allocated once and kept for the life of the process. A per-thread
+//! direct-mapped cache makes the lookup on the spawn path a few compares; a miss takes a
+//! process-wide map's lock. Names built at run time (`Cow::Owned`, e.g. `conn 10.0.0.7:5311`)
+//! are not interned: the registry keeps them beside the slots while the task lives.
 
 use std::cell::Cell;
 use std::collections::HashMap;
@@ -21,20 +23,27 @@ pub(crate) struct Site {
     /// `std::any::type_name::<F>` of the future or closure: the default name, trimmed only
     /// when a task is reported (see `names.rs`).
     pub(crate) type_name: fn() -> &'static str,
+    /// The name given to `spawn_named` as a `&'static str`.
+    pub(crate) name: Option<&'static str>,
 }
 
-/// What identifies a site: the addresses of its location and type-name function, and the kind.
-type SiteKey = (usize, usize, Kind);
+/// What identifies a site: the addresses of its location and type-name function, the kind,
+/// and the address and length of its static name (0, 0 for none).
+type SiteKey = (usize, usize, Kind, usize, usize);
 
 fn key_of(
     kind: Kind,
     location: &'static Location<'static>,
     type_name: fn() -> &'static str,
+    name: Option<&'static str>,
 ) -> SiteKey {
+    let (name_at, name_len) = name.map_or((0, 0), |n| (n.as_ptr() as usize, n.len()));
     (
         std::ptr::from_ref(location) as usize,
         type_name as usize,
         kind,
+        name_at,
+        name_len,
     )
 }
 
@@ -46,15 +55,16 @@ std::thread_local! {
         const { [const { Cell::new(None) }; CACHE] };
 }
 
-/// The interned site for (`kind`, `location`, `type_name`).
+/// The interned site for (`kind`, `location`, `type_name`, static `name`).
 #[inline]
 pub(crate) fn site(
     kind: Kind,
     location: &'static Location<'static>,
     type_name: fn() -> &'static str,
+    name: Option<&'static str>,
 ) -> &'static Site {
-    let key = key_of(kind, location, type_name);
-    let slot = ((key.0 >> 3) ^ (key.1 >> 4) ^ kind as usize) & (CACHE - 1);
+    let key = key_of(kind, location, type_name, name);
+    let slot = ((key.0 >> 3) ^ (key.1 >> 4) ^ (key.3 >> 2) ^ kind as usize) & (CACHE - 1);
     let hit = CACHED
         .try_with(|c| match c[slot].get() {
             Some((k, site)) if k == key => Some(site),
@@ -65,7 +75,7 @@ pub(crate) fn site(
     if let Some(site) = hit {
         return site;
     }
-    let site = intern(key, kind, location, type_name);
+    let site = intern(key, kind, location, type_name, name);
     let _ = CACHED.try_with(|c| c[slot].set(Some((key, site))));
     site
 }
@@ -76,6 +86,7 @@ fn intern(
     kind: Kind,
     location: &'static Location<'static>,
     type_name: fn() -> &'static str,
+    name: Option<&'static str>,
 ) -> &'static Site {
     static SITES: OnceLock<Mutex<HashMap<SiteKey, &'static Site>>> = OnceLock::new();
     let mut sites = SITES
@@ -88,6 +99,7 @@ fn intern(
             kind,
             location,
             type_name,
+            name,
         }))
     })
 }
@@ -99,17 +111,25 @@ mod tests {
     #[test]
     fn one_site_per_location_type_and_kind() {
         let here = Location::caller();
-        let a = site(Kind::Task, here, || "a");
-        let a_again = site(Kind::Task, here, a.type_name);
+        let a = site(Kind::Task, here, || "a", None);
+        let a_again = site(Kind::Task, here, a.type_name, None);
         assert!(std::ptr::eq(a, a_again));
-        let blocking = site(Kind::Blocking, here, a.type_name);
+        let blocking = site(Kind::Blocking, here, a.type_name, None);
         assert!(!std::ptr::eq(a, blocking));
         assert_eq!(blocking.kind, Kind::Blocking);
+        let named = site(Kind::Task, here, a.type_name, Some("poller"));
+        assert!(!std::ptr::eq(a, named));
+        assert_eq!(named.name, Some("poller"));
+        assert!(std::ptr::eq(
+            named,
+            site(Kind::Task, here, a.type_name, Some("poller"))
+        ));
         // from another thread (its own cache): the same interned site
         let tn = a.type_name;
-        let other = std::thread::spawn(move || site(Kind::Task, here, tn) as *const Site as usize)
-            .join()
-            .unwrap();
+        let other =
+            std::thread::spawn(move || site(Kind::Task, here, tn, None) as *const Site as usize)
+                .join()
+                .unwrap();
         assert_eq!(other, a as *const Site as usize);
     }
 }

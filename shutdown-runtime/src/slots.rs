@@ -647,7 +647,7 @@ mod tests {
     }
 
     fn site(kind: Kind) -> &'static Site {
-        crate::sites::site(kind, Location::caller(), || "t")
+        crate::sites::site(kind, Location::caller(), || "t", None)
     }
 
     /// Occupies a slot with `handle` (no real task); returns its index and tag.
