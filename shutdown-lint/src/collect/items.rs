@@ -137,6 +137,14 @@ impl Collector<'_, '_> {
                     if p.qself.is_none() && p.path.is_ident("Self") {
                         return self.self_ty.clone();
                     }
+                    if p.qself.is_none()
+                        && let Some(id) = p.path.get_ident()
+                        && let Some(aliased) = self.local_aliases.get(&id.to_string())
+                    {
+                        // a file-local alias: what it names, as if written here
+                        ty = aliased;
+                        continue;
+                    }
                     return match self.resolve(&p.path, false) {
                         Resolution::Path(c) => Some(c),
                         _ => None,

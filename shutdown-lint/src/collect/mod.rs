@@ -49,11 +49,11 @@ pub struct CollectOptions {
 /// Builds the model of a parsed file.
 pub fn collect(file: &syn::File, index: &LineIndex<'_>, opts: &CollectOptions) -> FileModel {
     let tree = ModuleTree::build(&file.items, opts.file_module.clone());
-    let mut finder = ConstFinder { out: Vec::new() };
+    let mut finder = ConstFinder::default();
     for item in &file.items {
         finder.visit_item(item);
     }
-    let mut c = Collector::new(tree, finder.out, index, opts);
+    let mut c = Collector::new(tree, finder, index, opts);
     c.model.has_main = file.items.iter().any(is_main);
     if c.skip_test(&file.attrs) {
         // `#![cfg(test)]`: the whole file is test code
@@ -80,7 +80,7 @@ pub fn collect_streaming(
     opts: &CollectOptions,
 ) -> syn::Result<FileModel> {
     let mut tree = ModuleTree::new(opts.file_module.clone());
-    let mut finder = ConstFinder { out: Vec::new() };
+    let mut finder = ConstFinder::default();
     let mut has_main = false;
     for_each_item(text, |item, len| {
         tree.add_items(std::slice::from_ref(&item));
@@ -88,7 +88,7 @@ pub fn collect_streaming(
         has_main |= is_main(&item);
         forget_if_deep(item, len);
     })?;
-    let mut c = Collector::new(tree, finder.out, index, opts);
+    let mut c = Collector::new(tree, finder, index, opts);
     c.model.has_main = has_main;
     for_each_item(text, |item, _| {
         let before = c.model.too_deep;
@@ -159,8 +159,12 @@ fn for_each_item(text: &str, mut f: impl FnMut(syn::Item, usize)) -> syn::Result
     parser.parse_str(text)
 }
 
+/// The file's `const`s and type aliases, found before the walk so a use may precede them.
+#[derive(Default)]
 pub(super) struct ConstFinder {
     pub(super) out: Vec<(String, syn::Expr)>,
+    /// `type Name = Ty;` anywhere in the file, by name.
+    pub(super) aliases: Vec<(String, syn::Type)>,
 }
 
 impl<'ast> Visit<'ast> for ConstFinder {
@@ -169,6 +173,11 @@ impl<'ast> Visit<'ast> for ConstFinder {
     }
     fn visit_impl_item_const(&mut self, c: &'ast syn::ImplItemConst) {
         self.out.push((c.ident.to_string(), c.expr.clone()));
+    }
+    fn visit_item_type(&mut self, t: &'ast syn::ItemType) {
+        if t.generics.params.is_empty() {
+            self.aliases.push((t.ident.to_string(), (*t.ty).clone()));
+        }
     }
     fn visit_expr(&mut self, _: &'ast syn::Expr) {}
 }

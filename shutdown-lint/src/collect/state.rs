@@ -55,6 +55,8 @@ pub(super) struct Collector<'a, 'i> {
     pub(super) cur_fn: Option<usize>,
     /// The next `visit_fn` is a method (inside `impl` / `trait`).
     pub(super) in_impl: bool,
+    /// Type aliases declared in this file (`type HttpClient = reqwest::Client;`), by name.
+    pub(super) local_aliases: HashMap<String, syn::Type>,
 }
 
 impl<'a, 'i> Collector<'a, 'i> {
@@ -185,7 +187,7 @@ impl<'a, 'i> Collector<'a, 'i> {
 
     pub(super) fn new(
         tree: ModuleTree,
-        consts: Vec<(String, syn::Expr)>,
+        found: super::ConstFinder,
         index: &'a LineIndex<'i>,
         opts: &'a CollectOptions,
     ) -> Self {
@@ -213,8 +215,9 @@ impl<'a, 'i> Collector<'a, 'i> {
             underscore_bound: Default::default(),
             cur_fn: None,
             in_impl: false,
+            local_aliases: found.aliases.into_iter().collect(),
         };
-        c.collect_consts(&consts);
+        c.collect_consts(&found.out);
         c
     }
 

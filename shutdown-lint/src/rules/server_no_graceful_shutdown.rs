@@ -67,7 +67,7 @@ pub fn sites(model: &FileModel) -> Vec<ServerSite> {
                 .iter()
                 .any(|s| api.graceful.contains(&s.name.as_str()))
                 || item_calls_any(model, &u.ctx.item, api.graceful)
-        });
+        }) || handed_to_graceful_fn(model, uses, api.graceful);
         if graceful {
             continue;
         }
@@ -104,6 +104,37 @@ pub fn sites(model: &FileModel) -> Vec<ServerSite> {
     }
     out.sort_by_key(|s| s.region.offset);
     out
+}
+
+/// Whether the serving value is passed on (`serve(conn, token)`) from its function to a
+/// function of this file that calls one of `names` on what it was given (quickwit's
+/// `serve_connection(fut, token, ..)`, which calls `conn.graceful_shutdown()` on cancel).
+fn handed_to_graceful_fn(model: &FileModel, uses: &[&ChainUse], names: &[&str]) -> bool {
+    let Some(first) = uses.first() else {
+        return false;
+    };
+    if !uses.iter().any(|u| u.escapes) {
+        return false;
+    }
+    let callees: Vec<&str> = model
+        .fns
+        .iter()
+        .filter(|f| f.item == first.ctx.item)
+        .flat_map(|f| {
+            f.calls
+                .iter()
+                .filter(|c| !c.method)
+                .map(|c| c.name.as_str())
+        })
+        .collect();
+    model.fns.iter().any(|f| {
+        let name = f.item.rsplit("::").next().unwrap_or(&f.item);
+        !f.method
+            && callees.contains(&name)
+            && f.calls
+                .iter()
+                .any(|c| c.method && names.contains(&c.name.as_str()))
+    })
 }
 
 /// Whether the function `item` calls a method named one of `names` (a graceful shutdown
