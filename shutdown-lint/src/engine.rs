@@ -626,7 +626,10 @@ fn module_closure(
 ) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut seen = BTreeSet::new();
-    let mut stack = vec![root.to_path_buf()];
+    // one spelling per file (`app/../common/src/lib.rs` is `common/src/lib.rs`), so a file
+    // reached from several binaries is read and analysed once
+    let root = crate::paths::normalize(root);
+    let mut stack = vec![root.clone()];
     while let Some(f) = stack.pop() {
         if !seen.insert(f.clone()) || seen.len() > 10_000 {
             continue;
@@ -646,7 +649,7 @@ fn module_closure(
         };
         for d in decls {
             if let Some(p) = &d.path_attr {
-                stack.push(dir.join(p));
+                stack.push(crate::paths::normalize(&dir.join(p)));
                 continue;
             }
             let mut b = base.clone();
@@ -657,9 +660,9 @@ fn module_closure(
             let a = b.join(format!("{name}.rs"));
             let m = b.join(name).join("mod.rs");
             if a.is_file() {
-                stack.push(a);
+                stack.push(crate::paths::normalize(&a));
             } else if m.is_file() {
-                stack.push(m);
+                stack.push(crate::paths::normalize(&m));
             }
         }
     }
@@ -707,46 +710,50 @@ fn sigterm_across_binaries(
         }
     }
     let mut reported = BTreeSet::new();
+    // functions of files the byte scan skipped, read once per run (call chains need them)
+    let mut text_fns: HashMap<PathBuf, Option<Vec<crate::model::FnNode>>> = HashMap::new();
     for (name, root, pkg, cfg) in bins {
-        let mut load = |p: &Path| -> Option<FileAnalysis> {
-            if let Some(&i) = by_path.get(p) {
-                return Some(analyses[i].clone());
-            }
-            if let Some(a) = extra.get(p) {
-                return a.clone();
-            }
-            let a = std::fs::read_to_string(p).ok().map(|text| {
-                let job = Job {
-                    abs: p.to_path_buf(),
-                    display: p.to_path_buf(),
-                    cfg,
-                    pkg: pkg.clone(),
-                    under: crate::testcode::CodeKind::Normal,
-                };
-                let ctx = FileContext {
-                    is_test_file: false,
-                    is_example_file: false,
-                    ..file_context(&job)
-                };
-                analyzer_of(&job).analyze(p, &text, &ctx)
-            });
-            extra.insert(p.to_path_buf(), a.clone());
-            a
-        };
+        let root = crate::paths::normalize(&root);
         if !by_path.contains_key(root.as_path()) {
             continue; // only binaries whose root is being linted
         }
+        // the module declarations of a file, analysing it first when it is not linted
+        let mut decls_of = |p: &Path| -> Option<Vec<crate::model::ModDecl>> {
+            if let Some(&i) = by_path.get(p) {
+                return Some(analyses[i].mod_decls.clone());
+            }
+            extra
+                .entry(p.to_path_buf())
+                .or_insert_with(|| {
+                    std::fs::read_to_string(p).ok().map(|text| {
+                        let job = Job {
+                            abs: p.to_path_buf(),
+                            display: p.to_path_buf(),
+                            cfg,
+                            pkg: pkg.clone(),
+                            under: crate::testcode::CodeKind::Normal,
+                        };
+                        let ctx = FileContext {
+                            is_test_file: false,
+                            is_example_file: false,
+                            ..file_context(&job)
+                        };
+                        analyzer_of(&job).analyze(p, &text, &ctx)
+                    })
+                })
+                .as_ref()
+                .map(|a| a.mod_decls.clone())
+        };
         let own = pkg
             .as_ref()
             .map(|p| p.crate_name.clone())
             .unwrap_or_default();
-        let mut files: Vec<(PathBuf, String)> =
-            module_closure(&root, &mut |p| load(p).map(|a| a.mod_decls))
-                .into_iter()
-                .map(|f| (f, own.clone()))
-                .collect();
+        let mut files: Vec<(PathBuf, String)> = module_closure(&root, &mut decls_of)
+            .into_iter()
+            .map(|f| (f, own.clone()))
+            .collect();
         if let Some(lib) = pkg.as_ref().and_then(|p| p.lib.clone()) {
-            let lib_files = module_closure(&lib, &mut |p| load(p).map(|a| a.mod_decls));
+            let lib_files = module_closure(&lib, &mut decls_of);
             files.extend(lib_files.into_iter().map(|f| (f, own.clone())));
         }
         // libraries of path dependencies are linked in too: a `shutdown` crate of the
@@ -759,27 +766,31 @@ fn sigterm_across_binaries(
             let krate = Package::find(&lib)
                 .map(|p| p.crate_name)
                 .unwrap_or_default();
-            let lib_files = module_closure(&lib, &mut |p| load(p).map(|a| a.mod_decls));
+            let lib_files = module_closure(&lib, &mut decls_of);
             files.extend(lib_files.into_iter().map(|f| (f, krate.clone())));
         }
         let termination = pkg.as_ref().is_some_and(|p| p.ctrlc_termination);
         let mut seen_files = BTreeSet::new();
-        let mut loaded: Vec<(PathBuf, String, FileAnalysis)> = Vec::new();
-        for (f, krate) in files {
-            if seen_files.insert(f.clone())
-                && let Some(a) = load(&f)
-            {
-                loaded.push((f, krate, a));
-            }
-        }
+        let loaded: Vec<(PathBuf, String, &FileAnalysis)> = files
+            .into_iter()
+            .filter(|(f, _)| seen_files.insert(f.clone()))
+            .filter_map(|(f, krate)| {
+                let a = match by_path.get(f.as_path()) {
+                    Some(&i) => Some(&analyses[i]),
+                    None => extra.get(&f).and_then(Option::as_ref),
+                };
+                a.map(|a| (f, krate, a))
+            })
+            .collect();
         // call chains need the functions of files the byte scan skipped too
         if loaded.iter().any(|(_, _, a)| !a.signals.handled.is_empty()) {
-            for (f, _, a) in &mut loaded {
-                if a.skipped_by_scan
-                    && let Ok(text) = std::fs::read_to_string(&*f)
-                    && let Some(nodes) = crate::callgraph::nodes_from_text(&text)
-                {
-                    a.fns = nodes;
+            for (f, _, a) in &loaded {
+                if a.skipped_by_scan {
+                    text_fns.entry(f.clone()).or_insert_with(|| {
+                        std::fs::read_to_string(f)
+                            .ok()
+                            .and_then(|text| crate::callgraph::nodes_from_text(&text))
+                    });
                 }
             }
         }
@@ -788,7 +799,10 @@ fn sigterm_across_binaries(
             .map(|(f, krate, a)| sigterm_missing::BinFile {
                 krate,
                 signals: &a.signals,
-                fns: &a.fns,
+                fns: match text_fns.get(f) {
+                    Some(Some(nodes)) if a.skipped_by_scan => nodes,
+                    _ => &a.fns,
+                },
                 root: *f == root,
             })
             .collect();

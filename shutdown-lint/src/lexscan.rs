@@ -107,6 +107,116 @@ pub fn scan(text: &str, mut f: impl FnMut(Piece, usize, usize)) {
     f(Piece::Code, code_start, b.len().min(i.max(code_start)));
 }
 
+/// `text` with every comment and the contents of every string, byte-string and char
+/// literal replaced by spaces (newlines kept), so braces and keywords left are code. Byte
+/// offsets are those of `text`.
+///
+/// # Examples
+/// ```
+/// let code = shutdown_lint::lexscan::code_only("let s = \"{\"; // }\nmod a { }");
+/// assert_eq!(code.matches('{').count(), 1);
+/// assert_eq!(code.len(), "let s = \"{\"; // }\nmod a { }".len());
+/// ```
+pub fn code_only(text: &str) -> Vec<u8> {
+    let b = text.as_bytes();
+    let mut out = b.to_vec();
+    let blank = |out: &mut Vec<u8>, from: usize, to: usize| {
+        for c in &mut out[from..to.min(b.len())] {
+            if *c != b'\n' {
+                *c = b' ';
+            }
+        }
+    };
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                let end = memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |n| i + n);
+                blank(&mut out, i, end);
+                i = end;
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                let start = i;
+                let mut level = 1usize;
+                i += 2;
+                while i < b.len() && level > 0 {
+                    if b[i] == b'/' && b.get(i + 1) == Some(&b'*') {
+                        level += 1;
+                        i += 2;
+                    } else if b[i] == b'*' && b.get(i + 1) == Some(&b'/') {
+                        level -= 1;
+                        i += 2;
+                    } else {
+                        i += 1;
+                    }
+                }
+                blank(&mut out, start, i);
+            }
+            b'"' => {
+                let start = i + 1;
+                i += 1;
+                while i < b.len() {
+                    match b[i] {
+                        b'\\' => i += 2,
+                        b'"' => break,
+                        _ => i += 1,
+                    }
+                }
+                blank(&mut out, start, i);
+                i += 1;
+            }
+            b'r' if (i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_'))
+                && matches!(b.get(i + 1), Some(b'#') | Some(b'"')) =>
+            {
+                let mut j = i + 1;
+                let mut hashes = 0;
+                while b.get(j) == Some(&b'#') {
+                    hashes += 1;
+                    j += 1;
+                }
+                if b.get(j) != Some(&b'"') {
+                    i += 1;
+                    continue;
+                }
+                let start = j + 1;
+                j += 1;
+                while j < b.len() {
+                    if b[j] == b'"' && (0..hashes).all(|k| b.get(j + 1 + k) == Some(&b'#')) {
+                        break;
+                    }
+                    j += 1;
+                }
+                blank(&mut out, start, j);
+                i = j + 1 + hashes;
+            }
+            b'\'' => {
+                if b.get(i + 1) == Some(&b'\\') {
+                    let mut j = i + 2;
+                    while j < b.len() && b[j] != b'\'' && j < i + 12 {
+                        j += 1;
+                    }
+                    blank(&mut out, i + 1, j);
+                    i = j + 1;
+                } else if b.get(i + 2) == Some(&b'\'') {
+                    blank(&mut out, i + 1, i + 2);
+                    i += 3;
+                } else {
+                    // a lifetime, or a multi-byte char literal
+                    let ch_len = text[i + 1..].chars().next().map_or(1, char::len_utf8);
+                    if b.get(i + 1 + ch_len) == Some(&b'\'') {
+                        blank(&mut out, i + 1, i + 1 + ch_len);
+                        i += 2 + ch_len;
+                    } else {
+                        i += 1;
+                    }
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    out
+}
+
 /// Out-of-line modules declared under a test attribute at the top of a file, found without
 /// parsing: `#[cfg(test)] mod helpers;` (other attributes and `pub(..)` allowed between),
 /// as [`crate::model::ModDecl`]s with `cfg_test` set. Used for files the byte scan skips.

@@ -212,59 +212,123 @@ fn scan_crate(lib: &Path) -> Vec<(String, String)> {
         } else {
             dir.join(file.file_stem().unwrap_or_default())
         };
-        // only a file that re-exports a known crate is parsed; the others are scanned by
-        // line for `pub mod x;` to go on
-        let reexports = text.contains("pub use") && KNOWN_CRATES.iter().any(|c| text.contains(c));
-        if reexports && let Ok(parsed) = syn::parse_file(&text) {
-            scan_items(&parsed.items, &module, &base, &mut out, &mut stack);
-            proc_macro2::extra::invalidate_current_thread_spans();
-            continue;
-        }
-        for line in text.lines() {
-            let Some(name) = line
-                .trim()
-                .strip_prefix("pub mod ")
-                .and_then(|r| r.strip_suffix(';'))
-                .map(str::trim)
-            else {
-                continue;
-            };
-            push_mod_file(name, &module, &base, &mut stack);
-        }
+        scan_file(&text, &module, &base, &mut out, &mut stack);
     }
     out
 }
 
-type Stack = Vec<(PathBuf, Vec<String>, bool)>;
-
-fn scan_items(
-    list: &[syn::Item],
+/// One file of a dependency, read without parsing it: its code (comments and literals
+/// blanked) is walked for `pub mod name;` (queued), `pub mod name { .. }` (entered) and
+/// `pub use ..;` of a known crate (only that item is parsed). Anything inside a private
+/// module, a function or an `impl` is not exported and is skipped.
+fn scan_file(
+    text: &str,
     module: &[String],
     base: &Path,
     out: &mut Vec<(String, String)>,
     stack: &mut Stack,
 ) {
-    for item in list {
-        match item {
-            syn::Item::Use(u) if matches!(u.vis, syn::Visibility::Public(_)) => {
-                let mut prefix = Vec::new();
-                use_tree(&u.tree, &mut prefix, module, out);
-            }
-            syn::Item::Mod(m) if matches!(m.vis, syn::Visibility::Public(_)) => {
-                let mut sub = module.to_vec();
-                sub.push(m.ident.to_string());
-                match &m.content {
-                    Some((_, inner)) if sub.len() <= MAX_MOD_DEPTH + 1 => {
-                        scan_items(inner, &sub, &base.join(m.ident.to_string()), out, stack)
+    let code = crate::lexscan::code_only(text);
+    let wants_uses = text.contains("pub use") && KNOWN_CRATES.iter().any(|c| text.contains(c));
+    // open braces: `Some(name)` a public inline module, `None` anything else
+    let mut frames: Vec<Option<String>> = Vec::new();
+    let mut pending_mod: Option<Option<String>> = None;
+    let ident_at = |i: usize| -> &[u8] {
+        let end = code[i..]
+            .iter()
+            .position(|c| !(c.is_ascii_alphanumeric() || *c == b'_'))
+            .map_or(code.len(), |n| i + n);
+        &code[i..end]
+    };
+    let skip_ws = |mut i: usize| {
+        while i < code.len() && code[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        i
+    };
+    let mut i = 0;
+    while i < code.len() {
+        let c = code[i];
+        if c == b'{' {
+            frames.push(pending_mod.take().flatten());
+            i += 1;
+            continue;
+        }
+        if c == b'}' {
+            frames.pop();
+            i += 1;
+            continue;
+        }
+        if c == b';' {
+            pending_mod = None;
+            i += 1;
+            continue;
+        }
+        let starts_word = i == 0 || !(code[i - 1].is_ascii_alphanumeric() || code[i - 1] == b'_');
+        if !(starts_word && (c.is_ascii_alphabetic() || c == b'_')) {
+            i += 1;
+            continue;
+        }
+        let word = ident_at(i);
+        let after = i + word.len();
+        let exported = frames.iter().all(Option::is_some);
+        match word {
+            b"pub" if exported => {
+                let j = skip_ws(after);
+                if code.get(j) == Some(&b'(') {
+                    // `pub(crate)`: not exported
+                    i = j;
+                    continue;
+                }
+                match ident_at(j) {
+                    b"use" if wants_uses => {
+                        let Some(semi) = code[j..].iter().position(|&c| c == b';') else {
+                            break;
+                        };
+                        if let Ok(u) = syn::parse_str::<syn::ItemUse>(&text[i..j + semi + 1]) {
+                            let mut sub = module.to_vec();
+                            sub.extend(frames.iter().flatten().cloned());
+                            use_tree(&u.tree, &mut Vec::new(), &sub, out);
+                        }
+                        i = j + semi + 1;
                     }
-                    Some(_) => {}
-                    None => push_mod_file(&m.ident.to_string(), module, base, stack),
+                    b"mod" => {
+                        let k = skip_ws(j + 3);
+                        let name = String::from_utf8_lossy(ident_at(k)).into_owned();
+                        let m = skip_ws(k + name.len());
+                        let depth = module.len() + frames.len();
+                        match code.get(m) {
+                            Some(b';') if !name.is_empty() => {
+                                let mut sub = module.to_vec();
+                                sub.extend(frames.iter().flatten().cloned());
+                                let mut dir = base.to_path_buf();
+                                for f in frames.iter().flatten() {
+                                    dir.push(f);
+                                }
+                                push_mod_file(&name, &sub, &dir, stack);
+                                i = m + 1;
+                            }
+                            Some(b'{') if !name.is_empty() && depth <= MAX_MOD_DEPTH => {
+                                pending_mod = Some(Some(name));
+                                i = m;
+                            }
+                            _ => i = m.max(j + 3),
+                        }
+                    }
+                    _ => i = j,
                 }
             }
-            _ => {}
+            // a private module, a function, an impl, ...: what its braces hold is not exported
+            b"mod" | b"fn" | b"impl" | b"trait" | b"macro_rules" => {
+                pending_mod = Some(None);
+                i = after;
+            }
+            _ => i = after,
         }
     }
 }
+
+type Stack = Vec<(PathBuf, Vec<String>, bool)>;
 
 /// Queues the file of `pub mod name;` declared in `module` (files under `base`).
 fn push_mod_file(name: &str, module: &[String], base: &Path, stack: &mut Stack) {
