@@ -129,7 +129,10 @@ fn lib_root(dir: &Path) -> Option<PathBuf> {
 /// Re-exports of known crates by the crate whose library root is `lib`, named `local`
 /// where it is used.
 fn crate_reexports(local: &str, lib: &Path) -> Vec<(String, String)> {
-    let key = lib.to_path_buf();
+    // one spelling per crate: `app/../common/src/lib.rs` and `web/../common/src/lib.rs` are
+    // one dependency, read once
+    let key = crate::paths::normalize(lib);
+    let lib = key.as_path();
     if let Some(found) = CACHE
         .lock()
         .unwrap_or_else(|e| e.into_inner())
