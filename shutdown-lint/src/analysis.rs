@@ -143,6 +143,9 @@ pub struct FileAnalysis {
     pub mod_decls: Vec<ModDecl>,
     /// Skipped by the byte scan (no rule can match).
     pub skipped_by_scan: bool,
+    /// Parsed with the bodies no rule reads blanked ([`crate::prune`]): `fns` lacks their
+    /// calls (read from the text when a call graph needs them).
+    pub pruned: bool,
     /// Skipped as test code by location.
     pub skipped_as_test: bool,
     /// Parsed with `syn`.
@@ -182,6 +185,8 @@ pub struct Analyzer {
     /// a field, return type or alias of a type the rules know): they count at the start
     /// of a word (`Handle`, not `JoinHandle`).
     model_words: Arc<Vec<memchr::memmem::Finder<'static>>>,
+    /// Which function bodies are worth parsing.
+    body_filter: Arc<crate::prune::BodyFilter>,
 }
 
 /// Type names a declaration the workspace model needs contains (see
@@ -246,6 +251,13 @@ impl Analyzer {
             .iter()
             .map(|w| memchr::memmem::Finder::new(w.as_bytes()).into_owned())
             .collect();
+        let body_filter = crate::prune::BodyFilter::new(
+            words
+                .iter()
+                .map(String::as_str)
+                .filter(|w| !crate::prune::FILE_ONLY_NEEDLES.contains(w))
+                .chain(MODEL_WORDS.iter().copied()),
+        );
         let model_words = MODEL_WORDS
             .iter()
             .map(|w| memchr::memmem::Finder::new(w.as_bytes()).into_owned())
@@ -256,6 +268,7 @@ impl Analyzer {
             interesting: Arc::new(interesting),
             needles: Arc::new(needles),
             model_words: Arc::new(model_words),
+            body_filter: Arc::new(body_filter),
         }
     }
 
@@ -360,14 +373,22 @@ impl Analyzer {
         let model = if cleaned.len() > collect::STREAMING_THRESHOLD {
             collect::collect_streaming(&cleaned, &index, &opts)
         } else {
-            crate::edition::parse_file(&cleaned, fctx.edition).map(|file| {
-                let model = collect::collect(&file, &index, &opts);
-                if model.too_deep > 0 {
-                    // dropping a tree this deep recurses as deep: leak it (pathological input only)
-                    std::mem::forget(file);
-                }
-                model
-            })
+            // bodies no rule reads are blanked; should that ever not parse, the whole file is
+            let pruned = self
+                .body_filter
+                .prune(&cleaned)
+                .and_then(|p| crate::edition::parse_file(&p, fctx.edition).ok());
+            a.pruned = pruned.is_some();
+            pruned
+                .map_or_else(|| crate::edition::parse_file(&cleaned, fctx.edition), Ok)
+                .map(|file| {
+                    let model = collect::collect(&file, &index, &opts);
+                    if model.too_deep > 0 {
+                        // dropping a tree this deep recurses as deep: leak it (pathological input only)
+                        std::mem::forget(file);
+                    }
+                    model
+                })
         };
         let model = match model {
             Ok(m) => m,

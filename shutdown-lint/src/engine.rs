@@ -785,7 +785,7 @@ fn sigterm_across_binaries(
         // call chains need the functions of files the byte scan skipped too
         if loaded.iter().any(|(_, _, a)| !a.signals.handled.is_empty()) {
             for (f, _, a) in &loaded {
-                if a.skipped_by_scan {
+                if a.skipped_by_scan || a.pruned {
                     text_fns.entry(f.clone()).or_insert_with(|| {
                         std::fs::read_to_string(f)
                             .ok()
@@ -800,7 +800,7 @@ fn sigterm_across_binaries(
                 krate,
                 signals: &a.signals,
                 fns: match text_fns.get(f) {
-                    Some(Some(nodes)) if a.skipped_by_scan => nodes,
+                    Some(Some(nodes)) if a.skipped_by_scan || a.pruned => nodes,
                     _ => &a.fns,
                 },
                 root: *f == root,

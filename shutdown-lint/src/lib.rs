@@ -33,6 +33,7 @@ pub mod model;
 pub mod package;
 pub mod paths;
 mod pool;
+pub mod prune;
 pub mod registry;
 pub mod render;
 pub mod resolve;
