@@ -669,6 +669,27 @@ fn module_closure(
     out
 }
 
+/// The files of one binary as the `sigterm-missing` verdict reads them: a file the byte
+/// scan skipped or pruned gives the functions read from its text, once they are.
+fn bin_files<'a>(
+    loaded: &'a [(PathBuf, String, &'a FileAnalysis)],
+    text_fns: &'a HashMap<PathBuf, Option<Vec<crate::model::FnNode>>>,
+    root: &Path,
+) -> Vec<sigterm_missing::BinFile<'a>> {
+    loaded
+        .iter()
+        .map(|(f, krate, a)| sigterm_missing::BinFile {
+            krate,
+            signals: &a.signals,
+            fns: match text_fns.get(f) {
+                Some(Some(nodes)) if a.skipped_by_scan || a.pruned => nodes,
+                _ => &a.fns,
+            },
+            root: f == root,
+        })
+        .collect()
+}
+
 fn sigterm_across_binaries(
     jobs: &[Job],
     analyses: &[FileAnalysis],
@@ -782,31 +803,42 @@ fn sigterm_across_binaries(
                 a.map(|a| (f, krate, a))
             })
             .collect();
-        // call chains need the functions of files the byte scan skipped too
-        if loaded.iter().any(|(_, _, a)| !a.signals.handled.is_empty()) {
-            for (f, _, a) in &loaded {
-                if a.skipped_by_scan || a.pruned {
-                    text_fns.entry(f.clone()).or_insert_with(|| {
-                        std::fs::read_to_string(f)
-                            .ok()
-                            .and_then(|text| crate::callgraph::nodes_from_text(&text))
-                    });
-                }
-            }
-        }
-        let bin_files: Vec<sigterm_missing::BinFile<'_>> = loaded
+        let mut verdict =
+            sigterm_missing::verdict(&bin_files(&loaded, &text_fns, &root), termination);
+        // the functions of files the byte scan skipped or pruned have no calls yet: more
+        // calls only make more reachable, so they are read (from the text, on all cores,
+        // once per run) only when that could change the verdict: a handler not reached yet
+        // (the audit reads every handled signal), or Ctrl-C sites to report
+        let need: Vec<PathBuf> = loaded
             .iter()
-            .map(|(f, krate, a)| sigterm_missing::BinFile {
-                krate,
-                signals: &a.signals,
-                fns: match text_fns.get(f) {
-                    Some(Some(nodes)) if a.skipped_by_scan || a.pruned => nodes,
-                    _ => &a.fns,
-                },
-                root: *f == root,
-            })
+            .filter(|(f, _, a)| (a.skipped_by_scan || a.pruned) && !text_fns.contains_key(f))
+            .map(|(f, _, _)| f.clone())
             .collect();
-        let verdict = sigterm_missing::verdict(&bin_files, termination);
+        let all_handled = loaded
+            .iter()
+            .flat_map(|(_, _, a)| a.signals.handled.iter())
+            .flat_map(|(_, sigs)| sigs.iter())
+            .all(|s| verdict.handled.contains(*s));
+        let sites_unreached = loaded
+            .iter()
+            .map(|(_, _, a)| a.signals.ctrl_c.len())
+            .sum::<usize>()
+            > verdict.ctrl_c.len();
+        let could_change = !all_handled || (!verdict.handles_sigterm() && sites_unreached);
+        if could_change
+            && loaded.iter().any(|(_, _, a)| !a.signals.handled.is_empty())
+            && !need.is_empty()
+        {
+            let nodes = crate::pool::map_on_large_stacks(&need, None, |f| {
+                std::fs::read_to_string(f)
+                    .ok()
+                    .and_then(|text| crate::callgraph::nodes_from_text(&text))
+            });
+            for (f, n) in need.into_iter().zip(nodes) {
+                text_fns.insert(f, n.flatten());
+            }
+            verdict = sigterm_missing::verdict(&bin_files(&loaded, &text_fns, &root), termination);
+        }
         facts.push(BinaryFacts {
             name: name.clone(),
             root: root.clone(),

@@ -451,22 +451,53 @@ impl Lockfile {
     /// Reads one lockfile.
     pub fn read(path: &Path) -> Option<Lockfile> {
         let text = std::fs::read_to_string(path).ok()?;
-        let t: toml::Table = toml::from_str(&text).ok()?;
+        Some(Self::parse(&text))
+    }
+
+    /// The registry packages of a `Cargo.lock` text. The file is written by cargo in a fixed
+    /// layout (`[[package]]` tables of `key = "value"` lines), so it is read line by line:
+    /// a full TOML parse of a large lockfile cost more than linting a small service.
+    ///
+    /// # Examples
+    /// ```
+    /// let lock = shutdown_lint::workspace::reexports::Lockfile::parse(
+    ///     "version = 4\n\n[[package]]\nname = \"bytes\"\nversion = \"1.7.0\"\n\
+    ///      source = \"registry+https://github.com/rust-lang/crates.io-index\"\n\
+    ///      dependencies = [\n \"serde\",\n]\n\n[[package]]\nname = \"app\"\nversion = \"0.1.0\"\n",
+    /// );
+    /// assert_eq!(lock.packages, [("bytes".to_string(), "1.7.0".to_string())]);
+    /// ```
+    pub fn parse(text: &str) -> Lockfile {
         let mut packages = Vec::new();
-        for p in t.get("package")?.as_array()? {
-            let from_registry = p
-                .get("source")
-                .and_then(|s| s.as_str())
-                .is_some_and(|s| s.starts_with("registry+") || s.starts_with("sparse+"));
-            if let (Some(n), Some(v), true) = (
-                p.get("name").and_then(|x| x.as_str()),
-                p.get("version").and_then(|x| x.as_str()),
-                from_registry,
-            ) {
+        let mut cur: Option<(Option<&str>, Option<&str>, bool)> = None;
+        let mut flush = |cur: &mut Option<(Option<&str>, Option<&str>, bool)>| {
+            if let Some((Some(n), Some(v), true)) = cur.take() {
                 packages.push((n.to_string(), v.to_string()));
             }
+        };
+        for line in text.lines() {
+            let line = line.trim();
+            if line.starts_with('[') {
+                flush(&mut cur);
+                if line == "[[package]]" {
+                    cur = Some((None, None, false));
+                }
+                continue;
+            }
+            let Some(p) = cur.as_mut() else { continue };
+            let Some((key, value)) = line.split_once('=') else {
+                continue;
+            };
+            let value = value.trim().trim_matches('"');
+            match key.trim() {
+                "name" => p.0 = Some(value),
+                "version" => p.1 = Some(value),
+                "source" => p.2 = value.starts_with("registry+") || value.starts_with("sparse+"),
+                _ => {}
+            }
         }
-        Some(Lockfile { packages })
+        flush(&mut cur);
+        Lockfile { packages }
     }
 
     /// The unpacked sources of registry package `name` in the cargo registry under
