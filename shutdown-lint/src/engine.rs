@@ -382,20 +382,35 @@ fn analyzers(
     configs: &[Config],
     cargo_home: Option<&Path>,
 ) -> HashMap<AnalyzerKey, Arc<Analyzer>> {
-    let mut analyzers: HashMap<AnalyzerKey, Arc<Analyzer>> = HashMap::new();
+    // one job per (config, package); their re-exports are read on all cores
+    let mut firsts: HashMap<AnalyzerKey, &Job> = HashMap::new();
     for j in jobs {
-        let key = (j.cfg, j.pkg.as_ref().map(|p| p.dir.clone()));
-        analyzers.entry(key).or_insert_with(|| {
-            let mut extra = Vec::new();
-            if let Some(p) = &j.pkg {
-                extra.extend(p.renames.iter().cloned());
-                extra.extend(crate::workspace::reexports::for_package_in(p, cargo_home));
-            }
-            let own = j.pkg.as_ref().map(|p| p.crate_name.as_str());
-            Arc::new(Analyzer::for_crate(&configs[j.cfg], &extra, own))
-        });
+        firsts
+            .entry((j.cfg, j.pkg.as_ref().map(|p| p.dir.clone())))
+            .or_insert(j);
     }
-    analyzers
+    let firsts: Vec<(AnalyzerKey, &Job)> = firsts.into_iter().collect();
+    let built = crate::pool::map_on_large_stacks(&firsts, None, |(_, j)| {
+        let mut extra = Vec::new();
+        if let Some(p) = &j.pkg {
+            extra.extend(p.renames.iter().cloned());
+            extra.extend(crate::workspace::reexports::for_package_in(p, cargo_home));
+        }
+        let own = j.pkg.as_ref().map(|p| p.crate_name.as_str());
+        Arc::new(Analyzer::for_crate(&configs[j.cfg], &extra, own))
+    });
+    firsts
+        .into_iter()
+        .zip(built)
+        .map(|((key, j), a)| {
+            // every item is done (the pool raises a worker's panic again): never taken
+            let a = a.unwrap_or_else(|| {
+                let own = j.pkg.as_ref().map(|p| p.crate_name.as_str());
+                Arc::new(Analyzer::for_crate(&configs[j.cfg], &[], own))
+            });
+            (key, a)
+        })
+        .collect()
 }
 
 /// Phase 2: every job analysed on `threads` threads (default: all cores).
@@ -436,7 +451,25 @@ fn workspace_phase(
     configs: &[Config],
     cross: &mut [Vec<Finding>],
 ) {
-    let ws = crate::workspace::WorkspaceModel::build(analyses.iter().map(|a| &a.decls));
+    // only what a pending chain names can be looked up
+    let mut names: HashSet<String> = HashSet::new();
+    for cu in analyses.iter().flat_map(|a| a.pending.iter()) {
+        match &cu.chain.pending {
+            Some(crate::model::SymRoot::Call(path)) => names.extend(path.last().cloned()),
+            Some(
+                crate::model::SymRoot::Field { name, .. }
+                | crate::model::SymRoot::Method { name, .. },
+            ) => {
+                names.insert(name.clone());
+            }
+            None => {}
+        }
+        names.extend(cu.chain.steps.iter().map(|s| s.name.clone()));
+    }
+    let ws = crate::workspace::WorkspaceModel::build_for(
+        analyses.iter().map(|a| &a.decls),
+        Some(&names),
+    );
     let mut test_files: HashSet<PathBuf> = HashSet::new();
     for (j, a) in jobs.iter().zip(analyses.iter()) {
         if a.mod_decls.iter().any(|d| d.cfg_test) {

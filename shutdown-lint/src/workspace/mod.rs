@@ -60,9 +60,33 @@ impl WorkspaceModel {
     /// assert_eq!(ws.len(), 1);
     /// ```
     pub fn build<'a>(decls: impl IntoIterator<Item = &'a Decls>) -> WorkspaceModel {
+        Self::build_for(decls, None)
+    }
+
+    /// Like [`WorkspaceModel::build`], keeping only the fields and functions named in
+    /// `names` (every lookup [`WorkspaceModel::resolve`] makes is by a name written in a
+    /// pending chain: its root's name or a step's), so a large workspace does not copy
+    /// every declaration it has. Aliases are all kept.
+    ///
+    /// # Examples
+    /// ```
+    /// use shutdown_lint::model::Decls;
+    /// use shutdown_lint::resolve::split_path;
+    /// use shutdown_lint::workspace::WorkspaceModel;
+    /// let mut d = Decls::default();
+    /// d.fields.push((split_path("app::Worker"), "rt".into(), split_path("tokio::runtime::Handle")));
+    /// d.fields.push((split_path("app::Worker"), "name".into(), split_path("String")));
+    /// let names = ["rt".to_string()].into_iter().collect();
+    /// assert_eq!(WorkspaceModel::build_for([&d], Some(&names)).len(), 1);
+    /// ```
+    pub fn build_for<'a>(
+        decls: impl IntoIterator<Item = &'a Decls>,
+        names: Option<&std::collections::HashSet<String>>,
+    ) -> WorkspaceModel {
+        let wanted = |n: &String| names.is_none_or(|set| set.contains(n));
         let mut ws = WorkspaceModel::default();
         for d in decls {
-            for (owner, name, ty) in &d.fields {
+            for (owner, name, ty) in d.fields.iter().filter(|(_, n, _)| wanted(n)) {
                 ws.fields.insert((owner.clone(), name.clone()), ty.clone());
                 if let Some(last) = owner.last() {
                     ws.fields_by_type_name
@@ -75,7 +99,7 @@ impl WorkspaceModel {
                     .or_default()
                     .push(ty.clone());
             }
-            for f in &d.fns {
+            for f in d.fns.iter().filter(|f| wanted(&f.name)) {
                 ws.fns.insert(f.path.clone(), f.clone());
                 match f.owner.as_ref().and_then(|o| o.last()) {
                     Some(owner) => {
