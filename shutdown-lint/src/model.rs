@@ -295,6 +295,9 @@ pub struct FileModel {
     pub decls: Decls,
     /// Shutdown budgets written in the file, in source order.
     pub budgets: Vec<BudgetSite>,
+    /// Where the file's names carry an HTTP client (read only for a file that builds one,
+    /// and not for a file streamed item by item).
+    pub client_flow: Option<crate::collect::flow::ClientFlow>,
 }
 
 impl FileModel {

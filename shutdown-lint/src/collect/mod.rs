@@ -8,13 +8,15 @@
 //! (argument values: durations, numbers, consts), [`chain`] (calls and the methods applied
 //! to them), [`expr`] (expressions and the values they yield), [`items`] (items, functions,
 //! statements, macro bodies), [`attrs`] (test and platform attributes, patterns) and
-//! [`budgets`] (shutdown budgets written in code, for the audit).
+//! [`budgets`] (shutdown budgets written in code, for the audit). A file that builds an
+//! HTTP client is read once more by [`flow`] (where the client goes, by name).
 
 mod attrs;
 mod budgets;
 mod chain;
 mod eval;
 mod expr;
+pub mod flow;
 mod items;
 mod state;
 
@@ -65,7 +67,20 @@ pub fn collect(file: &syn::File, index: &LineIndex<'_>, opts: &CollectOptions) -
     }
     c.model.resolve_ops = c.resolver.ops();
     budgets::finish(&mut c.model);
+    if c.model.chains.iter().any(|cu| builds_http_client(&cu.chain)) {
+        // read as written: the pruner's blanked bodies may use the client too
+        c.model.client_flow = flow::summarize(index.text(0..usize::MAX));
+    }
     c.model
+}
+
+/// A chain that makes an HTTP client or client builder of a library the rules know.
+fn builds_http_client(ch: &crate::model::Chain) -> bool {
+    use crate::resolve::known::{HTTP_CTORS, HttpKind};
+    let root = ch.root_str();
+    HTTP_CTORS
+        .iter()
+        .any(|(p, k, _)| *p == root && matches!(k, HttpKind::Client | HttpKind::Builder))
 }
 
 /// Files larger than this are parsed item by item, twice (names first, then the walk), so

@@ -71,6 +71,16 @@ fn only_requests_with_timeout(
         && uses.all(|cu| one_request_with_timeout(lib, &cu.chain.steps[cu.chain.inherited..]))
 }
 
+/// A client that only reaches private fields and locals of this file, on which every
+/// request sets an overall timeout (`self.client.get(url).timeout(d)`): read from the
+/// file's [`crate::collect::flow::ClientFlow`], by the offset of the chain's root.
+fn timed_per_request(model: &FileModel, ch: &Chain) -> bool {
+    model
+        .client_flow
+        .as_ref()
+        .is_some_and(|f| f.per_request_timeouts(ch.root_region.offset))
+}
+
 /// How a timeout method was applied in `steps`: `Some(true)` set, `Some(false)` disabled
 /// with `None`, `None` never called.
 fn timeout_set(lib: &HttpLib, steps: &[crate::model::Step]) -> Option<bool> {
@@ -119,6 +129,7 @@ pub fn clients_without_timeout(
                 if ch.via_binding
                     || one_request_with_timeout(lib, &ch.steps)
                     || (kind == HttpKind::Client && only_requests_with_timeout(model, cu, lib))
+                    || (kind == HttpKind::Client && timed_per_request(model, ch))
                 {
                     continue;
                 }
@@ -191,6 +202,7 @@ pub fn clients_without_timeout(
                         );
                         found.push((region, item, msg, lib.help));
                     }
+                    None if timed_per_request(model, ch) => {}
                     None => {
                         let connect_only = before
                             .iter()

@@ -1,0 +1,453 @@
+//! Where an HTTP client built in a file goes, by name, for `http-no-timeout`: a client built
+//! without an overall timeout is harmless when every request made on it sets its own
+//! (`self.client.get(url).timeout(d)`), which can only be known if the client never leaves
+//! the names the file can see.
+//!
+//! The pass reads the whole file again, as written (bodies the pruner blanked included,
+//! test code included), and records by name each *occurrence* of a local or a field and
+//! how it is used: the receiver of a request (`x.client.get(..)...timeout(..)`), stored
+//! into a struct literal's field, called into a `let` (`let c = (self.make)()?;`),
+//! printed by a `Debug` impl, or anything else. It also records each chain's *sink*
+//! (`let N = chain`, `Struct { N: chain }`, the tail of a closure bound by `let N`), keyed
+//! by the byte offset of the chain's root path. [`ClientFlow::per_request_timeouts`]
+//! then follows the names from a chain's sink to a fixed point. Anything it does not
+//! recognise counts against the client: when in doubt, the rule reports.
+
+use std::collections::{BTreeMap, BTreeSet};
+use syn::visit::{self, Visit};
+
+/// Methods of a client that start a request.
+const REQUEST_METHODS: &[&str] = &["get", "post", "put", "patch", "delete", "head", "request"];
+/// Methods that send a prepared request.
+const SEND_METHODS: &[&str] = &["send", "execute"];
+/// Methods of a `Result` that keep its `Ok` value as it is (`.context(..)?`).
+const OK_KEEPING: &[&str] = &["context", "with_context", "map_err", "expect", "unwrap"];
+
+/// How one occurrence of a name is used.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Use {
+    /// The receiver of a request (`get`, `post`, ... `request`); `true` when the request
+    /// sets `.timeout(..)` before it is sent.
+    Request(bool),
+    /// Stored into the struct literal field of that name (`S { client }`, `S { f: client }`).
+    Store(String),
+    /// Called, its `Ok` value bound to that name (`let c = (self.make)()?;`).
+    CallInto(String),
+    /// Printed by a `Debug` impl (`f.debug_struct(..).field("c", client)`).
+    Debug,
+    /// Anything else: passed on, returned, borrowed, cloned, another method.
+    Other,
+}
+
+/// Where a chain's value goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Sink {
+    /// `let N = chain;` (`?`, `.await` and methods in the chain).
+    Let(String),
+    /// `Struct { N: chain }`.
+    Field(String),
+    /// The value of a closure bound by `let N = || chain` (or `Box::new(..)`/`Arc::new(..)`).
+    Closure(String),
+}
+
+/// The file's names, how each occurrence is used, and where chains go.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ClientFlow {
+    /// Every occurrence of a name the pass could classify or not, by name.
+    pub uses: BTreeMap<String, Vec<Use>>,
+    /// Sinks by the byte offset of the chain's root path.
+    pub sinks: BTreeMap<usize, Sink>,
+    /// Names of struct fields declared with any `pub` visibility.
+    pub pub_fields: BTreeSet<String>,
+    /// The file declares an out-of-line module (`mod x;`), which may see its private fields.
+    pub child_files: bool,
+}
+
+impl ClientFlow {
+    /// Whether the value of the chain whose root path starts at byte `root` only reaches
+    /// private fields and locals of this file whose every request sets `.timeout(..)`
+    /// (at least one request, no `pub` field of those names, no child module file).
+    ///
+    /// # Examples
+    /// ```
+    /// use shutdown_lint::collect::flow::summarize;
+    /// let src = "struct A { c: reqwest::Client }\n\
+    ///            impl A {\n\
+    ///              fn new() -> Self { let c = reqwest::Client::new(); A { c } }\n\
+    ///              fn go(&self) { let _ = self.c.get(\"u\").timeout(D).send(); }\n\
+    ///            }\n";
+    /// let flow = summarize(src).unwrap();
+    /// let root = src.find("reqwest::Client::new").unwrap();
+    /// assert!(flow.per_request_timeouts(root));
+    /// ```
+    pub fn per_request_timeouts(&self, root: usize) -> bool {
+        if self.child_files {
+            return false;
+        }
+        // clients: names holding a client; makers: names of closures that make one
+        let mut clients = BTreeSet::new();
+        let mut makers = BTreeSet::new();
+        match self.sinks.get(&root) {
+            Some(Sink::Let(n) | Sink::Field(n)) => clients.insert(n.clone()),
+            Some(Sink::Closure(n)) => makers.insert(n.clone()),
+            None => return false,
+        };
+        let mut requests = 0;
+        let mut seen = (0, 0);
+        while seen != (clients.len(), makers.len()) {
+            seen = (clients.len(), makers.len());
+            requests = 0;
+            for name in clients.clone() {
+                for u in self.uses.get(&name).into_iter().flatten() {
+                    match u {
+                        Use::Request(true) => requests += 1,
+                        Use::Debug => {}
+                        Use::Store(f) => {
+                            clients.insert(f.clone());
+                        }
+                        _ => return false,
+                    }
+                }
+            }
+            for name in makers.clone() {
+                for u in self.uses.get(&name).into_iter().flatten() {
+                    match u {
+                        Use::CallInto(n) => {
+                            clients.insert(n.clone());
+                        }
+                        Use::Store(f) => {
+                            makers.insert(f.clone());
+                        }
+                        _ => return false,
+                    }
+                }
+            }
+        }
+        requests > 0
+            && clients.is_disjoint(&makers)
+            && clients
+                .iter()
+                .chain(&makers)
+                .all(|n| !self.pub_fields.contains(n))
+    }
+}
+
+/// Reads `text` (a whole file, as written) into a [`ClientFlow`]; `None` when it does not
+/// parse.
+///
+/// # Examples
+/// ```
+/// use shutdown_lint::collect::flow::{summarize, Use};
+/// let flow = summarize("fn f(c: C) { c.get(u).send(); }").unwrap();
+/// assert_eq!(flow.uses["c"], vec![Use::Request(false)]);
+/// ```
+pub fn summarize(text: &str) -> Option<ClientFlow> {
+    let file = syn::parse_file(text).ok()?;
+    let mut p = Pass::default();
+    p.visit_file(&file);
+    Some(p.flow)
+}
+
+#[derive(Default)]
+struct Pass {
+    flow: ClientFlow,
+    /// Addresses of the expressions already classified (not `Other`).
+    done: BTreeSet<usize>,
+    /// Addresses of the inner expressions of a method chain already classified.
+    inner: BTreeSet<usize>,
+}
+
+fn addr(e: &syn::Expr) -> usize {
+    e as *const syn::Expr as usize
+}
+
+fn strip(mut e: &syn::Expr) -> &syn::Expr {
+    while let syn::Expr::Paren(p) = e {
+        e = &p.expr;
+    }
+    e
+}
+
+/// The name an expression reads: a one-segment path (`client`) or a field (`x.client`).
+fn name_of(e: &syn::Expr) -> Option<String> {
+    match strip(e) {
+        syn::Expr::Path(p) if p.qself.is_none() => p.path.get_ident().map(|i| i.to_string()),
+        syn::Expr::Field(f) => match &f.member {
+            syn::Member::Named(i) => Some(i.to_string()),
+            syn::Member::Unnamed(_) => None,
+        },
+        _ => None,
+    }
+}
+
+/// A method chain from the outside in: its methods innermost first and its receiver.
+fn unchain(mut e: &syn::Expr) -> (Vec<&syn::ExprMethodCall>, &syn::Expr) {
+    let mut methods = Vec::new();
+    loop {
+        match e {
+            syn::Expr::MethodCall(m) => {
+                methods.push(m);
+                e = &m.receiver;
+            }
+            syn::Expr::Try(t) => e = &t.expr,
+            syn::Expr::Await(a) => e = &a.base,
+            syn::Expr::Paren(p) => e = &p.expr,
+            _ => break,
+        }
+    }
+    methods.reverse();
+    (methods, e)
+}
+
+/// The start of the root path of a chain whose innermost expression is a path call.
+fn root_offset(e: &syn::Expr) -> Option<usize> {
+    match unchain(e).1 {
+        syn::Expr::Call(c) => match strip(&c.func) {
+            syn::Expr::Path(p) => Some(syn::spanned::Spanned::span(&p.path).byte_range().start),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The closure in `|| ..`, `Box::new(|| ..)` or `Arc::new(|| ..)`.
+fn closure_of(e: &syn::Expr) -> Option<&syn::ExprClosure> {
+    match strip(e) {
+        syn::Expr::Closure(c) => Some(c),
+        syn::Expr::Call(c) if c.args.len() == 1 => {
+            let syn::Expr::Path(p) = strip(&c.func) else {
+                return None;
+            };
+            let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+            let wrapper = segs.len() >= 2
+                && segs[segs.len() - 1] == "new"
+                && matches!(segs[segs.len() - 2].as_str(), "Box" | "Arc" | "Rc");
+            if wrapper { closure_of(&c.args[0]) } else { None }
+        }
+        _ => None,
+    }
+}
+
+/// The value a closure's body ends with, if it has no `return`.
+fn closure_tail(c: &syn::ExprClosure) -> Option<&syn::Expr> {
+    struct Returns(bool);
+    impl<'ast> Visit<'ast> for Returns {
+        fn visit_expr_return(&mut self, _: &'ast syn::ExprReturn) {
+            self.0 = true;
+        }
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+    }
+    let mut r = Returns(false);
+    r.visit_expr(&c.body);
+    if r.0 {
+        return None;
+    }
+    match strip(&c.body) {
+        syn::Expr::Block(b) => match b.block.stmts.last()? {
+            syn::Stmt::Expr(e, None) => Some(e),
+            _ => None,
+        },
+        e => Some(e),
+    }
+}
+
+impl Pass {
+    fn note(&mut self, name: String, u: Use) {
+        self.flow.uses.entry(name).or_default().push(u);
+    }
+
+    /// `let N = INIT`: a chain's sink, a closure's, or a call's `Ok` value bound to `N`.
+    fn bind(&mut self, n: &str, init: &syn::Expr) {
+        if let Some(r) = root_offset(init) {
+            self.flow.sinks.insert(r, Sink::Let(n.to_string()));
+        }
+        if let Some(tail) = closure_of(init).and_then(closure_tail)
+            && let Some(r) = root_offset(tail)
+        {
+            self.flow.sinks.insert(r, Sink::Closure(n.to_string()));
+        }
+        // the call whose `Ok` value is bound: `maker()?`, `maker().context(..)?`, or a
+        // `match` whose `Ok(c)` arms give `c` and whose other arms are `Err(..)`
+        let mut core = strip(init);
+        let (methods, inner) = unchain(core);
+        if methods
+            .iter()
+            .all(|m| OK_KEEPING.contains(&m.method.to_string().as_str()))
+        {
+            core = inner;
+        }
+        if let syn::Expr::Match(m) = core
+            && m.arms.iter().all(ok_or_err_arm)
+        {
+            core = strip(&m.expr);
+        }
+        if let syn::Expr::Call(c) = core
+            && c.args.is_empty()
+            && let Some(k) = name_of(&c.func)
+        {
+            self.done.insert(addr(strip(&c.func)));
+            self.note(k, Use::CallInto(n.to_string()));
+        }
+    }
+
+    /// A method chain on a name: a request, or a `Debug` impl's `field(..)` arguments.
+    fn method_chain(&mut self, e: &syn::Expr) {
+        let (methods, recv) = unchain(e);
+        let names: Vec<String> = methods.iter().map(|m| m.method.to_string()).collect();
+        if let Some(n) = name_of(recv)
+            && let Some(first) = names.first()
+        {
+            let u = if REQUEST_METHODS.contains(&first.as_str()) {
+                let sent = names
+                    .iter()
+                    .position(|m| SEND_METHODS.contains(&m.as_str()))
+                    .unwrap_or(names.len());
+                let timed = methods[..sent].iter().any(|m| {
+                    m.method == "timeout"
+                        && !matches!(m.args.first().map(strip),
+                            Some(syn::Expr::Path(p)) if p.path.is_ident("None"))
+                });
+                Use::Request(timed)
+            } else {
+                Use::Other
+            };
+            self.done.insert(addr(strip(recv)));
+            self.note(n, u);
+        }
+        if names.iter().any(|m| m == "debug_struct") {
+            for m in methods.iter().filter(|m| m.method == "field") {
+                if let Some(v) = m.args.iter().nth(1) {
+                    let v = match strip(v) {
+                        syn::Expr::Reference(r) => &*r.expr,
+                        v => v,
+                    };
+                    if let Some(n) = name_of(v) {
+                        self.done.insert(addr(strip(v)));
+                        self.note(n, Use::Debug);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `Ok(c) => c`, or any `Err(..)` arm.
+fn ok_or_err_arm(a: &syn::Arm) -> bool {
+    let syn::Pat::TupleStruct(t) = &a.pat else {
+        return false;
+    };
+    if t.path.is_ident("Err") {
+        return true;
+    }
+    if !t.path.is_ident("Ok") || t.elems.len() != 1 {
+        return false;
+    }
+    match (&t.elems[0], strip(&a.body)) {
+        (syn::Pat::Ident(i), syn::Expr::Path(p)) => i.subpat.is_none() && p.path.is_ident(&i.ident),
+        _ => false,
+    }
+}
+
+impl<'ast> Visit<'ast> for Pass {
+    fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
+        self.flow.child_files |= m.content.is_none();
+        visit::visit_item_mod(self, m);
+    }
+
+    fn visit_field(&mut self, f: &'ast syn::Field) {
+        if let Some(i) = &f.ident
+            && !matches!(f.vis, syn::Visibility::Inherited)
+        {
+            self.flow.pub_fields.insert(i.to_string());
+        }
+        visit::visit_field(self, f);
+    }
+
+    fn visit_local(&mut self, l: &'ast syn::Local) {
+        if let (syn::Pat::Ident(i), Some(init)) = (&l.pat, &l.init)
+            && init.diverge.is_none()
+        {
+            self.bind(&i.ident.to_string(), &init.expr);
+        }
+        visit::visit_local(self, l);
+    }
+
+    fn visit_expr_struct(&mut self, s: &'ast syn::ExprStruct) {
+        for f in &s.fields {
+            let syn::Member::Named(field) = &f.member else {
+                continue;
+            };
+            let field = field.to_string();
+            if let Some(r) = root_offset(&f.expr) {
+                self.flow.sinks.insert(r, Sink::Field(field.clone()));
+            }
+            if let Some(n) = name_of(&f.expr) {
+                self.done.insert(addr(strip(&f.expr)));
+                self.note(n, Use::Store(field));
+            }
+        }
+        visit::visit_expr_struct(self, s);
+    }
+
+    fn visit_pat_struct(&mut self, p: &'ast syn::PatStruct) {
+        for f in &p.fields {
+            let syn::Member::Named(field) = &f.member else {
+                continue;
+            };
+            match &*f.pat {
+                syn::Pat::Wild(_) => {}
+                // `S { client }` binds a local of the same name
+                syn::Pat::Ident(i) if i.ident == *field && i.subpat.is_none() => {}
+                _ => self.note(field.to_string(), Use::Other),
+            }
+        }
+        visit::visit_pat_struct(self, p);
+    }
+
+    fn visit_expr(&mut self, e: &'ast syn::Expr) {
+        if matches!(
+            e,
+            syn::Expr::MethodCall(_) | syn::Expr::Try(_) | syn::Expr::Await(_)
+        ) && !self.inner.contains(&addr(e))
+        {
+            // a chain is classified once, from its outermost expression
+            let mut spine = e;
+            loop {
+                spine = match spine {
+                    syn::Expr::MethodCall(m) => &m.receiver,
+                    syn::Expr::Try(t) => &t.expr,
+                    syn::Expr::Await(a) => &a.base,
+                    syn::Expr::Paren(p) => &p.expr,
+                    _ => break,
+                };
+                self.inner.insert(addr(spine));
+            }
+            self.method_chain(e);
+        }
+        if let syn::Expr::Path(_) | syn::Expr::Field(_) = e
+            && !self.done.contains(&addr(e))
+            && let Some(n) = name_of(e)
+        {
+            self.note(n, Use::Other);
+        }
+        visit::visit_expr(self, e);
+    }
+
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        // a macro's body is not read: every name in it counts as an unknown use
+        fn idents(ts: proc_macro2::TokenStream, out: &mut Vec<String>) {
+            for t in ts {
+                match t {
+                    proc_macro2::TokenTree::Ident(i) => out.push(i.to_string()),
+                    proc_macro2::TokenTree::Group(g) => idents(g.stream(), out),
+                    _ => {}
+                }
+            }
+        }
+        let mut names = Vec::new();
+        idents(m.tokens.clone(), &mut names);
+        for n in names {
+            self.note(n, Use::Other);
+        }
+    }
+}
