@@ -59,7 +59,8 @@ pub struct ClientFlow {
     pub sinks: BTreeMap<usize, Sink>,
     /// Names of struct fields declared with any `pub` visibility.
     pub pub_fields: BTreeSet<String>,
-    /// The file declares an out-of-line module (`mod x;`), which may see its private fields.
+    /// The file declares an out-of-line module (`mod x;`) or includes a file (`include!`):
+    /// code this pass does not read may see its private fields.
     pub child_files: bool,
 }
 
@@ -142,8 +143,21 @@ impl ClientFlow {
 /// assert_eq!(flow.uses["c"], vec![Use::Request(false)]);
 /// ```
 pub fn summarize(text: &str) -> Option<ClientFlow> {
+    /// The file's struct names, known before their literals are met.
+    struct Structs(BTreeSet<String>);
+    impl<'ast> Visit<'ast> for Structs {
+        fn visit_item_struct(&mut self, s: &'ast syn::ItemStruct) {
+            self.0.insert(s.ident.to_string());
+        }
+        fn visit_expr(&mut self, _: &'ast syn::Expr) {}
+    }
     let file = syn::parse_file(text).ok()?;
-    let mut p = Pass::default();
+    let mut structs = Structs(BTreeSet::new());
+    structs.visit_file(&file);
+    let mut p = Pass {
+        structs: structs.0,
+        ..Pass::default()
+    };
     p.visit_file(&file);
     Some(p.flow)
 }
@@ -155,6 +169,8 @@ struct Pass {
     done: BTreeSet<usize>,
     /// Addresses of the inner expressions of a method chain already classified.
     inner: BTreeSet<usize>,
+    /// Names of the structs the file declares.
+    structs: BTreeSet<String>,
 }
 
 fn addr(e: &syn::Expr) -> usize {
@@ -199,9 +215,17 @@ fn unchain(mut e: &syn::Expr) -> (Vec<&syn::ExprMethodCall>, &syn::Expr) {
     (methods, e)
 }
 
-/// The start of the root path of a chain whose innermost expression is a path call.
+/// The start of the root path of a chain whose innermost expression is a path call (not
+/// a chain that goes on to make a request: its value is no client).
 fn root_offset(e: &syn::Expr) -> Option<usize> {
-    match unchain(e).1 {
+    let (methods, inner) = unchain(e);
+    if methods.iter().any(|m| {
+        let m = m.method.to_string();
+        REQUEST_METHODS.contains(&m.as_str()) || SEND_METHODS.contains(&m.as_str())
+    }) {
+        return None;
+    }
+    match inner {
         syn::Expr::Call(c) => match strip(&c.func) {
             syn::Expr::Path(p) => Some(syn::spanned::Spanned::span(&p.path).byte_range().start),
             _ => None,
@@ -218,11 +242,20 @@ fn closure_of(e: &syn::Expr) -> Option<&syn::ExprClosure> {
             let syn::Expr::Path(p) = strip(&c.func) else {
                 return None;
             };
-            let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+            let segs: Vec<String> = p
+                .path
+                .segments
+                .iter()
+                .map(|s| s.ident.to_string())
+                .collect();
             let wrapper = segs.len() >= 2
                 && segs[segs.len() - 1] == "new"
                 && matches!(segs[segs.len() - 2].as_str(), "Box" | "Arc" | "Rc");
-            if wrapper { closure_of(&c.args[0]) } else { None }
+            if wrapper {
+                closure_of(&c.args[0])
+            } else {
+                None
+            }
         }
         _ => None,
     }
@@ -373,7 +406,12 @@ impl<'ast> Visit<'ast> for Pass {
     }
 
     fn visit_expr_struct(&mut self, s: &'ast syn::ExprStruct) {
-        for f in &s.fields {
+        // only a struct of this file (`Self`, `Name`) has fields whose every use it sees
+        let local = s.qself.is_none()
+            && s.path
+                .get_ident()
+                .is_some_and(|i| i == "Self" || self.structs.contains(&i.to_string()));
+        for f in s.fields.iter().filter(|_| local) {
             let syn::Member::Named(field) = &f.member else {
                 continue;
             };
@@ -444,6 +482,8 @@ impl<'ast> Visit<'ast> for Pass {
                 }
             }
         }
+        // `include!` brings in code this pass does not read
+        self.flow.child_files |= m.path.is_ident("include");
         let mut names = Vec::new();
         idents(m.tokens.clone(), &mut names);
         for n in names {

@@ -67,7 +67,11 @@ pub fn collect(file: &syn::File, index: &LineIndex<'_>, opts: &CollectOptions) -
     }
     c.model.resolve_ops = c.resolver.ops();
     budgets::finish(&mut c.model);
-    if c.model.chains.iter().any(|cu| builds_http_client(&cu.chain)) {
+    if c.model
+        .chains
+        .iter()
+        .any(|cu| builds_http_client(&cu.chain))
+    {
         // read as written: the pruner's blanked bodies may use the client too
         c.model.client_flow = flow::summarize(index.text(0..usize::MAX));
     }
