@@ -1,7 +1,10 @@
 //! Valid code of any edition is never a `parse-error`: every crate of the machine's cargo
 //! registry (`$CARGO_HOME/registry/src`, filled by building this workspace) is linted as a
-//! user would lint it, and every file of its `src/` is parsed with its edition. Published
-//! crates compile, so any parse error or crash here is the linter's.
+//! user would lint it, and every file of its module trees (from `src/lib.rs`, `src/main.rs`
+//! and `src/bin/`, following `mod x;` and `#[path]`) is parsed with its edition. Published
+//! crates compile, so any parse error or crash here is the linter's. (Files under `src/`
+//! that no module declares, such as `include!`d fragments or disabled code, need not be
+//! Rust files: serde_json's `features_check/error.rs` is a string literal.)
 //!
 //! Bounded for CI: 2015-edition crates first (the grammar syn does not parse as is), then
 //! the others, in name order, until `SWEEP_BYTES` of Rust source have been read
@@ -46,13 +49,76 @@ fn registry_crates() -> Vec<PathBuf> {
     crates
 }
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+/// The files of a crate's module trees: its roots and every file a `mod x;` of a file
+/// already found declares (a root and `mod.rs` own their directory; `#[path]` is followed).
+fn module_files(krate: &Path, edition: Edition) -> Vec<PathBuf> {
+    let src = krate.join("src");
+    let mut roots = vec![src.join("lib.rs"), src.join("main.rs")];
+    for e in std::fs::read_dir(src.join("bin"))
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
         let p = e.path();
-        if p.is_dir() {
-            rust_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "rs") {
-            out.push(p);
+        roots.push(if p.is_dir() { p.join("main.rs") } else { p });
+    }
+    let mut out = Vec::new();
+    let mut stack: Vec<(PathBuf, bool)> = roots
+        .into_iter()
+        .filter(|r| r.extension().is_some_and(|x| x == "rs") && r.is_file())
+        .map(|r| (r, true))
+        .collect();
+    while let Some((file, owns_dir)) = stack.pop() {
+        if out.contains(&file) || out.len() > 5000 {
+            continue;
+        }
+        out.push(file.clone());
+        let Ok(text) = std::fs::read_to_string(&file) else {
+            continue;
+        };
+        let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+        let Ok(parsed) = parse_file(text, edition) else {
+            continue; // reported by the caller
+        };
+        let dir = file.parent().unwrap_or(Path::new("")).to_path_buf();
+        let stem = file.file_stem().unwrap_or_default().to_os_string();
+        let base = if owns_dir || stem == "mod" {
+            dir.clone()
+        } else {
+            dir.join(stem)
+        };
+        declared(&parsed.items, &dir, &base, &mut stack);
+    }
+    out
+}
+
+/// Queues the files `items` declare with `mod x;`, inline modules searched in `base/x/`.
+fn declared(items: &[syn::Item], dir: &Path, base: &Path, stack: &mut Vec<(PathBuf, bool)>) {
+    for item in items {
+        let syn::Item::Mod(m) = item else { continue };
+        let path_attr = m.attrs.iter().find_map(|a| match &a.meta {
+            syn::Meta::NameValue(nv) if nv.path.is_ident("path") => match &nv.value {
+                syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(s),
+                    ..
+                }) => Some(s.value()),
+                _ => None,
+            },
+            _ => None,
+        });
+        let name = m.ident.to_string();
+        match (&m.content, path_attr) {
+            (Some((_, inner)), _) => declared(inner, dir, &base.join(&name), stack),
+            (None, Some(p)) => stack.push((dir.join(p), true)),
+            (None, None) => {
+                let a = base.join(format!("{name}.rs"));
+                let b = base.join(&name).join("mod.rs");
+                if a.is_file() {
+                    stack.push((a, false));
+                } else if b.is_file() {
+                    stack.push((b, true));
+                }
+            }
         }
     }
 }
@@ -84,9 +150,7 @@ fn sweep() {
         }
         swept += 1;
         let edition = Package::read(krate).map(|p| p.edition).unwrap_or_default();
-        let mut srcs = Vec::new();
-        rust_files(&krate.join("src"), &mut srcs);
-        for f in srcs {
+        for f in module_files(krate, edition) {
             let Ok(text) = std::fs::read_to_string(&f) else {
                 continue;
             };
