@@ -79,12 +79,22 @@ pub fn collect(file: &syn::File, index: &LineIndex<'_>, opts: &CollectOptions) -
 }
 
 /// A chain that makes an HTTP client or client builder of a library the rules know.
+/// A builder whose chain sets a timeout is not reported, so it needs no flow (the parse
+/// that reads it costs as much as the file's own).
 fn builds_http_client(ch: &crate::model::Chain) -> bool {
     use crate::resolve::known::{HTTP_CTORS, HttpKind};
     let root = ch.root_str();
-    HTTP_CTORS
-        .iter()
-        .any(|(p, k, _)| *p == root && matches!(k, HttpKind::Client | HttpKind::Builder))
+    HTTP_CTORS.iter().any(|(p, k, lib)| {
+        *p == root
+            && match k {
+                HttpKind::Client => true,
+                HttpKind::Builder => !ch
+                    .steps
+                    .iter()
+                    .any(|s| lib.timeout_methods.contains(&s.name.as_str())),
+                _ => false,
+            }
+    })
 }
 
 /// Files larger than this are parsed item by item, twice (names first, then the walk), so
