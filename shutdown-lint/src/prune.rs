@@ -16,6 +16,7 @@
 
 use crate::lexscan::code_only;
 use aho_corasick::AhoCorasick;
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// Method and type names the rules and the workspace model read in a body, besides the
 /// byte scan's needles.
@@ -49,10 +50,10 @@ pub const FILE_ONLY_NEEDLES: &[&str] =
 #[derive(Debug, Clone)]
 pub struct BodyFilter {
     /// The byte scan's needles: anywhere (`tokio::spawn`, `my_spawn`).
-    needles: AhoCorasick,
+    needles: Arc<AhoCorasick>,
     /// [`BODY_WORDS`]: at the start of an identifier (`Handle::current`, `.build()`, not
     /// `MetastoreServiceClient`).
-    words: AhoCorasick,
+    words: Arc<AhoCorasick>,
 }
 
 impl BodyFilter {
@@ -71,11 +72,32 @@ impl BodyFilter {
     /// assert!(out.contains("reqwest::get(u);"));
     /// ```
     pub fn new<'w>(needles: impl IntoIterator<Item = &'w str>) -> BodyFilter {
-        let mut all: Vec<&str> = needles.into_iter().collect();
+        let mut all: Vec<String> = needles.into_iter().map(str::to_string).collect();
         all.sort_unstable();
         all.dedup();
-        let needles = AhoCorasick::new(&all).expect("plain words build an automaton");
-        let words = AhoCorasick::new(BODY_WORDS).expect("plain words build an automaton");
+        // every package of a workspace asks for (nearly) the same words: build each set once
+        static BUILT: Mutex<Vec<(Vec<String>, Arc<AhoCorasick>)>> = Mutex::new(Vec::new());
+        static WORDS: OnceLock<Arc<AhoCorasick>> = OnceLock::new();
+        let build =
+            |w: &[String]| Arc::new(AhoCorasick::new(w).expect("plain words build an automaton"));
+        let needles = {
+            let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
+            match built.iter().find(|(w, _)| *w == all) {
+                Some((_, a)) => a.clone(),
+                None => {
+                    let a = build(&all);
+                    if built.len() < 64 {
+                        built.push((all, a.clone()));
+                    }
+                    a
+                }
+            }
+        };
+        let words = WORDS
+            .get_or_init(|| {
+                Arc::new(AhoCorasick::new(BODY_WORDS).expect("plain words build an automaton"))
+            })
+            .clone();
         BodyFilter { needles, words }
     }
 
