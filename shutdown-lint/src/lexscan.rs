@@ -13,98 +13,22 @@ pub enum Piece {
 
 /// Calls `f(kind, start, end)` for each plain line comment and each run of code.
 pub fn scan(text: &str, mut f: impl FnMut(Piece, usize, usize)) {
-    let b = text.as_bytes();
-    let mut i = 0;
     let mut code_start = 0;
-    while i < b.len() {
-        match b[i] {
-            b'/' if b.get(i + 1) == Some(&b'/') => {
-                f(Piece::Code, code_start, i);
-                let end = memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |n| i + n);
-                let doc =
-                    matches!(b.get(i + 2), Some(b'/') | Some(b'!')) && b.get(i + 3) != Some(&b'/');
-                if !doc {
-                    f(Piece::LineComment, i + 2, end);
-                }
-                i = end;
-                code_start = i;
+    lex(text, |tok, start, end| match tok {
+        Token::LineComment { doc } => {
+            f(Piece::Code, code_start, start);
+            if !doc {
+                f(Piece::LineComment, start + 2, end);
             }
-            b'/' if b.get(i + 1) == Some(&b'*') => {
-                f(Piece::Code, code_start, i);
-                let mut level = 1usize;
-                i += 2;
-                while i < b.len() && level > 0 {
-                    if b[i] == b'/' && b.get(i + 1) == Some(&b'*') {
-                        level += 1;
-                        i += 2;
-                    } else if b[i] == b'*' && b.get(i + 1) == Some(&b'/') {
-                        level -= 1;
-                        i += 2;
-                    } else {
-                        i += 1;
-                    }
-                }
-                code_start = i;
-            }
-            b'"' => {
-                i += 1;
-                while i < b.len() {
-                    match b[i] {
-                        b'\\' => i += 2,
-                        b'"' => {
-                            i += 1;
-                            break;
-                        }
-                        _ => i += 1,
-                    }
-                }
-            }
-            b'r' if (i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_'))
-                && matches!(b.get(i + 1), Some(b'#') | Some(b'"')) =>
-            {
-                let mut j = i + 1;
-                let mut hashes = 0;
-                while b.get(j) == Some(&b'#') {
-                    hashes += 1;
-                    j += 1;
-                }
-                if b.get(j) != Some(&b'"') {
-                    i += 1;
-                    continue;
-                }
-                j += 1;
-                while j < b.len() {
-                    if b[j] == b'"' && (0..hashes).all(|k| b.get(j + 1 + k) == Some(&b'#')) {
-                        j += 1 + hashes;
-                        break;
-                    }
-                    j += 1;
-                }
-                i = j;
-            }
-            b'\'' => {
-                if b.get(i + 1) == Some(&b'\\') {
-                    let mut j = i + 2;
-                    while j < b.len() && b[j] != b'\'' && j < i + 12 {
-                        j += 1;
-                    }
-                    i = j + 1;
-                } else if b.get(i + 2) == Some(&b'\'') {
-                    i += 3;
-                } else {
-                    // a lifetime, or a multi-byte char literal
-                    let ch_len = text[i + 1..].chars().next().map_or(1, char::len_utf8);
-                    if b.get(i + 1 + ch_len) == Some(&b'\'') {
-                        i += 2 + ch_len;
-                    } else {
-                        i += 1;
-                    }
-                }
-            }
-            _ => i += 1,
+            code_start = end;
         }
-    }
-    f(Piece::Code, code_start, b.len().min(i.max(code_start)));
+        Token::BlockComment => {
+            f(Piece::Code, code_start, start);
+            code_start = end;
+        }
+        Token::Literal => {}
+    });
+    f(Piece::Code, code_start, text.len().max(code_start));
 }
 
 /// `text` with every comment and the contents of every string, byte-string and char
@@ -118,28 +42,49 @@ pub fn scan(text: &str, mut f: impl FnMut(Piece, usize, usize)) {
 /// assert_eq!(code.len(), "let s = \"{\"; // }\nmod a { }".len());
 /// ```
 pub fn code_only(text: &str) -> Vec<u8> {
-    let b = text.as_bytes();
-    let mut out = b.to_vec();
-    let blank = |out: &mut Vec<u8>, from: usize, to: usize| {
-        for c in &mut out[from..to.min(b.len())] {
+    let mut out = text.as_bytes().to_vec();
+    lex(text, |_, start, end| {
+        for c in &mut out[start..end] {
             if *c != b'\n' {
                 *c = b' ';
             }
         }
-    };
+    });
+    out
+}
+
+/// What [`lex`] reports; everything it does not report is code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Token {
+    /// A `//` comment, from the slashes to the end of the line (`doc`: `///` or `//!`).
+    LineComment { doc: bool },
+    /// A `/* */` comment (nested ones included), delimiters included.
+    BlockComment,
+    /// The contents of a string, raw string or char literal (between the quotes).
+    Literal,
+}
+
+/// The one lexer of this module: calls `f(token, start, end)` for each comment and literal
+/// content, in order, with `start <= end <= text.len()`. Linear; never fails (an unclosed
+/// comment or literal runs to the end).
+fn lex(text: &str, mut f: impl FnMut(Token, usize, usize)) {
+    let b = text.as_bytes();
+    let n = b.len();
     let mut i = 0;
-    while i < b.len() {
+    while i < n {
         match b[i] {
             b'/' if b.get(i + 1) == Some(&b'/') => {
-                let end = memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |n| i + n);
-                blank(&mut out, i, end);
+                let end = memchr::memchr(b'\n', &b[i..]).map_or(n, |k| i + k);
+                let doc =
+                    matches!(b.get(i + 2), Some(b'/') | Some(b'!')) && b.get(i + 3) != Some(&b'/');
+                f(Token::LineComment { doc }, i, end);
                 i = end;
             }
             b'/' if b.get(i + 1) == Some(&b'*') => {
                 let start = i;
                 let mut level = 1usize;
                 i += 2;
-                while i < b.len() && level > 0 {
+                while i < n && level > 0 {
                     if b[i] == b'/' && b.get(i + 1) == Some(&b'*') {
                         level += 1;
                         i += 2;
@@ -150,19 +95,21 @@ pub fn code_only(text: &str) -> Vec<u8> {
                         i += 1;
                     }
                 }
-                blank(&mut out, start, i);
+                i = i.min(n);
+                f(Token::BlockComment, start, i);
             }
             b'"' => {
                 let start = i + 1;
                 i += 1;
-                while i < b.len() {
+                while i < n {
                     match b[i] {
                         b'\\' => i += 2,
                         b'"' => break,
                         _ => i += 1,
                     }
                 }
-                blank(&mut out, start, i);
+                i = i.min(n);
+                f(Token::Literal, start, i);
                 i += 1;
             }
             b'r' if (i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_'))
@@ -180,31 +127,31 @@ pub fn code_only(text: &str) -> Vec<u8> {
                 }
                 let start = j + 1;
                 j += 1;
-                while j < b.len() {
+                while j < n {
                     if b[j] == b'"' && (0..hashes).all(|k| b.get(j + 1 + k) == Some(&b'#')) {
                         break;
                     }
                     j += 1;
                 }
-                blank(&mut out, start, j);
+                f(Token::Literal, start.min(n), j.min(n));
                 i = j + 1 + hashes;
             }
             b'\'' => {
                 if b.get(i + 1) == Some(&b'\\') {
                     let mut j = i + 2;
-                    while j < b.len() && b[j] != b'\'' && j < i + 12 {
+                    while j < n && b[j] != b'\'' && j < i + 12 {
                         j += 1;
                     }
-                    blank(&mut out, i + 1, j);
+                    f(Token::Literal, i + 1, j.min(n));
                     i = j + 1;
                 } else if b.get(i + 2) == Some(&b'\'') {
-                    blank(&mut out, i + 1, i + 2);
+                    f(Token::Literal, i + 1, i + 2);
                     i += 3;
                 } else {
                     // a lifetime, or a multi-byte char literal
                     let ch_len = text[i + 1..].chars().next().map_or(1, char::len_utf8);
                     if b.get(i + 1 + ch_len) == Some(&b'\'') {
-                        blank(&mut out, i + 1, i + 1 + ch_len);
+                        f(Token::Literal, i + 1, i + 1 + ch_len);
                         i += 2 + ch_len;
                     } else {
                         i += 1;
@@ -214,7 +161,6 @@ pub fn code_only(text: &str) -> Vec<u8> {
             _ => i += 1,
         }
     }
-    out
 }
 
 /// Out-of-line modules declared under a test attribute at the top of a file, found without
