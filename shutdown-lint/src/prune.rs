@@ -49,6 +49,13 @@ pub const FILE_ONLY_NEEDLES: &[&str] =
 /// The words that keep a body, matched in one pass over the file each.
 #[derive(Debug, Clone)]
 pub struct BodyFilter {
+    /// `None` when the automata could not be built (configured words past the library's
+    /// limits): then nothing is pruned.
+    automata: Option<Automata>,
+}
+
+#[derive(Debug, Clone)]
+struct Automata {
     /// The byte scan's needles: anywhere (`tokio::spawn`, `my_spawn`).
     needles: Arc<AhoCorasick>,
     /// [`BODY_WORDS`]: at the start of an identifier (`Handle::current`, `.build()`, not
@@ -77,33 +84,36 @@ impl BodyFilter {
         all.dedup();
         // every package of a workspace asks for (nearly) the same words: build each set once
         static BUILT: Mutex<Vec<(Vec<String>, Arc<AhoCorasick>)>> = Mutex::new(Vec::new());
-        static WORDS: OnceLock<Arc<AhoCorasick>> = OnceLock::new();
-        let build =
-            |w: &[String]| Arc::new(AhoCorasick::new(w).expect("plain words build an automaton"));
+        static WORDS: OnceLock<Option<Arc<AhoCorasick>>> = OnceLock::new();
         let needles = {
             let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
             match built.iter().find(|(w, _)| *w == all) {
-                Some((_, a)) => a.clone(),
-                None => {
-                    let a = build(&all);
+                Some((_, a)) => Some(a.clone()),
+                None => AhoCorasick::new(&all).ok().map(Arc::new).inspect(|a| {
                     if built.len() < 64 {
                         built.push((all, a.clone()));
                     }
-                    a
-                }
+                }),
             }
         };
         let words = WORDS
-            .get_or_init(|| {
-                Arc::new(AhoCorasick::new(BODY_WORDS).expect("plain words build an automaton"))
-            })
+            .get_or_init(|| AhoCorasick::new(BODY_WORDS).ok().map(Arc::new))
             .clone();
-        BodyFilter { needles, words }
+        let automata = needles
+            .zip(words)
+            .map(|(needles, words)| Automata { needles, words });
+        BodyFilter { automata }
     }
 
     /// `text` with the contents of every function body that mentions none of the words
     /// blanked, or `None` when nothing was blanked (or the file must not be pruned).
     pub fn prune(&self, text: &str) -> Option<String> {
+        self.automata.as_ref()?.prune(text)
+    }
+}
+
+impl Automata {
+    fn prune(&self, text: &str) -> Option<String> {
         let code = code_only(text);
         let mut file_words = Vec::new();
         if !self.imported_names(text, &code, &mut file_words) {
@@ -149,8 +159,8 @@ impl BodyFilter {
             }
             i = close + 1;
         }
-        // only ASCII bytes of whole characters were replaced: still UTF-8
-        out.map(|b| String::from_utf8(b).expect("blanking keeps UTF-8"))
+        // only whole characters inside a body were replaced by spaces: still UTF-8
+        out.and_then(|b| String::from_utf8(b).ok())
     }
 
     /// Adds the local names of what each `use` brings in from a path that mentions a
