@@ -196,13 +196,41 @@ fn may_reexport(lib: &Path) -> bool {
     let mut dir = lib.parent();
     while let Some(d) = dir {
         if let Ok(text) = std::fs::read_to_string(d.join("Cargo.toml")) {
-            return KNOWN_CRATES
-                .iter()
-                .any(|c| text.contains(c) || text.contains(&c.replace('_', "-")));
+            return names_known_dependency(&text);
         }
         dir = d.parent();
     }
     true
+}
+
+/// Whether a manifest's normal dependencies (`[dependencies]`, `[dependencies.x]`,
+/// `[target.'..'.dependencies]`; not dev- or build-dependencies, which a library cannot
+/// re-export) mention a crate the rules know. Read by line: published manifests are
+/// written by cargo, one table per dependency.
+fn names_known_dependency(manifest: &str) -> bool {
+    let mentions = |s: &str| {
+        KNOWN_CRATES
+            .iter()
+            .any(|c| s.contains(c) || s.contains(&c.replace('_', "-")))
+    };
+    let mut in_deps = false;
+    for line in manifest.lines() {
+        let line = line.trim();
+        if let Some(header) = line.strip_prefix('[') {
+            let header = header.trim_start_matches('[').trim_end_matches(']').trim();
+            in_deps = header == "dependencies"
+                || header.starts_with("dependencies.")
+                || (header.starts_with("target.") && header.contains(".dependencies"));
+            if in_deps && mentions(header) {
+                return true;
+            }
+            continue;
+        }
+        if in_deps && mentions(line) {
+            return true;
+        }
+    }
+    false
 }
 
 /// Found rewrites use `$crate` for the crate itself; put the local name in.
@@ -545,4 +573,29 @@ pub fn cargo_home() -> Option<PathBuf> {
     std::env::var_os("CARGO_HOME")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::names_known_dependency;
+
+    #[test]
+    fn only_normal_dependencies_can_be_reexported() {
+        assert!(names_known_dependency(
+            "[package]\nname = \"a\"\n[dependencies.tokio]\nversion = \"1\"\n"
+        ));
+        assert!(names_known_dependency(
+            "[dependencies]\nreqwest = \"0.12\"\n"
+        ));
+        assert!(names_known_dependency(
+            "[target.'cfg(unix)'.dependencies.hyper-util]\nversion = \"0.1\"\n"
+        ));
+        assert!(!names_known_dependency(
+            "[dependencies]\nserde = \"1\"\n[dev-dependencies.tokio]\nversion = \"1\"\n[build-dependencies]\nhyper = \"1\"\n"
+        ));
+        // a package description mentioning tokio is not a dependency
+        assert!(!names_known_dependency(
+            "[package]\ndescription = \"tokio helpers\"\n"
+        ));
+    }
 }
