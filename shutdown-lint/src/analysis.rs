@@ -240,6 +240,13 @@ impl Analyzer {
                 words.push(last.clone());
             }
         }
+        // a body is kept for a re-export only when it names the re-exported path
+        // (`rocket::tokio`), not for every item of the crate (`rocket::State`)
+        let mut body_words: Vec<String> = words.clone();
+        body_words.extend(
+            re.iter()
+                .map(|(from, _)| from.trim_start_matches("::").to_string()),
+        );
         for (from, _) in &re {
             if let Some(first) = split_path(from).first() {
                 words.push(first.clone());
@@ -252,7 +259,7 @@ impl Analyzer {
             .map(|w| memchr::memmem::Finder::new(w.as_bytes()).into_owned())
             .collect();
         let body_filter = crate::prune::BodyFilter::new(
-            words
+            body_words
                 .iter()
                 .map(String::as_str)
                 .filter(|w| !crate::prune::FILE_ONLY_NEEDLES.contains(w))
