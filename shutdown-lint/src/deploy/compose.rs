@@ -34,14 +34,10 @@ pub const DEFAULT_GRACE: Duration = Duration::from_secs(10);
 pub fn parse_compose(path: &Path, text: &str) -> (Vec<DeployTarget>, Vec<Finding>) {
     let mut targets = Vec::new();
     let mut findings = Vec::new();
-    let docs = match yaml::load(text) {
+    let docs = match yaml::load_manifest(path, text, "compose file") {
         Ok(docs) => docs,
-        Err((region, msg)) => {
-            findings.push(parse_error(
-                path,
-                region,
-                format!("malformed compose file: {msg}"),
-            ));
+        Err(f) => {
+            findings.push(*f);
             return (targets, findings);
         }
     };

@@ -50,14 +50,10 @@ pub fn looks_like_kubernetes(text: &str) -> bool {
 pub fn parse_kubernetes(path: &Path, text: &str) -> (Vec<DeployTarget>, Vec<Finding>) {
     let mut targets = Vec::new();
     let mut findings = Vec::new();
-    let docs = match yaml::load(text) {
+    let docs = match yaml::load_manifest(path, text, "Kubernetes manifest") {
         Ok(docs) => docs,
-        Err((region, msg)) => {
-            findings.push(parse_error(
-                path,
-                region,
-                format!("malformed Kubernetes manifest: {msg}"),
-            ));
+        Err(f) => {
+            findings.push(*f);
             return (targets, findings);
         }
     };

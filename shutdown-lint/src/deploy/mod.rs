@@ -246,7 +246,7 @@ pub fn scan(ws: &Workspace, display: &dyn Fn(&Path) -> PathBuf) -> DeployScan {
                 Err(_) => {
                     out.findings.push(parse_error(
                         &shown,
-                        file_start(),
+                        Region::default_start(),
                         "deploy manifest is not valid UTF-8".into(),
                     ));
                     continue;
@@ -255,7 +255,7 @@ pub fn scan(ws: &Workspace, display: &dyn Fn(&Path) -> PathBuf) -> DeployScan {
             Err(e) => {
                 out.findings.push(parse_error(
                     &shown,
-                    file_start(),
+                    Region::default_start(),
                     format!("cannot read deploy manifest: {e}"),
                 ));
                 continue;
@@ -361,18 +361,6 @@ pub fn canonical_signal(text: &str) -> Option<String> {
     };
     let known = BY_NUMBER.iter().any(|(_, s)| *s == name) || name.starts_with("SIGRTM");
     known.then_some(name)
-}
-
-/// Line 1, column 1, empty: where findings about a whole file point.
-pub(crate) fn file_start() -> Region {
-    Region {
-        line: 1,
-        column: 1,
-        end_line: 1,
-        end_column: 1,
-        offset: 0,
-        len: 0,
-    }
 }
 
 #[cfg(test)]

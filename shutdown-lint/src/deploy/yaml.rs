@@ -5,6 +5,22 @@ use crate::finding::Region;
 use saphyr::{LoadableYamlNode, MarkedYaml, Scalar, YamlData};
 use std::borrow::Cow;
 
+/// The documents of a YAML manifest, or the `parse-error` finding that says why it could
+/// not be read (`what`: "compose file", "Kubernetes manifest").
+pub(crate) fn load_manifest<'t>(
+    path: &std::path::Path,
+    text: &'t str,
+    what: &str,
+) -> Result<Vec<MarkedYaml<'t>>, Box<crate::finding::Finding>> {
+    load(text).map_err(|(region, msg)| {
+        Box::new(super::parse_error(
+            path,
+            region,
+            format!("malformed {what}: {msg}"),
+        ))
+    })
+}
+
 /// Parses every document of a YAML stream, keeping positions.
 ///
 /// On a syntax error, returns the region of the error and the parser's message.
