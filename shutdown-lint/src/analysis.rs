@@ -434,16 +434,13 @@ impl Analyzer {
         a.facts.handles_sigterm = a.signals.sigterm;
         a.facts.handles_ctrl_c = !a.signals.ctrl_c.is_empty();
         a.has_main = model.has_main;
-        a.fns = model.fns.clone();
-        if a.pruned
-            && !a.signals.handled.is_empty()
-            && let Some(nodes) = crate::callgraph::nodes_from_text(text)
-        {
-            // a file that handles signals gets its whole call graph (whether `main` reaches
-            // the handler), blanked bodies included
-            a.fns = nodes;
-            a.pruned = false;
-        }
+        // a pruned file that handles signals gets its whole call graph (whether `main`
+        // reaches the handler), blanked bodies included
+        let whole = (a.pruned && !a.signals.handled.is_empty())
+            .then(|| crate::callgraph::nodes_from_text(text))
+            .flatten();
+        a.pruned &= whole.is_none();
+        a.fns = whole.unwrap_or_else(|| model.fns.clone());
         a.mod_decls = model.mod_decls.clone();
         a.macros_analysed = model.macros_analysed;
         a.macros_unanalysed = model.macros_unanalysed;

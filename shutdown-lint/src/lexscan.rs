@@ -112,7 +112,7 @@ fn lex(text: &str, mut f: impl FnMut(Token, usize, usize)) {
                 f(Token::Literal, start, i);
                 i += 1;
             }
-            b'r' if (i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_'))
+            b'r' if (i == 0 || !is_ident(b[i - 1]))
                 && matches!(b.get(i + 1), Some(b'#') | Some(b'"')) =>
             {
                 let mut j = i + 1;
@@ -161,6 +161,26 @@ fn lex(text: &str, mut f: impl FnMut(Token, usize, usize)) {
             _ => i += 1,
         }
     }
+}
+
+/// A byte that can be part of an identifier (ASCII letters, digits, `_`).
+pub(crate) fn is_ident(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_'
+}
+
+/// The next occurrence of the keyword `word` in `code` (a [`code_only`] text) at or after
+/// `from`, as a whole identifier.
+pub(crate) fn find_word(code: &[u8], word: &[u8], from: usize) -> Option<usize> {
+    let mut i = from;
+    while i < code.len() {
+        let at = i + memchr::memmem::find(&code[i..], word)?;
+        let end = at + word.len();
+        if (at == 0 || !is_ident(code[at - 1])) && !code.get(end).is_some_and(|&c| is_ident(c)) {
+            return Some(at);
+        }
+        i = end;
+    }
+    None
 }
 
 /// Out-of-line modules declared under a test attribute at the top of a file, found without

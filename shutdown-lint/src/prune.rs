@@ -14,7 +14,7 @@
 //! `FileAnalysis::pruned`) and syntax errors inside them. A file with a glob import of a
 //! crate a rule knows is not pruned (any name may come from it).
 
-use crate::lexscan::code_only;
+use crate::lexscan::{code_only, find_word, is_ident};
 use aho_corasick::AhoCorasick;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -237,24 +237,6 @@ impl Automata {
             syn::UseTree::Group(g) => g.items.iter().all(|t| self.leaves(t, prefix, out)),
         }
     }
-}
-
-fn is_ident(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || c == b'_'
-}
-
-/// The next occurrence of the keyword `word` in `code` at or after `from`.
-fn find_word(code: &[u8], word: &[u8], from: usize) -> Option<usize> {
-    let mut i = from;
-    while i < code.len() {
-        let at = i + memchr::memmem::find(&code[i..], word)?;
-        let end = at + word.len();
-        if (at == 0 || !is_ident(code[at - 1])) && !code.get(end).is_some_and(|&c| is_ident(c)) {
-            return Some(at);
-        }
-        i = end;
-    }
-    None
 }
 
 /// The next `fn name` (a function item, not a `fn(..)` pointer type) at or after `from`.

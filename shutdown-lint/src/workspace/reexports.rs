@@ -276,6 +276,7 @@ fn scan_file(
     out: &mut Vec<(String, String)>,
     stack: &mut Stack,
 ) {
+    use crate::lexscan::is_ident;
     let code = crate::lexscan::code_only(text);
     let wants_uses = text.contains("pub use") && KNOWN_CRATES.iter().any(|c| text.contains(c));
     // open braces: `Some(name)` a public inline module, `None` anything else
@@ -284,7 +285,7 @@ fn scan_file(
     let ident_at = |i: usize| -> &[u8] {
         let end = code[i..]
             .iter()
-            .position(|c| !(c.is_ascii_alphanumeric() || *c == b'_'))
+            .position(|&c| !is_ident(c))
             .map_or(code.len(), |n| i + n);
         &code[i..end]
     };
@@ -312,7 +313,7 @@ fn scan_file(
             i += 1;
             continue;
         }
-        let starts_word = i == 0 || !(code[i - 1].is_ascii_alphanumeric() || code[i - 1] == b'_');
+        let starts_word = i == 0 || !is_ident(code[i - 1]);
         if !(starts_word && (c.is_ascii_alphabetic() || c == b'_')) {
             i += 1;
             continue;
