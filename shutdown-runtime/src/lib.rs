@@ -53,6 +53,7 @@ mod inner;
 mod loom_model;
 mod names;
 pub mod observe;
+mod owner;
 pub mod phase;
 mod reason;
 mod registry;

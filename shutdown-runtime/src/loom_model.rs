@@ -1,5 +1,5 @@
 //! Loom model checks of the registry's concurrency protocol: the slot table (`slots.rs`:
-//! occupy-and-arm vs end vs abort_all vs reclaim and reuse, the ended stack and its sweeps)
+//! occupy-and-arm vs end vs abort_all vs the owner's reclaim and reuse, re-entrant spawns)
 //! and the drain counters (`tally.rs`: no lost wake-up). Built only with `RUSTFLAGS="--cfg shutdown_loom"` and feature `loom`:
 //!
 //! ```text
@@ -18,7 +18,7 @@ use loom::thread;
 
 use crate::sites::Site;
 use crate::slots::{Abort, Kind, Shard};
-use crate::tally::Tally;
+use crate::tally::{Counts, Tally};
 
 /// A fake abort handle: counts aborts and drops, so the model can check "aborted at most
 /// once, dropped exactly once".
@@ -50,11 +50,12 @@ fn fake() -> Fake {
     }
 }
 
-/// A spawner reserves a slot, spawns (the task starts on another thread, like `tokio::spawn`
-/// hands it to a worker, and may end before the slot is armed) and arms it, while a drain
-/// aborts everything concurrently. Afterwards (and after a final reclaim): the handle was
-/// dropped exactly once, aborted at most once, the end counts as drained exactly when the
-/// drain did not list the task, the slot is free and reused.
+/// A spawner (the shard's owner) occupies a slot, spawns (the task starts on another thread,
+/// like `tokio::spawn` hands it to a worker, and may end before the slot is armed) and arms
+/// it, while a drain aborts everything concurrently. Afterwards (and after a reclaim by the
+/// owner): the handle was dropped exactly once, aborted at most once, the end counts as
+/// drained exactly when the drain did not list the task, the slot is free and reused, and the
+/// new occupation is live and marked afresh.
 #[test]
 fn occupy_arm_end_and_abort_all_race_safely() {
     loom::model(|| {
@@ -78,10 +79,10 @@ fn occupy_arm_end_and_abort_all_race_safely() {
                 site(),
                 None,
                 0,
-                move |idx, tag| {
+                move |idx| {
                     // The task starts now, on another thread, and may end before we arm.
                     thread::spawn(move || {
-                        let aborting = s2.end(idx, tag);
+                        let aborting = s2.end(idx);
                         drained.store(!aborting, Ordering::SeqCst);
                     })
                 },
@@ -95,7 +96,11 @@ fn occupy_arm_end_and_abort_all_race_safely() {
         };
         ender.join().unwrap();
         let listed = aborter.join().unwrap();
-        shard.reclaim_now();
+        assert_eq!(
+            shard.reclaim_now(),
+            1,
+            "ended, armed, released by the drain"
+        );
 
         assert_eq!(
             drops.load(Ordering::SeqCst),
@@ -108,14 +113,12 @@ fn occupy_arm_end_and_abort_all_race_safely() {
         assert!(aborted <= listed && listed <= 1);
         assert_eq!(drained.load(Ordering::SeqCst), listed == 0);
         assert_eq!(shard.live_count(), 0, "slot freed");
-        let (_, again) = shard.occupy(site(), None, 0, |_, _| (), |_| None);
+        let (_, again) = shard.occupy(site(), None, 0, |_| (), |_| None);
         assert_eq!((again, shard.capacity()), (0, 1), "freed slot reused");
-        // The word left by the first occupation (ended, maybe marked) is not reset: its tag
-        // tells it apart, so the new occupation is live and is marked afresh.
         assert_eq!(shard.live_count(), 1);
         let mut out = Vec::new();
         shard.abort_all(|_| (), &mut out);
-        assert_eq!(out.len(), 1);
+        assert_eq!(out.len(), 1, "the new occupation is marked afresh");
     });
 }
 
@@ -136,75 +139,75 @@ fn a_listed_task_is_aborted_exactly_once_whenever_it_was_marked() {
                 out.len()
             })
         };
-        shard.occupy(site(), None, 0, |_, _| (), |_| Some(handle));
+        shard.occupy(site(), None, 0, |_| (), |_| Some(handle));
         let listed = aborter.join().unwrap();
         assert_eq!(aborts.load(Ordering::SeqCst), listed);
     });
 }
 
-/// A task ends before its spawner arms the slot, and another thread reclaims the ended stack
-/// meanwhile (a drain, or a second spawner of the shard): the slot is freed exactly once — by
-/// the arming spawner — and never handed out while the spawner still refers to it.
+/// A task ends (on another thread) before its spawner arms the slot, and the spawner spawns
+/// again meanwhile (a re-entrant spawn: the future's drop inside `tokio::spawn`), scanning for
+/// ended slots: the unarmed slot is never handed out again before it is armed, and its handle
+/// is dropped exactly once.
 #[test]
-fn an_end_reclaimed_before_arming_is_freed_by_the_spawner_once() {
+fn an_unarmed_slot_is_never_reused_by_a_nested_spawn() {
     loom::model(|| {
         let shard: Arc<Shard<Fake>> = Arc::new(Shard::new());
         let handle = fake();
         let drops = handle.drops.clone();
-        let (reclaimer, first) = {
+        let ((ender, second), first) = {
             let s2 = shard.clone();
             let s3 = shard.clone();
             shard.occupy(
                 site(),
                 None,
                 0,
-                move |idx, tag| {
-                    s2.end(idx, tag);
-                    // another thread of the shard spawns (reclaiming) while we have not armed
-                    thread::spawn(move || s3.occupy(site(), None, 0, |_, _| (), |_| None).1)
+                move |idx| {
+                    let ender = thread::spawn(move || {
+                        s2.end(idx);
+                    });
+                    // the nested spawn, on the owner thread, before we arm
+                    let (_, second) = s3.occupy(site(), None, 0, |_| (), |_| None);
+                    (ender, second)
                 },
                 |_| Some(handle),
             )
         };
-        let second = reclaimer.join().unwrap();
-        shard.reclaim_now();
-        // Had the second spawn been handed the first slot before it was armed, the arming
-        // would have stored the first handle in the second task's slot: never dropped here.
+        ender.join().unwrap();
+        assert_ne!(first, second, "the unarmed slot was handed out twice");
+        assert_eq!(shard.live_count(), 1, "only the nested task is live");
+        assert_eq!(shard.reclaim_now(), 1);
         assert_eq!(drops.load(Ordering::SeqCst), 1, "handle dropped once");
-        assert_eq!(shard.live_count(), 1, "only the second task is live");
-        assert!(shard.with_task(second, |_| ()).is_some());
-        assert!(first == second || shard.with_task(first, |_| ()).is_none());
-        assert!(shard.capacity() <= 2);
+        assert_eq!(shard.capacity(), 2);
     });
 }
 
-/// Two tasks end on two threads (the second end sweeps: `SWEEP` is 2 in the model) while a
-/// third spawns: the ended stack (many pushers, one consumer at a time that takes it whole)
-/// never loses or duplicates a slot, and every handle is dropped once.
+/// Two tasks end on two threads while the owner spawns a third (its scan reclaims whatever has
+/// ended): no slot is lost or handed out twice, and every handle is dropped once.
 #[test]
-fn concurrent_ends_sweeps_and_a_spawn_keep_the_ended_stack_consistent() {
+fn concurrent_ends_and_a_scanning_spawn_keep_the_free_list_consistent() {
     loom::model(|| {
         let shard: Arc<Shard<Fake>> = Arc::new(Shard::new());
         let (ha, hb) = (fake(), fake());
         let drops = [ha.drops.clone(), hb.drops.clone()];
-        let a = shard.occupy(site(), None, 0, |_, tag| tag, |_| Some(ha));
-        let b = shard.occupy(site(), None, 0, |_, tag| tag, |_| Some(hb));
+        let (_, a) = shard.occupy(site(), None, 0, |_| (), |_| Some(ha));
+        let (_, b) = shard.occupy(site(), None, 0, |_| (), |_| Some(hb));
         let enders: Vec<_> = [a, b]
             .into_iter()
-            .map(|(tag, idx)| {
+            .map(|idx| {
                 let shard = shard.clone();
                 thread::spawn(move || {
-                    shard.end(idx, tag);
+                    shard.end(idx);
                 })
             })
             .collect();
-        let (_, c) = shard.occupy(site(), None, 0, |_, _| (), |_| Some(fake()));
+        let (_, c) = shard.occupy(site(), None, 0, |_| (), |_| Some(fake()));
         for e in enders {
             e.join().unwrap();
         }
         // Two more: with `c` live, exactly the two other slots are reused, none twice.
-        let (_, d) = shard.occupy(site(), None, 0, |_, _| (), |_| Some(fake()));
-        let (_, e) = shard.occupy(site(), None, 0, |_, _| (), |_| Some(fake()));
+        let (_, d) = shard.occupy(site(), None, 0, |_| (), |_| Some(fake()));
+        let (_, e) = shard.occupy(site(), None, 0, |_| (), |_| Some(fake()));
         let mut used = [c, d, e];
         used.sort_unstable();
         assert!(used.windows(2).all(|w| w[0] != w[1]), "{used:?}");
@@ -214,6 +217,43 @@ fn concurrent_ends_sweeps_and_a_spawn_keep_the_ended_stack_consistent() {
             shard.capacity()
         );
         assert!(drops.iter().all(|d| d.load(Ordering::SeqCst) == 1));
+    });
+}
+
+/// A drain marks and aborts while the marked task ends and the owner reclaims its slot and
+/// reuses it for a new task: the drain never aborts (or lists) the new task in place of the
+/// old one — it aborts exactly the tasks it listed, each through its own handle.
+#[test]
+fn a_drain_never_aborts_the_next_occupant_of_a_reused_slot() {
+    loom::model(|| {
+        let shard: Arc<Shard<Fake>> = Arc::new(Shard::new());
+        let (ha, hb) = (fake(), fake());
+        let (a_aborts, b_aborts) = (ha.aborts.clone(), hb.aborts.clone());
+        // task A, start 1
+        let (_, a) = shard.occupy(site(), None, 1, |_| (), |_| Some(ha));
+        let ender = {
+            let shard = shard.clone();
+            thread::spawn(move || {
+                shard.end(a);
+            })
+        };
+        let drain = {
+            let shard = shard.clone();
+            thread::spawn(move || {
+                let mut out = Vec::new();
+                shard.abort_all(|t| t.start_ms, &mut out);
+                out.into_iter().map(|s| s.info).collect::<Vec<u32>>()
+            })
+        };
+        // the owner spawns task B (start 2): reuses A's slot if it is reclaimable by now
+        let (_, b) = shard.occupy(site(), None, 2, |_| (), |_| Some(hb));
+        ender.join().unwrap();
+        let listed = drain.join().unwrap();
+        let (listed_a, listed_b) = (listed.contains(&1), listed.contains(&2));
+        assert_eq!(listed.len(), usize::from(listed_a) + usize::from(listed_b));
+        assert!(a_aborts.load(Ordering::SeqCst) <= usize::from(listed_a));
+        assert_eq!(b_aborts.load(Ordering::SeqCst), usize::from(listed_b));
+        assert!(b == a || shard.capacity() == 2);
     });
 }
 
@@ -231,24 +271,31 @@ fn concurrent_ends_sweeps_and_a_spawn_keep_the_ended_stack_consistent() {
 #[test]
 fn the_drain_is_woken_after_the_last_end() {
     loom::model(|| {
-        let tally = Arc::new(Tally::new(2));
+        let tally = Arc::new(Tally::new());
+        // the counts of the three threads (each written by its own thread only)
+        let counts = Arc::new([Counts::default(), Counts::default(), Counts::default()]);
+        let live = {
+            let (tally, counts) = (tally.clone(), counts.clone());
+            move || tally.live(|| counts.iter())
+        };
         let wake = Arc::new(Notify::new());
-        tally.spawned(0);
+        tally.spawned(&counts[0]);
         tally.start_drain();
         let first = {
-            let (tally, wake) = (tally.clone(), wake.clone());
+            let (tally, wake, counts) = (tally.clone(), wake.clone(), counts.clone());
             thread::spawn(move || {
-                if tally.ended(1, true) {
+                // the task spawned by thread 0 ends on thread 1
+                if tally.ended(&counts[1], true) {
                     wake.notify(); // Notify::notify_waiters
                 }
             })
         };
         let second = {
-            let (tally, wake) = (tally.clone(), wake.clone());
+            let (tally, wake, counts) = (tally.clone(), wake.clone(), counts.clone());
             thread::spawn(move || {
-                // spawned (possibly) during the drain; ends on another shard
-                tally.spawned(1);
-                if tally.ended(0, true) {
+                // spawned (possibly) during the drain by this thread, ends on it
+                tally.spawned(&counts[2]);
+                if tally.ended(&counts[2], true) {
                     wake.notify();
                 }
             })
@@ -256,7 +303,7 @@ fn the_drain_is_woken_after_the_last_end() {
         // The drain (`Registry::wait_idle`): mark, read, set the target, wait.
         loop {
             let mark = tally.drain_mark();
-            let live = tally.live();
+            let live = live();
             if live == 0 {
                 break;
             }
@@ -265,7 +312,7 @@ fn the_drain_is_woken_after_the_last_end() {
         }
         first.join().unwrap();
         second.join().unwrap();
-        assert_eq!(tally.live(), 0);
-        assert_eq!(tally.ended_ok(), 2);
+        assert_eq!(live(), 0);
+        assert_eq!(tally.ended_ok(counts.iter()), 2);
     });
 }

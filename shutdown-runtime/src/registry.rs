@@ -3,20 +3,20 @@
 //!
 //! # Design
 //!
-//! * **Shards follow threads.** Each thread gets a shard index once (thread-local), so a
-//!   thread's spawns allocate from its own shard: the page lock and the slot lines stay in
-//!   that core's cache. A task's end takes no lock: it touches its slot's word, its shard's
-//!   ended stack (see `slots.rs`) and the ending thread's counters.
+//! * **Shards follow threads.** Each thread that spawns gets an owner id (`owner.rs`, unique
+//!   among live threads) and owns the shard with that index: it hands out that shard's slots
+//!   with no lock and no read-modify-write (see `slots.rs`), and the slots stay in its core's
+//!   cache. Shards are created on first use, in chunks. A task's end takes no lock either:
+//!   it takes its abort handle out of its slot and sets one bit of its slot's word.
 //! * **Counters instead of a shared live count**, and a drain woken only when the count may
 //!   have reached zero: see `tally.rs`.
-//! * **Spawn never holds a lock across `tokio::spawn`**: reserve the slot, spawn, arm it
+//! * **Spawn never holds a lock across `tokio::spawn`**: occupy the slot, spawn, arm it
 //!   (see `slots.rs`); a task that ends before it is armed leaves the slot to its spawner.
 //! * A slot names its task with one word: the interned spawn site (`sites.rs`).
 //! * The task's wrapper holds the scope: `&'static` for the global scope, an `Arc` otherwise
 //!   (see `inner.rs`), so there is no unsafe lifetime reasoning.
 
 use std::borrow::Cow;
-use std::cell::Cell;
 use std::panic::Location;
 
 use tokio::sync::Notify;
@@ -25,22 +25,61 @@ use tokio::task::AbortHandle;
 use crate::clock;
 use crate::names::default_name;
 use crate::report::{PanicInfo, TaskInfo};
-use crate::slots::{AbortedSlot, Shard, TaskView};
-use crate::sync::{AtomicU64, Mutex, Ordering, lock};
+use crate::slots::{AbortedSlot, Marked, Shard, TaskView};
+use crate::sync::{AtomicU64, Mutex, Ordering, Padded, lock};
 use crate::tally::Tally;
 
 pub(crate) use crate::slots::{Kind, TaskEnd};
 
-/// Number of shards (a power of two); threads beyond it share shards.
-pub(crate) const SHARDS: usize = 32;
-
-/// Identifies a slot: shard and index.
+/// Identifies a slot: shard (its owner's id) and index.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Key {
-    shard: u16,
-    /// The occupation's tag (see `slots.rs`).
-    tag: bool,
+    shard: u32,
     idx: u32,
+}
+
+/// Shards in chunk 0 of [`Shards`]; chunk `k` holds `FIRST_SHARDS << k`.
+const FIRST_SHARDS: usize = 16;
+/// Chunks of shards: room for 16 * (2^20 - 1) owner ids.
+const SHARD_CHUNKS: usize = 20;
+
+/// A chunk of shards (each on its own cache lines).
+type ShardChunk = Box<[Padded<Shard<AbortHandle>>]>;
+
+/// A registry's shards, by owner id, created on first use (a chunk at a time).
+struct Shards {
+    chunks: [std::sync::OnceLock<ShardChunk>; SHARD_CHUNKS],
+}
+
+impl Shards {
+    fn new() -> Shards {
+        Shards {
+            chunks: std::array::from_fn(|_| std::sync::OnceLock::new()),
+        }
+    }
+
+    /// The shard of owner `id` (created with its chunk if needed).
+    fn get(&self, id: u32) -> &Shard<AbortHandle> {
+        let n = id as usize / FIRST_SHARDS + 1;
+        let k = (usize::BITS - 1 - n.leading_zeros()) as usize;
+        let off = id as usize - FIRST_SHARDS * ((1 << k) - 1);
+        let chunk = self.chunks[k].get_or_init(|| {
+            (0..FIRST_SHARDS << k)
+                .map(|_| Padded(Shard::new()))
+                .collect()
+        });
+        &chunk[off]
+    }
+
+    /// Every shard created so far, with its owner id.
+    fn iter(&self) -> impl Iterator<Item = (u32, &Shard<AbortHandle>)> {
+        self.chunks
+            .iter()
+            .map_while(|c| c.get())
+            .flatten()
+            .enumerate()
+            .map(|(id, s)| (id as u32, &s.0))
+    }
 }
 
 /// What the registry records about a task being spawned.
@@ -73,7 +112,7 @@ impl Aborted {
 
 /// The per-scope registry.
 pub(crate) struct Registry {
-    shards: Box<[Shard<AbortHandle>]>,
+    shards: Shards,
     tally: Tally,
     drain_notify: Notify,
     spawned_during_drain: AtomicU64,
@@ -91,23 +130,6 @@ impl std::fmt::Debug for Registry {
             .field("live", &self.live())
             .finish_non_exhaustive()
     }
-}
-
-std::thread_local! {
-    /// This thread's shard (`u32::MAX`: not assigned yet).
-    static SHARD: Cell<u32> = const { Cell::new(u32::MAX) };
-}
-
-fn my_shard() -> usize {
-    SHARD.with(|c| {
-        let mut n = c.get();
-        if n == u32::MAX {
-            static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-            n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed) & (SHARDS as u32 - 1);
-            c.set(n);
-        }
-        n as usize
-    })
 }
 
 impl TaskInfo {
@@ -128,8 +150,8 @@ impl TaskInfo {
 impl Registry {
     pub(crate) fn new() -> Registry {
         Registry {
-            shards: (0..SHARDS).map(|_| Shard::new()).collect(),
-            tally: Tally::new(SHARDS),
+            shards: Shards::new(),
+            tally: Tally::new(),
             drain_notify: Notify::new(),
             spawned_during_drain: AtomicU64::new(0),
             blocking: AtomicU64::new(0),
@@ -141,7 +163,8 @@ impl Registry {
     /// Number of tracked tasks, blocking jobs and threads still alive (an upper bound while
     /// tasks are being spawned concurrently).
     pub(crate) fn live(&self) -> usize {
-        self.tally.live()
+        self.tally
+            .live(|| self.shards.iter().map(|(_, s)| &s.counts))
     }
 
     /// Tracks a task: reserves a slot of this thread's shard, runs `spawn(key)` (no lock
@@ -159,14 +182,6 @@ impl Registry {
             name,
             type_name,
         } = task;
-        let shard = my_shard();
-        // Counted before the task can run, so the drain never sees its end before its spawn.
-        if self.tally.spawned(shard) {
-            self.spawned_during_drain.fetch_add(1, Ordering::Relaxed);
-        }
-        if kind != Kind::Task {
-            self.blocking.fetch_add(1, Ordering::SeqCst);
-        }
         // A `&'static str` name is interned with the site (no memory per task); a name built
         // at run time is kept beside the slot while the task lives.
         let (static_name, name) = match name {
@@ -174,20 +189,25 @@ impl Registry {
             name => (None, name),
         };
         let site = crate::sites::site(kind, location, type_name, static_name);
-        let (value, _idx) = self.shards[shard].occupy(
-            site,
-            name,
-            clock::now_ms() as u32,
-            |idx, tag| {
-                spawn(Key {
-                    shard: shard as u16,
-                    tag,
-                    idx,
-                })
-            },
-            abort,
-        );
-        value
+        crate::owner::with_id(|id| {
+            // Counted before the task can run, so the drain never sees its end before its
+            // spawn.
+            let shard = self.shards.get(id);
+            if self.tally.spawned(&shard.counts) {
+                self.spawned_during_drain.fetch_add(1, Ordering::Relaxed);
+            }
+            if kind != Kind::Task {
+                self.blocking.fetch_add(1, Ordering::SeqCst);
+            }
+            let (value, _idx) = shard.occupy(
+                site,
+                name,
+                clock::now_ms() as u32,
+                |idx| spawn(Key { shard: id, idx }),
+                abort,
+            );
+            value
+        })
     }
 
     /// Called by a task's guard when it ends (any thread): frees the slot, counts the end,
@@ -197,16 +217,18 @@ impl Registry {
         if kind != Kind::Task {
             self.blocking.fetch_sub(1, Ordering::SeqCst);
         }
-        let aborting = self.shards[key.shard as usize].end(key.idx, key.tag);
+        let aborting = self.shards.get(key.shard).end(key.idx);
         let drained = how == TaskEnd::Completed && !aborting;
-        if self.tally.ended(my_shard(), drained) {
+        let wake =
+            crate::owner::with_id(|id| self.tally.ended(&self.shards.get(id).counts, drained));
+        if wake {
             self.drain_notify.notify_waiters();
         }
     }
 
     /// Records a panic of the task in slot `key`.
     pub(crate) fn record_panic(&self, key: Key, message: String) {
-        let task = self.shards[key.shard as usize].with_task(key.idx, TaskInfo::of);
+        let task = self.shards.get(key.shard).with_task(key.idx, TaskInfo::of);
         if let Some(task) = task {
             tracing::error!(
                 target: "shutdown_runtime",
@@ -250,7 +272,8 @@ impl Registry {
 
     /// Tasks that ended normally (not aborted), ever.
     pub(crate) fn ended_ok(&self) -> u64 {
-        self.tally.ended_ok()
+        self.tally
+            .ended_ok(self.shards.iter().map(|(_, s)| &s.counts))
     }
 
     /// Marks the start (`true`) or end (`false`) of a drain; returns spawns seen during it.
@@ -310,16 +333,13 @@ impl Registry {
         // shards are still being walked can make a dependent task (a body pump whose connection
         // was aborted) end on its own; marked first, it is still listed as aborted.
         let mut out = Vec::new();
-        let mut marked = Vec::with_capacity(self.shards.len());
-        for (i, s) in self.shards.iter().enumerate() {
+        let mut marked: Vec<(&Shard<AbortHandle>, Vec<Marked>)> = Vec::new();
+        for (id, s) in self.shards.iter() {
             let mut slots = Vec::new();
-            marked.push(s.mark_aborting(TaskInfo::of, &mut slots));
-            out.extend(slots.into_iter().map(|slot| Aborted {
-                shard: i as u32,
-                slot,
-            }));
+            marked.push((s, s.mark_aborting(TaskInfo::of, &mut slots)));
+            out.extend(slots.into_iter().map(|slot| Aborted { shard: id, slot }));
         }
-        for (s, marked) in self.shards.iter().zip(&marked) {
+        for (s, marked) in &marked {
             s.abort_marked(marked);
         }
         out
@@ -329,7 +349,7 @@ impl Registry {
     pub(crate) fn pending_aborts(&self, aborted: &[Aborted]) -> usize {
         aborted
             .iter()
-            .filter(|a| self.shards[a.shard as usize].still_there(&a.slot))
+            .filter(|a| self.shards.get(a.shard).still_there(&a.slot))
             .count()
     }
 
@@ -339,7 +359,7 @@ impl Registry {
         if self.blocking.load(Ordering::SeqCst) == 0 {
             return out;
         }
-        for s in self.shards.iter() {
+        for (_, s) in self.shards.iter() {
             s.for_each(|t| {
                 if t.site.kind != Kind::Task {
                     out.push(TaskInfo::of(t));

@@ -5,13 +5,14 @@
 //! A program has a bounded number of sites (call sites × future types × kinds × literal
 //! names), so each is allocated once and kept for the life of the process. A per-thread
 //! direct-mapped cache makes the lookup on the spawn path a few compares; a miss takes a
-//! process-wide map's lock. Names built at run time (`Cow::Owned`, e.g. `conn 10.0.0.7:5311`)
+//! process-wide map's lock. Each site also has a 32-bit id (its index in a process-wide
+//! table), which is what a registry slot stores. Names built at run time (`Cow::Owned`, e.g. `conn 10.0.0.7:5311`)
 //! are not interned: the registry keeps them beside the slots while the task lives.
 
 use std::cell::Cell;
 use std::collections::HashMap;
 use std::panic::Location;
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Mutex, OnceLock, RwLock};
 
 use crate::slots::Kind;
 
@@ -25,6 +26,8 @@ pub(crate) struct Site {
     pub(crate) type_name: fn() -> &'static str,
     /// The name given to `spawn_named` as a `&'static str`.
     pub(crate) name: Option<&'static str>,
+    /// Its index in the table of all sites ([`by_id`]): what a registry slot stores.
+    pub(crate) id: u32,
 }
 
 /// What identifies a site: the addresses of its location and type-name function, the kind,
@@ -94,14 +97,29 @@ fn intern(
         .lock()
         .unwrap_or_else(|e| e.into_inner());
     sites.entry(key).or_insert_with(|| {
+        let mut by_id = table().write().unwrap_or_else(|e| e.into_inner());
         // Kept for the life of the process: sites are bounded by the program's code.
-        Box::leak(Box::new(Site {
+        let site: &'static Site = Box::leak(Box::new(Site {
             kind,
             location,
             type_name,
             name,
-        }))
+            id: u32::try_from(by_id.len()).expect("fewer than 2^32 spawn sites"),
+        }));
+        by_id.push(site);
+        site
     })
+}
+
+/// Every interned site, by id.
+fn table() -> &'static RwLock<Vec<&'static Site>> {
+    static BY_ID: OnceLock<RwLock<Vec<&'static Site>>> = OnceLock::new();
+    BY_ID.get_or_init(Default::default)
+}
+
+/// The interned site whose [`Site::id`] is `id` (only ids handed out by [`site`] exist).
+pub(crate) fn by_id(id: u32) -> &'static Site {
+    table().read().unwrap_or_else(|e| e.into_inner())[id as usize]
 }
 
 #[cfg(test)]
@@ -131,5 +149,7 @@ mod tests {
                 .join()
                 .unwrap();
         assert_eq!(other, a as *const Site as usize);
+        assert!(std::ptr::eq(by_id(named.id), named));
+        assert!(std::ptr::eq(by_id(a.id), a));
     }
 }

@@ -1,49 +1,56 @@
 //! The slot table of one registry shard: one slot per tracked task, holding what is needed to
 //! abort it (`H`, tokio's `AbortHandle`) and to report it (its spawn site, name, start).
 //!
-//! # Protocol (safe code only; model-checked with loom in `loom_model.rs`)
+//! # Protocol (safe code only, no lock on the spawn and end paths; model-checked with loom in
+//! `loom_model.rs`)
 //!
-//! * A shard belongs to the threads that spawn into it (normally one). Its slots' data sit
-//!   behind one **page lock**, taken only by those spawners, by drains and by sweeps — never by
-//!   an ending task. A spawn *reserves* a slot (site, name, start) under the lock, spawns with
-//!   no lock held (the future's drop may run user code that spawns again), then *arms* the
-//!   slot (stores the abort handle) under the lock again — [`Shard::occupy`].
-//! * Each slot also has one lock-free **word**, the only thing a task's end touches: the end
-//!   swaps in `ENDED` (and learns whether a drain marked the task `ABORTING` first: then it
-//!   does not count as drained) and pushes the slot on the shard's **ended stack** with one
-//!   CAS, the word holding the link. Word and stack are written by the ending core, so the end
-//!   of a task costs two atomic operations and never waits. (The previous version locked a
-//!   per-slot mutex in the end, contended with the spawner's arming.)
-//! * Ended slots are **reclaimed** (abort handle dropped, slot freed for reuse) by whoever holds
-//!   the page lock: the spawner when its free list is empty (it takes the whole ended stack at
-//!   once — one consumer at a time, which only ever takes everything, so the stack has no ABA
-//!   problem —, keeps [`KEEP`] of them to free one per spawn and frees the rest), a drain, or
-//!   an ending task that finds the stack [`SWEEP`] entries deep (with `try_lock`, never
-//!   waiting). Until then an ended task's abort handle keeps tokio's task cell (not its
-//!   future, already dropped) allocated: fewer than [`KEEP`] + [`SWEEP`] per shard once
-//!   spawning stops. A slot that ended before its spawner armed it is not freed by the
-//!   reclaim (the spawner still refers to it): it is marked *deferred*, and the arming
-//!   spawner frees it.
-//! * The spawner never writes a reused slot's word: each write of a word (an end, a mark)
-//!   stores the parity of its occupation's generation (`TAG`), so a word left by the previous
-//!   occupation reads as "live, not marked" for the new one.
-//! * A drain marks live slots `ABORTING` with a CAS on the same word: whichever of the end and
-//!   the mark comes first in that word's order decides, so a task is either listed as
-//!   aborted or counted as drained, never both. A slot reserved but not armed yet is marked and
-//!   listed, and the arming spawner aborts it.
-//! * Slots live in chunks (chunk `k` holds `BASE << k` slots), so the words have stable
-//!   addresses and growing never copies a slot. Each occupation bumps the slot's generation,
-//!   so a drain can tell "the task it aborted is still there" from "the slot was reused".
+//! * **A shard has one owner**: the thread whose owner id (`owner.rs`, unique among live
+//!   threads) is the shard's index. Only the owner hands out slots: it keeps the free list,
+//!   the scan cursor and the slot count in atomics that only it writes (relaxed loads and
+//!   stores, no read-modify-write), and it writes a slot's site and start with plain stores
+//!   before publishing the slot with one `Release` store of its **word**. A spawn takes no
+//!   lock.
+//! * **The word** is the slot's state: occupied (`LIVE`), `ARMED` (the spawner stored the
+//!   abort handle), `ENDED` (+ `TOOK`: the end took the handle), `MARKED` (a drain aborts the
+//!   task), `BUSY` (a drain is using the slot), `NAMED`, the kind, and a 23-bit generation
+//!   bumped by every occupation. Every write by a thread other than the owner is one
+//!   read-modify-write of the word, so the word's modification order decides every race:
+//!   * the **end** takes the abort handle out of the slot's cell (it is dropped on the ending
+//!     core, where the task's header is hot) and sets `ENDED` (one atomic add: the bit is
+//!     clear, and only the end sets it): if `MARKED` was set first, the task was listed as
+//!     aborted and does not count as drained;
+//!   * the **spawner arms** the slot after `tokio::spawn` returned: it stores the handle in the
+//!     (empty) cell with a plain store, then sets `ARMED` (one atomic add). If the task had
+//!     ended, it takes the handle back and drops it; if a drain had marked the task before it
+//!     was armed, the spawner aborts it;
+//!   * a **drain marks** a live, unmarked, not ended slot `MARKED | BUSY` with a CAS (its
+//!     generation in the expected value, so a stale view of a reused slot never matches). If
+//!     the slot was armed then, the drain aborts the task through the cell (take, abort, put
+//!     back), else the arming spawner does: exactly one of the two. `BUSY` is cleared when the
+//!     drain is done with the slot.
+//! * **Reclaim**: the owner frees a slot that is `ENDED | ARMED` and not `BUSY` (the end, the
+//!   spawner and any drain are all done with it), dropping a handle left in its cell (only
+//!   without `TOOK`: the end raced with the arming or with a drain holding the handle). It
+//!   finds such slots by scanning [`SCAN`] words from a cursor when its free list is empty; a
+//!   scan that finds none lets the next spawns grow the table instead, so a table full of live
+//!   tasks is not scanned on every spawn.
+//! * A spawn that re-enters (the future's drop, run inside `tokio::spawn` when the runtime is
+//!   shutting down, spawns again) is safe: a slot is never reclaimed before it is armed, and
+//!   the owner's free-list steps run no user code.
+//! * Slots live in chunks (chunk `k` holds `BASE << k` slots), one array per field, so slots
+//!   have stable addresses, growing never copies one, and the lines an end writes (words,
+//!   handle cells: 16 and 8 per line) are not the lines only the owner writes.
 //!
-//! Memory per live slot: 24 bytes of data (abort handle, interned site, start, generation) + a
-//! 4-byte word; given names (`spawn_named`) are kept in a map beside the slots.
+//! Memory per slot: 24 bytes (word, handle, site id, start, free-list link); names built at
+//! run time (`spawn_named(format!(..))`) are kept in a map beside the slots.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use crate::sites::Site;
-use crate::sync::{AtomicU32, AtomicU64, Mutex, MutexGuard, Ordering, lock, try_lock};
+use crate::sync::{AtomicU32, HandleCell, Mutex, Ordering, fence, lock};
+use crate::tally::Counts;
 
 /// What a tracked slot holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -63,6 +70,15 @@ impl Kind {
             Kind::Task => "task",
             Kind::Blocking => "blocking",
             Kind::Thread => "thread",
+        }
+    }
+
+    /// The kind's bits in a slot word.
+    fn bits(self) -> u32 {
+        match self {
+            Kind::Task => 0,
+            Kind::Blocking => KIND_BLOCKING,
+            Kind::Thread => KIND_THREAD,
         }
     }
 }
@@ -94,65 +110,69 @@ impl Abort for tokio::task::AbortHandle {
 /// What a report sees of a live slot.
 pub(crate) struct TaskView<'a> {
     pub(crate) site: &'static Site,
-    /// The name given to `spawn_named`, if any.
+    /// The name given to `spawn_named` (built at run time), if any.
     pub(crate) name: Option<&'a Cow<'static, str>>,
     /// [`clock::now_ms`](crate::clock::now_ms) at the spawn, truncated to 32 bits.
     pub(crate) start_ms: u32,
 }
 
-/// A slot's data, behind the page lock.
-struct SlotData<H> {
-    /// `None` until armed, and for threads (not abortable).
-    handle: Option<H>,
-    /// `None`: free.
-    site: Option<&'static Site>,
-    start_ms: u32,
-    /// The generation (bumped by every occupation, [`GEN`] bits), [`ARMED`] and [`DEFERRED`].
-    state: u32,
+/// Word bit: the slot is occupied (by a live or ended task).
+const LIVE: u32 = 1;
+/// Word bit: the spawner stored the abort handle (or has none to store).
+const ARMED: u32 = 1 << 1;
+/// Word bit: the task ended.
+const ENDED: u32 = 1 << 2;
+/// Word bit: a drain marked the task (listed as aborted) before it ended.
+const MARKED: u32 = 1 << 3;
+/// Word bit: a drain is using the slot (its handle); the owner does not reclaim it meanwhile.
+const BUSY: u32 = 1 << 4;
+/// Word bit: the slot has an entry in the shard's name map.
+const NAMED: u32 = 1 << 5;
+/// Word bit (set with `ENDED`): the end took the abort handle, so the cell stays empty and the
+/// reclaim need not touch it.
+const TOOK: u32 = 1 << 8;
+/// Word bits: the kind.
+const KIND_BLOCKING: u32 = 1 << 6;
+const KIND_THREAD: u32 = 2 << 6;
+const KIND: u32 = 3 << 6;
+/// Word bits: the generation (23 bits), bumped by every occupation.
+const GEN_SHIFT: u32 = 9;
+
+fn generation(word: u32) -> u32 {
+    word >> GEN_SHIFT
 }
 
-/// Slot state bits: the generation.
-const GEN: u32 = (1 << 30) - 1;
-/// Slot state bit: the spawner has armed the slot (stored the handle, or none for a thread).
-const ARMED: u32 = 1 << 31;
-/// Slot state bit: the task ended and was taken off the ended stack before it was armed; the
-/// arming spawner frees the slot.
-const DEFERRED: u32 = 1 << 30;
-
-/// Word bit: the task ended (the link bits then chain the ended stack).
-const ENDED: u32 = 1 << 31;
-/// Word bit: a drain marked the task before it ended.
-const ABORTING: u32 = 1 << 30;
-/// Word bit: the parity of the generation the word's other bits are about. Every write of a
-/// word (an end, a mark) stores its occupation's tag, so a word left over from the previous
-/// occupation (tag differs) reads as "live, not marked" without being reset: the spawner
-/// reusing a slot never writes the word the ending core owns.
-const TAG: u32 = 1 << 29;
-/// Word bits: the next slot on the ended stack (index + 1, 0 = none).
-const LINK: u32 = TAG - 1;
-
-/// The word's tag for a slot whose state (generation) is `state`.
-fn tag_of(state: u32) -> u32 {
-    if state & 1 == 1 { TAG } else { 0 }
+fn kind(word: u32) -> Kind {
+    match word & KIND {
+        0 => Kind::Task,
+        KIND_BLOCKING => Kind::Blocking,
+        _ => Kind::Thread,
+    }
 }
 
-/// Whether `word` says the occupation tagged `tag` ended.
-fn ended(word: u32, tag: u32) -> bool {
-    word & (TAG | ENDED) == tag | ENDED
+/// Whether `word` is an occupied slot whose task has not ended.
+fn running(word: u32) -> bool {
+    word & (LIVE | ENDED) == LIVE
 }
 
-/// Whether `word` says a drain marked the occupation tagged `tag` (ended or not).
-fn marked(word: u32, tag: u32) -> bool {
-    word & (TAG | ABORTING) == tag | ABORTING
+/// Whether the owner may free the slot: ended, armed, no drain using it.
+fn reclaimable(word: u32) -> bool {
+    word & (LIVE | ARMED | ENDED | BUSY) == LIVE | ARMED | ENDED
 }
 
-/// An ending task that makes the ended stack this deep reclaims it (if the page lock is free).
-pub(crate) const SWEEP: u32 = if cfg!(shutdown_loom) { 2 } else { 256 };
+/// Words the owner scans for ended slots when its free list is empty.
+pub(crate) const SCAN: u32 = if cfg!(shutdown_loom) { 4 } else { 64 };
+
+/// Spawns that grow the table without scanning after a scan found nothing, at most.
+const MAX_SKIP: u32 = 1024;
 
 /// Slots in chunk 0; chunk `k` holds `BASE << k`.
 const BASE: usize = 64;
-/// Enough chunks for `BASE * (2^CHUNKS - 1)` = 2^29 - 64 slots per shard (a link's 29 bits).
+/// Enough chunks for `BASE * (2^CHUNKS - 1)` = 2^29 - 64 slots per shard.
 const CHUNKS: usize = 23;
+
+/// Free-list link: none.
+const NONE: u32 = u32::MAX;
 
 /// `(chunk, offset)` of slot `idx`.
 fn locate(idx: u32) -> (usize, usize) {
@@ -161,61 +181,57 @@ fn locate(idx: u32) -> (usize, usize) {
     (k, idx as usize - BASE * ((1 << k) - 1))
 }
 
-/// The slots' data and the allocator, behind the page lock.
-struct Page<H> {
-    chunks: Vec<Box<[SlotData<H>]>>,
-    /// Free slots, handed out first.
-    free: Vec<u32>,
-    /// Ended slots taken off the ended stack, not freed yet (their abort handles are dropped
-    /// one per spawn, outside the lock).
-    ended: Vec<u32>,
-    /// Slots initialised so far.
-    len: u32,
-    /// Names given to `spawn_named`, by slot.
-    names: HashMap<u32, Cow<'static, str>>,
+/// A chunk of slots, one array per field: a task's end touches only its word and its handle
+/// cell, in dense arrays (16 words, 8 cells a cache line), so the lines it writes are shared
+/// with the spawner only once per many tasks; the fields only the owner writes (site, start,
+/// free-list link) are in lines the ending core never writes.
+struct Chunk<H> {
+    words: Box<[AtomicU32]>,
+    handles: Box<[HandleCell<H>]>,
+    /// [`Site::id`] of the task's spawn site.
+    sites: Box<[AtomicU32]>,
+    starts: Box<[AtomicU32]>,
+    /// The next free slot while a slot is on the owner's free list (owner only).
+    nexts: Box<[AtomicU32]>,
 }
 
-impl<H> Page<H> {
-    fn slot(&self, idx: u32) -> &SlotData<H> {
-        let (k, off) = locate(idx);
-        &self.chunks[k][off]
-    }
-
-    fn slot_mut(&mut self, idx: u32) -> &mut SlotData<H> {
-        let (k, off) = locate(idx);
-        &mut self.chunks[k][off]
-    }
-
-    fn view(&self, idx: u32, site: &'static Site) -> TaskView<'_> {
-        TaskView {
-            site,
-            name: if self.names.is_empty() {
-                None
-            } else {
-                self.names.get(&idx)
-            },
-            start_ms: self.slot(idx).start_ms,
+impl<H> Chunk<H> {
+    fn new(n: usize) -> Chunk<H> {
+        let atomics = |init: u32| (0..n).map(|_| AtomicU32::new(init)).collect();
+        Chunk {
+            words: atomics(0),
+            handles: (0..n).map(|_| HandleCell::new()).collect(),
+            sites: atomics(0),
+            starts: atomics(0),
+            nexts: atomics(NONE),
         }
     }
 }
 
-/// The slot table of one shard. `H` is the abort handle (a fake one in the loom model).
-pub(crate) struct Shard<H> {
-    page: Mutex<Page<H>>,
-    /// One word per slot (see the module doc), in chunks like the slots.
-    words: [OnceLock<Box<[AtomicU32]>>; CHUNKS],
-    /// The ended stack: low 32 bits the top (index + 1, 0 = empty), high 32 bits the pushes
-    /// since it was last taken.
-    ended: AtomicU64,
+/// One slot: its fields in its chunk (24 bytes with tokio's `AbortHandle`).
+struct Slot<'a, H> {
+    word: &'a AtomicU32,
+    handle: &'a HandleCell<H>,
+    site: &'a AtomicU32,
+    start_ms: &'a AtomicU32,
+    next: &'a AtomicU32,
 }
 
-/// Ended slots a spawn keeps to free one by one (see [`Shard::take_free`]).
-const KEEP: usize = 64;
-
-/// Abort handles of freed slots, dropped after the page lock is released.
-struct Dropped<H> {
-    one: Option<H>,
-    many: Vec<H>,
+/// The slot table of one shard. `H` is the abort handle (a fake one in the loom model).
+pub(crate) struct Shard<H> {
+    chunks: [OnceLock<Chunk<H>>; CHUNKS],
+    /// Slots initialised so far (written by the owner, `Release`: their chunk exists).
+    len: AtomicU32,
+    /// Owner only: the head of the free list ([`NONE`]: empty).
+    free: AtomicU32,
+    /// Owner only: where the next scan for ended slots starts.
+    cursor: AtomicU32,
+    /// Owner only: spawns left that grow the table without scanning.
+    skip: AtomicU32,
+    /// The owner thread's spawn and end counts (see `tally.rs`).
+    pub(crate) counts: Counts,
+    /// Names given to `spawn_named` at run time, by slot (the word says `NAMED`).
+    names: Mutex<HashMap<u32, Cow<'static, str>>>,
 }
 
 /// A task a drain aborted, remembered until the abort lands.
@@ -226,162 +242,162 @@ pub(crate) struct AbortedSlot<I> {
     pub(crate) info: I,
 }
 
+/// A slot a drain marked (and holds `BUSY`), for [`Shard::abort_marked`].
+#[derive(Debug)]
+pub(crate) struct Marked {
+    idx: u32,
+    /// Armed when marked: the drain aborts it (else the arming spawner does).
+    armed: bool,
+}
+
 impl<H: Abort> Shard<H> {
     pub(crate) fn new() -> Shard<H> {
         Shard {
-            page: Mutex::new(Page {
-                chunks: Vec::new(),
-                free: Vec::new(),
-                ended: Vec::new(),
-                len: 0,
-                names: HashMap::new(),
-            }),
-            words: std::array::from_fn(|_| OnceLock::new()),
-            ended: AtomicU64::new(0),
+            chunks: std::array::from_fn(|_| OnceLock::new()),
+            len: AtomicU32::new(0),
+            free: AtomicU32::new(NONE),
+            cursor: AtomicU32::new(0),
+            skip: AtomicU32::new(0),
+            counts: Counts::default(),
+            names: Mutex::new(HashMap::new()),
         }
     }
 
-    fn word(&self, idx: u32) -> &AtomicU32 {
+    #[inline]
+    fn slot(&self, idx: u32) -> Slot<'_, H> {
         let (k, off) = locate(idx);
-        let chunk = self.words[k]
+        let chunk = self.chunks[k]
             .get()
             .expect("slot index handed out before its chunk existed");
-        &chunk[off]
-    }
-
-    /// Moves the whole ended stack onto `page.ended`.
-    fn take_stack(&self, page: &mut Page<H>) {
-        // Acquire: pairs with the pushers' Release CAS (a chain of RMWs on `ended`, so every
-        // push before the swap is seen), so each pushed slot's link is visible.
-        let mut top = self.ended.swap(0, Ordering::Acquire) as u32;
-        while top != 0 {
-            let idx = top - 1;
-            page.ended.push(idx);
-            // Relaxed: the link was written before the Release CAS that published this node;
-            // nobody writes this word again before the slot is occupied again (by us).
-            top = self.word(idx).load(Ordering::Relaxed) & LINK;
+        Slot {
+            word: &chunk.words[off],
+            handle: &chunk.handles[off],
+            site: &chunk.sites[off],
+            start_ms: &chunk.starts[off],
+            next: &chunk.nexts[off],
         }
     }
 
-    /// The next ended slot that can be freed now, if any: one its spawner has armed. One that
-    /// ended before it was armed (the spawner still refers to it) is marked *deferred*, and the
-    /// arming spawner frees it.
-    fn next_ended(&self, page: &mut Page<H>) -> Option<u32> {
-        while let Some(idx) = page.ended.pop() {
-            let slot = page.slot_mut(idx);
-            if slot.state & ARMED == 0 {
-                slot.state |= DEFERRED;
-                continue;
-            }
-            return Some(idx);
-        }
-        None
-    }
-
-    /// Frees every ended slot; their abort handles are pushed onto `dropped`, to be dropped
-    /// once the page lock is released (dropping the last reference to a task cell may run a
-    /// waker's drop, which must not run under our lock).
-    fn reclaim(&self, page: &mut Page<H>, dropped: &mut Vec<H>) {
-        self.take_stack(page);
-        while let Some(idx) = self.next_ended(page) {
-            if let Some(h) = self.free_slot(page, idx) {
-                dropped.push(h);
-            }
-        }
-    }
-
-    /// Frees slot `idx` (its task ended) onto the free list; returns its abort handle.
-    fn free_slot(&self, page: &mut Page<H>, idx: u32) -> Option<H> {
-        let slot = page.slot_mut(idx);
-        slot.site = None;
-        slot.state &= GEN;
-        let handle = slot.handle.take();
-        if !page.names.is_empty() {
-            page.names.remove(&idx);
-        }
-        page.free.push(idx);
-        handle
-    }
-
-    /// A free slot: from the free list, else an ended slot (its abort handle goes to
-    /// `dropped`, to be dropped after the lock), else a new one.
-    fn take_free(&self, page: &mut Page<H>, dropped: &mut Dropped<H>) -> u32 {
-        if let Some(idx) = page.free.pop() {
+    /// Owner: a free slot — from the free list, else from a scan for reclaimable slots, else
+    /// a new one. Handles left in reclaimed slots go to `dropped` (dropped by the caller after
+    /// the slot is published: dropping the last reference to a task cell may run a waker's
+    /// drop, i.e. user code).
+    fn take_free(&self, dropped: &mut Vec<H>) -> u32 {
+        if let Some(idx) = self.pop_free() {
             return idx;
         }
-        if page.ended.is_empty() {
-            self.take_stack(page);
-            // Keep at most `KEEP` for the next spawns (one each): the rest is freed now, so
-            // abort handles (and their tokio task cells) are not kept for long if spawning
-            // stops.
-            while page.ended.len() > KEEP {
-                if let Some(idx) = self.next_ended(page)
-                    && let Some(h) = self.free_slot(page, idx)
-                {
-                    dropped.many.push(h);
-                }
+        let len = self.len.load(Ordering::Relaxed);
+        let skip = self.skip.load(Ordering::Relaxed);
+        if skip > 0 {
+            self.skip.store(skip - 1, Ordering::Relaxed);
+        } else if len > 0 {
+            self.scan(len, SCAN.min(len), dropped);
+            if let Some(idx) = self.pop_free() {
+                return idx;
             }
+            self.skip
+                .store((len / SCAN).min(MAX_SKIP), Ordering::Relaxed);
         }
-        if let Some(idx) = self.next_ended(page) {
-            dropped.one = self.free_slot(page, idx);
-            page.free.pop();
-            return idx;
+        self.grow(len)
+    }
+
+    fn pop_free(&self) -> Option<u32> {
+        let head = self.free.load(Ordering::Relaxed);
+        if head == NONE {
+            return None;
         }
-        let idx = page.len;
-        let (k, off) = locate(idx);
+        let next = self.slot(head).next.load(Ordering::Relaxed);
+        self.free.store(next, Ordering::Relaxed);
+        Some(head)
+    }
+
+    /// Owner: scans `n` words from the cursor; frees the reclaimable slots onto the free list.
+    fn scan(&self, len: u32, n: u32, dropped: &mut Vec<H>) {
+        let mut idx = self.cursor.load(Ordering::Relaxed);
+        for _ in 0..n {
+            if idx >= len {
+                idx = 0;
+            }
+            self.try_reclaim(idx, dropped);
+            idx += 1;
+        }
+        self.cursor.store(idx, Ordering::Relaxed);
+    }
+
+    /// Owner: frees slot `idx` onto the free list if it is reclaimable.
+    fn try_reclaim(&self, idx: u32, dropped: &mut Vec<H>) -> bool {
+        let slot = self.slot(idx);
+        // Acquire: pairs with the end's and the drain's Release RMWs, so their uses of the
+        // slot (the handle cell, the name map) come before ours.
+        let word = slot.word.load(Ordering::Acquire);
+        if !reclaimable(word) {
+            return false;
+        }
+        // The end took the handle (then nobody stores into the cell again: the arming stored
+        // before, and a drain takes only what is there), or a handle may be left.
+        if word & TOOK == 0
+            && let Some(h) = slot.handle.take()
+        {
+            dropped.push(h);
+        }
+        if word & NAMED != 0 {
+            lock(&self.names).remove(&idx);
+        }
+        // Free (not LIVE); keeps the generation. Nobody else writes a reclaimable word: the
+        // end has set ENDED (its last access), no drain holds it, and a drain only CASes a
+        // running word.
+        slot.word
+            .store(word & !(LIVE | NAMED | TOOK), Ordering::Relaxed);
+        slot.next
+            .store(self.free.load(Ordering::Relaxed), Ordering::Relaxed);
+        self.free.store(idx, Ordering::Relaxed);
+        true
+    }
+
+    /// Owner: a new slot at the end of the table.
+    fn grow(&self, len: u32) -> u32 {
+        let (k, off) = locate(len);
         assert!(
             k < CHUNKS,
             "shutdown-runtime: more than {} tracked tasks alive from one spawning thread",
             BASE * ((1 << CHUNKS) - 1)
         );
         if off == 0 {
-            page.chunks.push(
-                (0..BASE << k)
-                    .map(|_| SlotData {
-                        handle: None,
-                        site: None,
-                        start_ms: 0,
-                        state: 0,
-                    })
-                    .collect(),
-            );
-            self.words[k].get_or_init(|| (0..BASE << k).map(|_| AtomicU32::new(0)).collect());
+            self.chunks[k].get_or_init(|| Chunk::new(BASE << k));
         }
-        page.len += 1;
-        idx
+        // Release: a drain that reads the new length finds the chunk.
+        self.len.store(len + 1, Ordering::Release);
+        len
     }
 
-    /// Occupies a free slot (reserved: not armed), runs `spawn` with no lock held, then arms
-    /// the slot with `abort(&value)`. If a drain marked the task meanwhile, it is aborted now;
-    /// if it ended and was reclaimed meanwhile, the slot is freed now. If `spawn` unwinds, the
-    /// slot is armed with no handle (the task's guard, dropped with it, has ended it). Returns
-    /// `spawn`'s value and the slot.
+    /// Owner (the calling thread must own this shard): occupies a free slot for a task of
+    /// `site`, runs `spawn(idx)`, then arms the slot with `abort(&value)`. If a drain marked
+    /// the task meanwhile, it is aborted now; if it ended meanwhile, the handle is dropped
+    /// now. If `spawn` unwinds, the slot is armed with no handle (the task's guard, dropped
+    /// with it, has ended it). Returns `spawn`'s value and the slot.
     pub(crate) fn occupy<T>(
         &self,
         site: &'static Site,
         name: Option<Cow<'static, str>>,
         start_ms: u32,
-        spawn: impl FnOnce(u32, bool) -> T,
+        spawn: impl FnOnce(u32) -> T,
         abort: impl FnOnce(&T) -> Option<H>,
     ) -> (T, u32) {
-        let mut dropped = Dropped {
-            one: None,
-            many: Vec::new(),
-        };
-        let (idx, tag) = {
-            let mut page = lock(&self.page);
-            let idx = self.take_free(&mut page, &mut dropped);
-            let slot = page.slot_mut(idx);
-            slot.state = (slot.state.wrapping_add(1)) & GEN;
-            slot.site = Some(site);
-            slot.start_ms = start_ms;
-            let tag = tag_of(slot.state);
-            if let Some(name) = name {
-                page.names.insert(idx, name);
-            }
-            (idx, tag)
-        };
+        let mut dropped = Vec::new();
+        let idx = self.take_free(&mut dropped);
+        let slot = self.slot(idx);
+        let old = slot.word.load(Ordering::Relaxed);
+        let mut word = (generation(old).wrapping_add(1) << GEN_SHIFT) | LIVE | site.kind.bits();
+        slot.site.store(site.id, Ordering::Relaxed);
+        slot.start_ms.store(start_ms, Ordering::Relaxed);
+        if let Some(name) = name {
+            lock(&self.names).insert(idx, name);
+            word |= NAMED;
+        }
+        // Release: a drain that sees the occupation sees its site, start and name.
+        slot.word.store(word, Ordering::Release);
         drop(dropped);
+
         /// Arms the slot when dropped: after `spawn` returned, or while it unwinds.
         struct Arm<'a, H: Abort> {
             shard: &'a Shard<H>,
@@ -398,7 +414,7 @@ impl<H: Abort> Shard<H> {
             idx,
             handle: None,
         };
-        let value = spawn(idx, tag != 0);
+        let value = spawn(idx);
         arm.handle = abort(&value);
         drop(arm);
         (value, idx)
@@ -406,78 +422,74 @@ impl<H: Abort> Shard<H> {
 
     /// Arms slot `idx` with `handle` (see [`Shard::occupy`]).
     fn arm(&self, idx: u32, handle: Option<H>) {
-        let mut page = lock(&self.page);
-        let state = page.slot(idx).state;
-        if state & DEFERRED != 0 {
-            let old = self.free_slot(&mut page, idx);
-            drop(page);
-            drop((old, handle));
-            return;
+        let slot = self.slot(idx);
+        let stored = handle.is_some();
+        if let Some(h) = handle {
+            // Empty: only the arming stores a handle; an end or a drain that took the cell
+            // before now took nothing, and a reclaim emptied it.
+            slot.handle.put(h);
         }
-        // Relaxed: the drain's mark (the only writer besides the end) was made under the page
-        // lock we hold; an end racing with us needs no abort.
-        let word = self.word(idx).load(Ordering::Relaxed);
-        let tag = tag_of(state);
-        if marked(word, tag)
-            && !ended(word, tag)
-            && let Some(h) = &handle
-        {
-            h.abort();
-        }
-        let slot = page.slot_mut(idx);
-        slot.handle = handle;
-        slot.state |= ARMED;
-    }
-
-    /// The task in slot `idx` (occupation tagged `tag`, see [`Shard::occupy`]) ended, on any
-    /// thread: marks the slot ended and pushes it on the ended stack. Returns whether a drain
-    /// had marked it `ABORTING` (then it does not count as drained).
-    pub(crate) fn end(&self, idx: u32, tag: bool) -> bool {
-        let tag = if tag { TAG } else { 0 };
-        let word = self.word(idx);
-        let mut head = self.ended.load(Ordering::Relaxed);
-        // AcqRel RMW: ordered with the drain's mark (a CAS) on this word — exactly one of the
-        // two sees the other.
-        let prev = word.swap(tag | ENDED | (head as u32), Ordering::AcqRel);
-        loop {
-            let pushes = (head >> 32) + 1;
-            // Release: publishes the link to the reclaimer's Acquire swap.
-            match self.ended.compare_exchange_weak(
-                head,
-                (pushes << 32) | u64::from(idx + 1),
-                Ordering::Release,
-                Ordering::Relaxed,
-            ) {
-                Ok(_) => {
-                    if pushes.is_multiple_of(u64::from(SWEEP)) {
-                        self.sweep();
-                    }
-                    break;
-                }
-                Err(now) => {
-                    head = now;
-                    // Relaxed: published by the CAS that succeeds.
-                    word.store(tag | ENDED | (head as u32), Ordering::Relaxed);
-                }
+        // AcqRel RMW: ordered with the end and the drain's mark on this word. `ARMED` is
+        // clear (set once per occupation, here), so the add sets it: one `lock xadd`, where a
+        // `fetch_or` whose result is used is a compare-exchange loop.
+        let prev = slot.word.fetch_add(ARMED, Ordering::AcqRel);
+        if prev & ENDED != 0 {
+            // Ended first: its end took nothing (or took the handle after we stored it).
+            drop(slot.handle.take());
+        } else if prev & MARKED != 0 && stored {
+            // Marked before it was armed: the drain left the abort to us.
+            if let Some(h) = slot.handle.take() {
+                h.abort();
+                // Put back for the end (or the reclaim) to drop; the cell is empty (nobody
+                // else stores into it).
+                slot.handle.put(h);
             }
         }
-        marked(prev, tag)
     }
 
-    /// Reclaims the ended stack if the page lock is free (never waits: an ending task may run
-    /// on a thread that holds it, inside a spawn).
-    fn sweep(&self) {
-        let mut dropped = Vec::new();
-        if let Some(mut page) = try_lock(&self.page) {
-            self.reclaim(&mut page, &mut dropped);
-        }
+    /// The task in slot `idx` ended, on any thread: drops its abort handle and marks the slot
+    /// ended (and `TOOK` if it found the handle). Returns whether a drain had marked it (then it does not count as drained).
+    pub(crate) fn end(&self, idx: u32) -> bool {
+        let slot = self.slot(idx);
+        let handle = slot.handle.take();
+        // AcqRel RMW: ordered with the arming and the drain's mark on this word; Release
+        // publishes our use of the cell to the reclaiming owner. `ENDED` is clear (set once
+        // per occupation, here): the add sets it (see `arm`).
+        let took = if handle.is_some() { TOOK } else { 0 };
+        let prev = slot.word.fetch_add(ENDED | took, Ordering::AcqRel);
+        drop(handle);
+        prev & MARKED != 0
     }
 
-    /// Calls `f` with slot `idx`'s task, if it is live.
+    /// Calls `f` with slot `idx`'s task, if it is running (a consistent view: retried if the
+    /// slot is reused meanwhile).
     pub(crate) fn with_task<R>(&self, idx: u32, f: impl FnOnce(&TaskView<'_>) -> R) -> Option<R> {
-        let page = lock(&self.page);
-        let site = page.slot(idx).site?;
-        Some(f(&page.view(idx, site)))
+        if idx >= self.len.load(Ordering::Acquire) {
+            return None;
+        }
+        let slot = self.slot(idx);
+        loop {
+            // Acquire: pairs with the owner's Release publication of the occupation.
+            let word = slot.word.load(Ordering::Acquire);
+            if !running(word) {
+                return None;
+            }
+            let site = slot.site.load(Ordering::Relaxed);
+            let start_ms = slot.start_ms.load(Ordering::Relaxed);
+            let names = (word & NAMED != 0).then(|| lock(&self.names));
+            // Acquire fence: the reads above happen before the re-check (a seqlock read).
+            fence(Ordering::Acquire);
+            let again = slot.word.load(Ordering::Relaxed);
+            if generation(again) != generation(word) || again & LIVE == 0 {
+                continue; // reused meanwhile: read the new occupation
+            }
+            let view = TaskView {
+                site: crate::sites::by_id(site),
+                name: names.as_ref().and_then(|n| n.get(&idx)),
+                start_ms,
+            };
+            return Some(f(&view));
+        }
     }
 
     /// Aborts every abortable task of this shard not aborted yet; pushes the async tasks (kind
@@ -494,139 +506,128 @@ impl<H: Abort> Shard<H> {
         self.abort_marked(&marked);
     }
 
-    /// Live slots of this page: `(idx, site)` of every occupied slot whose task has not ended.
-    fn live<'p>(
-        &'p self,
-        page: &'p MutexGuard<'_, Page<H>>,
-    ) -> impl Iterator<Item = (u32, &'static Site)> + 'p {
-        (0..page.len).filter_map(move |idx| {
-            let slot = page.slot(idx);
-            let site = slot.site?;
-            (!self.ended(idx, slot.state)).then_some((idx, site))
-        })
-    }
-
     /// First half of an abort: marks every abortable task of this shard not aborted yet as
-    /// `ABORTING` (from now on its end no longer counts as drained) and lists the async tasks
-    /// (kind `Task`) on `out`, without aborting anything yet; returns the armed slots it marked
-    /// (index and generation), for [`Shard::abort_marked`]. A registry marks every shard
-    /// before it aborts any task, so a task that ends on its own because another aborted task
-    /// went away (e.g. a response-body pump whose connection was aborted) is still listed as
-    /// aborted, not counted as drained.
+    /// `MARKED | BUSY` (from now on its end no longer counts as drained, and the owner leaves
+    /// the slot alone) and lists the async tasks (kind `Task`) on `out`, without aborting
+    /// anything yet; returns the marked slots, for [`Shard::abort_marked`] (which must
+    /// follow). A registry marks every shard before it aborts any task, so a task that ends on
+    /// its own because another aborted task went away (e.g. a response-body pump whose
+    /// connection was aborted) is still listed as aborted, not counted as drained.
     pub(crate) fn mark_aborting<I>(
         &self,
         info: impl Fn(&TaskView<'_>) -> I,
         out: &mut Vec<AbortedSlot<I>>,
-    ) -> Vec<(u32, u32)> {
+    ) -> Vec<Marked> {
         let mut marked = Vec::new();
-        let page = lock(&self.page);
-        for idx in 0..page.len {
-            let slot = page.slot(idx);
-            let Some(site) = slot.site else {
-                continue;
-            };
-            if site.kind == Kind::Thread {
-                continue;
-            }
-            if !self.mark(idx, tag_of(slot.state)) {
-                continue; // ended first (counted as drained), or marked by an earlier pass
-            }
-            // Not armed yet: the arming spawner sees `ABORTING` and aborts it; only a task
-            // armed now is aborted by `abort_marked` (exactly one of the two aborts it).
-            if slot.handle.is_some() {
-                marked.push((idx, slot.state & GEN));
-            }
-            if site.kind == Kind::Task {
-                out.push(AbortedSlot {
-                    idx,
-                    generation: slot.state & GEN,
-                    info: info(&page.view(idx, site)),
-                });
+        // Acquire: pairs with the owner's Release store of the length (the chunks exist).
+        let len = self.len.load(Ordering::Acquire);
+        for idx in 0..len {
+            let slot = self.slot(idx);
+            let mut word = slot.word.load(Ordering::Acquire);
+            loop {
+                if !running(word) || word & MARKED != 0 || kind(word) == Kind::Thread {
+                    break; // free, ended (counted as drained), marked already, or a thread
+                }
+                // AcqRel RMW: ordered with the end and the arming on this word. The expected
+                // value carries the generation, so a slot reused since we read it never
+                // matches.
+                match slot.word.compare_exchange_weak(
+                    word,
+                    word | MARKED | BUSY,
+                    Ordering::AcqRel,
+                    Ordering::Acquire,
+                ) {
+                    Ok(_) => {
+                        marked.push(Marked {
+                            idx,
+                            armed: word & ARMED != 0,
+                        });
+                        if kind(word) == Kind::Task {
+                            // BUSY: the owner does not reuse the slot while we read it.
+                            let names = (word & NAMED != 0).then(|| lock(&self.names));
+                            let view = TaskView {
+                                site: crate::sites::by_id(slot.site.load(Ordering::Relaxed)),
+                                name: names.as_ref().and_then(|n| n.get(&idx)),
+                                start_ms: slot.start_ms.load(Ordering::Relaxed),
+                            };
+                            out.push(AbortedSlot {
+                                idx,
+                                generation: generation(word),
+                                info: info(&view),
+                            });
+                        }
+                        break;
+                    }
+                    Err(now) => word = now,
+                }
             }
         }
         marked
     }
 
-    /// Second half of an abort: aborts the tasks of `marked` (armed slots returned by
-    /// [`Shard::mark_aborting`]) that are still in their slot.
-    pub(crate) fn abort_marked(&self, marked: &[(u32, u32)]) {
-        let page = lock(&self.page);
-        for &(idx, generation) in marked {
-            let slot = page.slot(idx);
-            if slot.state & GEN != generation || slot.site.is_none() {
-                continue; // reclaimed (and maybe reused) since: not the marked task
-            }
-            if let Some(h) = &slot.handle {
+    /// Second half of an abort: aborts the tasks of `marked` (returned by
+    /// [`Shard::mark_aborting`]) that were armed when marked — the arming spawner aborts the
+    /// others —, then releases the slots (`BUSY` cleared).
+    pub(crate) fn abort_marked(&self, marked: &[Marked]) {
+        for m in marked {
+            let slot = self.slot(m.idx);
+            // `None`: the task is ending (its end took the handle).
+            if m.armed
+                && let Some(h) = slot.handle.take()
+            {
                 h.abort();
+                // Put back: the end (or the reclaim, once the task ended) drops it. The cell
+                // is empty: the arming is over and ends only take.
+                slot.handle.put(h);
             }
+            // Release: our use of the cell happens before the owner's reclaim.
+            slot.word.fetch_sub(BUSY, Ordering::Release);
         }
     }
 
     /// Whether the task of `aborted` is still running (its abort has not landed).
     pub(crate) fn still_there<I>(&self, aborted: &AbortedSlot<I>) -> bool {
-        let page = lock(&self.page);
-        let slot = page.slot(aborted.idx);
-        slot.site.is_some()
-            && slot.state & GEN == aborted.generation
-            && !self.ended(aborted.idx, slot.state)
+        let word = self.slot(aborted.idx).word.load(Ordering::Acquire);
+        running(word) && generation(word) == aborted.generation
     }
 
-    /// Whether the occupation of slot `idx` whose state is `state` has ended.
-    fn ended(&self, idx: u32, state: u32) -> bool {
-        // Acquire: pairs with the end's AcqRel swap (nothing is read after it but the word).
-        ended(self.word(idx).load(Ordering::Acquire), tag_of(state))
-    }
-
-    /// Marks the occupation tagged `tag` of slot `idx` `ABORTING`, unless it ended or is
-    /// marked already; returns whether it marked it.
-    fn mark(&self, idx: u32, tag: u32) -> bool {
-        let word = self.word(idx);
-        let mut now = word.load(Ordering::Relaxed);
-        loop {
-            if ended(now, tag) || marked(now, tag) {
-                return false;
-            }
-            // AcqRel RMW: ordered with the end's swap on this word (see `end`). A word left
-            // from the previous occupation (other tag) is replaced whole.
-            match word.compare_exchange_weak(
-                now,
-                tag | ABORTING,
-                Ordering::AcqRel,
-                Ordering::Relaxed,
-            ) {
-                Ok(_) => return true,
-                Err(w) => now = w,
-            }
-        }
-    }
-
-    /// Calls `f` on every live task.
+    /// Calls `f` on every running task.
     pub(crate) fn for_each(&self, mut f: impl FnMut(&TaskView<'_>)) {
-        let page = lock(&self.page);
-        for (idx, site) in self.live(&page) {
-            f(&page.view(idx, site));
+        let len = self.len.load(Ordering::Acquire);
+        for idx in 0..len {
+            let _ = self.with_task(idx, &mut f);
         }
     }
 
-    /// Slots initialised so far (live, ended or free).
+    /// Slots initialised so far (running, ended or free).
     #[cfg(any(test, shutdown_loom))]
     pub(crate) fn capacity(&self) -> u32 {
-        lock(&self.page).len
+        self.len.load(Ordering::Acquire)
     }
 
-    /// Live tasks (ended ones not counted, reclaimed or not).
+    /// Running tasks (ended ones not counted, reclaimed or not).
     #[cfg(any(test, shutdown_loom))]
     pub(crate) fn live_count(&self) -> usize {
-        let page = lock(&self.page);
-        self.live(&page).count()
+        let len = self.len.load(Ordering::Acquire);
+        (0..len)
+            .filter(|&idx| running(self.slot(idx).word.load(Ordering::Acquire)))
+            .count()
     }
 
-    /// Reclaims every ended slot now (tests, models).
+    /// Owner: reclaims every reclaimable slot now (tests, models); returns how many.
     #[cfg(any(test, shutdown_loom))]
-    pub(crate) fn reclaim_now(&self) {
+    pub(crate) fn reclaim_now(&self) -> usize {
         let mut dropped = Vec::new();
-        let mut page = lock(&self.page);
-        self.reclaim(&mut page, &mut dropped);
+        let len = self.len.load(Ordering::Relaxed);
+        (0..len)
+            .filter(|&idx| self.try_reclaim(idx, &mut dropped))
+            .count()
+    }
+
+    /// Kind of the task in slot `idx` (tests).
+    #[cfg(all(test, not(shutdown_loom)))]
+    fn kind_of(&self, idx: u32) -> Kind {
+        kind(self.slot(idx).word.load(Ordering::Acquire))
     }
 }
 
@@ -650,10 +651,9 @@ mod tests {
         crate::sites::site(kind, Location::caller(), || "t", None)
     }
 
-    /// Occupies a slot with `handle` (no real task); returns its index and tag.
-    fn occupy(s: &Shard<Fake>, kind: Kind, handle: Option<Fake>) -> (u32, bool) {
-        let (tag, idx) = s.occupy(site(kind), None, 0, |_, tag| tag, |_| handle);
-        (idx, tag)
+    /// Occupies a slot with `handle` (no real task); returns its index.
+    fn occupy(s: &Shard<Fake>, kind: Kind, handle: Option<Fake>) -> u32 {
+        s.occupy(site(kind), None, 0, |_| (), |_| handle).1
     }
 
     #[test]
@@ -668,103 +668,114 @@ mod tests {
     }
 
     #[test]
-    fn a_live_slot_is_24_bytes_plus_its_word() {
-        assert_eq!(
-            std::mem::size_of::<SlotData<tokio::task::AbortHandle>>(),
-            24
-        );
+    fn a_slot_is_24_bytes() {
+        let fields = 4 * std::mem::size_of::<AtomicU32>()
+            + std::mem::size_of::<HandleCell<tokio::task::AbortHandle>>();
+        assert_eq!(fields, 24);
     }
 
     #[test]
     fn ended_slots_are_reclaimed_and_reused_and_the_table_stays_small() {
         let s: Shard<Fake> = Shard::new();
+        let h = Fake::default();
         for _ in 0..10_000 {
-            let (idx, tag) = occupy(&s, Kind::Task, Some(Fake::default()));
-            assert!(!s.end(idx, tag), "not aborting");
+            let idx = occupy(&s, Kind::Task, Some(h.clone()));
+            assert!(!s.end(idx), "not aborting");
         }
         assert!(s.capacity() <= 2, "{}", s.capacity());
         assert_eq!(s.live_count(), 0);
-    }
-
-    #[test]
-    fn an_ending_task_sweeps_a_deep_ended_stack() {
-        let s: Shard<Fake> = Shard::new();
-        let h = Fake::default();
-        let idx: Vec<(u32, bool)> = (0..SWEEP)
-            .map(|_| occupy(&s, Kind::Task, Some(h.clone())))
-            .collect();
-        for (i, tag) in idx {
-            s.end(i, tag);
-        }
-        // the last end took the stack and dropped every handle: only ours is left
+        // every end dropped its own handle
         assert_eq!(Arc::strong_count(&h.0), 1);
-        assert_eq!(s.live_count(), 0);
     }
 
     #[test]
-    fn a_spawn_keeps_few_ended_handles_for_later() {
+    fn a_table_of_live_tasks_grows_without_scanning_every_spawn_and_finds_ended_slots() {
         let s: Shard<Fake> = Shard::new();
-        let h = Fake::default();
-        let n = SWEEP as usize - 56; // no sweep by the ends
-        let idx: Vec<(u32, bool)> = (0..n)
-            .map(|_| occupy(&s, Kind::Task, Some(h.clone())))
-            .collect();
-        for (i, tag) in idx {
-            s.end(i, tag);
+        let live: Vec<u32> = (0..5_000).map(|_| occupy(&s, Kind::Task, None)).collect();
+        assert_eq!(s.capacity(), 5_000);
+        assert_eq!(s.live_count(), 5_000);
+        // half of them end: later spawns reuse those slots (the scan finds them), the table
+        // grows by at most the skips after fruitless scans
+        for &idx in live.iter().step_by(2) {
+            s.end(idx);
         }
-        assert_eq!(Arc::strong_count(&h.0), 1 + n);
-        // the next spawn takes the ended stack: frees one for itself and all but `KEEP`
-        let _ = occupy(&s, Kind::Task, None);
-        assert_eq!(Arc::strong_count(&h.0), 1 + KEEP - 1);
-        assert_eq!(s.capacity() as usize, n);
+        for _ in 0..2_500 {
+            occupy(&s, Kind::Task, None);
+        }
+        assert_eq!(s.live_count(), 5_000);
+        assert!(s.capacity() < 5_000 + MAX_SKIP + SCAN, "{}", s.capacity());
     }
 
     #[test]
     fn an_end_before_arming_leaves_the_slot_to_its_spawner_and_an_unwinding_spawn_too() {
         let s: Shard<Fake> = Shard::new();
-        // the task ends (on this or another thread) and is even reclaimed before it is armed
+        let h = Fake::default();
+        // the task ends (on this or another thread) before it is armed: not reclaimed yet
         let (_, idx) = s.occupy(
             site(Kind::Task),
             Some("early".into()),
             0,
-            |idx, tag| {
-                assert!(!s.end(idx, tag));
-                s.reclaim_now();
+            |idx| {
+                assert!(!s.end(idx));
+                assert_eq!(s.reclaim_now(), 0, "not armed: not reclaimable");
                 assert_eq!(s.live_count(), 0);
             },
-            |_| Some(Fake::default()),
+            |_| Some(h.clone()),
         );
-        assert!(s.with_task(idx, |_| ()).is_none(), "freed at arming");
-        // the freed slot is reused, with a new generation and no stale name
-        let (again, tag) = occupy(&s, Kind::Task, None);
+        assert_eq!(Arc::strong_count(&h.0), 1, "the arming dropped the handle");
+        assert!(s.with_task(idx, |_| ()).is_none(), "ended");
+        // the slot is reused, with a new generation and no stale name
+        let again = occupy(&s, Kind::Task, None);
         assert_eq!(again, idx);
         assert!(s.with_task(again, |t| t.name.is_none()).unwrap());
-        s.end(again, tag);
+        s.end(again);
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             s.occupy(
                 site(Kind::Task),
                 None,
                 0,
-                |idx, tag| {
+                |idx| {
                     // a real spawn drops the task (and its guard ends it) while unwinding
-                    s.end(idx, tag);
+                    s.end(idx);
                     panic!("no runtime")
                 },
                 |_: &()| Some(Fake::default()),
             )
         }));
         assert!(r.is_err());
-        s.reclaim_now();
+        assert_eq!(s.reclaim_now(), 1, "armed while unwinding: reclaimable");
         assert_eq!((s.live_count(), s.capacity()), (0, 1));
+    }
+
+    #[test]
+    fn a_spawn_inside_a_spawn_never_gets_the_outer_unarmed_slot() {
+        let s: Shard<Fake> = Shard::new();
+        let (inner, outer) = s.occupy(
+            site(Kind::Task),
+            None,
+            0,
+            |outer| {
+                // the runtime drops the outer task at once; its drop spawns again
+                s.end(outer);
+                occupy(&s, Kind::Task, None)
+            },
+            |_| Some(Fake::default()),
+        );
+        assert_ne!(inner, outer);
+        assert_eq!(s.live_count(), 1);
     }
 
     #[test]
     fn abort_all_aborts_once_lists_tasks_and_skips_threads() {
         let s: Shard<Fake> = Shard::new();
         let h = Fake::default();
-        let (t, t_tag) = occupy(&s, Kind::Task, Some(h.clone()));
-        let (b, b_tag) = occupy(&s, Kind::Blocking, Some(h.clone()));
-        let (th, th_tag) = occupy(&s, Kind::Thread, None);
+        let t = occupy(&s, Kind::Task, Some(h.clone()));
+        let b = occupy(&s, Kind::Blocking, Some(h.clone()));
+        let th = occupy(&s, Kind::Thread, None);
+        assert_eq!(
+            (s.kind_of(t), s.kind_of(b), s.kind_of(th)),
+            (Kind::Task, Kind::Blocking, Kind::Thread)
+        );
         let mut out = Vec::new();
         s.abort_all(|t| t.site.kind, &mut out);
         s.abort_all(|t| t.site.kind, &mut out);
@@ -772,24 +783,20 @@ mod tests {
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].info, Kind::Task);
         assert!(s.still_there(&out[0]));
-        assert!(s.end(t, t_tag), "aborted: not drained");
+        assert!(s.end(t), "aborted: not drained");
         assert!(!s.still_there(&out[0]));
-        s.reclaim_now();
+        assert_eq!(s.reclaim_now(), 1);
         // reused slot: a new task is not the aborted one
-        let (again, again_tag) = occupy(&s, Kind::Task, None);
+        let again = occupy(&s, Kind::Task, None);
         assert_eq!(again, t);
         assert!(!s.still_there(&out[0]));
-        assert_eq!(
-            s.live_count(),
-            3,
-            "the old word does not end the new occupation"
-        );
+        assert_eq!(s.live_count(), 3);
         let mut relisted = Vec::new();
         s.abort_all(|_| (), &mut relisted);
         assert_eq!(relisted.len(), 1, "the new occupation is marked afresh");
-        assert!(s.end(again, again_tag));
-        assert!(s.end(b, b_tag), "aborted: not drained");
-        assert!(!s.end(th, th_tag));
+        assert!(s.end(again));
+        assert!(s.end(b), "aborted: not drained");
+        assert!(!s.end(th));
     }
 
     #[test]
@@ -797,19 +804,17 @@ mod tests {
         let s: Shard<Fake> = Shard::new();
         let h = Fake::default();
         let mut out = Vec::new();
-        let (tag, idx) = s.occupy(
+        let (_, idx) = s.occupy(
             site(Kind::Task),
             Some("racing".into()),
             0,
-            |_, tag| {
-                s.abort_all(|t| t.name.map(|n| n.to_string()), &mut out);
-                tag
-            },
+            |_| s.abort_all(|t| t.name.map(|n| n.to_string()), &mut out),
             |_| Some(h.clone()),
         );
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].info.as_deref(), Some("racing"));
         assert_eq!(h.0.load(std::sync::atomic::Ordering::SeqCst), 1);
-        assert!(s.end(idx, tag));
+        assert!(s.end(idx));
+        assert_eq!(Arc::strong_count(&h.0), 1, "dropped by the end");
     }
 }

@@ -1,9 +1,18 @@
-//! The counters a drain waits on: per-shard `spawned` / `ended` / `ended_ok`, and the drain's
-//! *drain marks* that decide which end wakes it.
+//! The counters a drain waits on — `spawned`, `ended`, `ended_ok` per owner thread ([`Counts`],
+//! kept in the thread's registry shard) — and the drain's *drain marks* that decide which end
+//! wakes it.
 //!
-//! * Each counter is written only by the threads of its shard (cache-padded), so a spawn and
-//!   an end touch no line another core writes. Live tasks = `Σ spawned − Σ ended`, read ends
-//!   first: an end counted has its spawn counted too, so the result never under-counts.
+//! * A thread's counts are written only by that thread (its owner id is unique among live
+//!   threads, `owner.rs`), so a spawn and an end touch no line another core writes. `spawned`
+//!   and `ended_ok` are plain loads and stores (no read-modify-write); `ended` is a `SeqCst`
+//!   read-modify-write, for the handshake with the start of a drain (below). Live tasks =
+//!   `Σ spawned − Σ ended`, read ends first: an end counted has its spawn counted too (the
+//!   spawn's store happens before `tokio::spawn` hands the task over, which happens before its
+//!   end), so the result never under-counts a task whose spawn happened before the read.
+//! * A spawn concurrent with the start of a drain (not ordered with it) may be missed by the
+//!   drain's first count and not see `draining`: the drain then treats it as spawned after it
+//!   finished. Every spawn ordered after the start (e.g. by a task the drain waits for) is
+//!   seen and counted in `spawned_during_drain`.
 //! * Outside a drain an end only reads `draining` (a line nobody writes then). During a drain
 //!   every end also bumps `drain_ends` and wakes the drain iff the count reaches `target`. Before
 //!   each wait the drain reads `drain_ends` (`e0`), *then* the live count `L`, and sets
@@ -19,17 +28,24 @@
 
 use crate::sync::{AtomicBool, AtomicU64, Ordering, Padded};
 
+/// One thread's counts in one registry; written only by that thread.
 #[derive(Default)]
-struct Counts {
+pub(crate) struct Counts {
     spawned: AtomicU64,
     ended: AtomicU64,
     /// Ends that count as drained (completed, not aborted by a drain).
     ended_ok: AtomicU64,
 }
 
-/// The counters of one registry.
+/// Adds one to `count`, which only the calling thread writes: a plain load and store.
+#[inline]
+fn bump(count: &AtomicU64) {
+    // Release (free on x86): a reader that sees the new value sees what came before it.
+    count.store(count.load(Ordering::Relaxed) + 1, Ordering::Release);
+}
+
+/// The drain's side of the counters of one registry.
 pub(crate) struct Tally {
-    counts: Box<[Padded<Counts>]>,
     /// Read by every end; written only when a drain starts or stops.
     draining: Padded<AtomicBool>,
     /// Ends during the current drain.
@@ -39,59 +55,46 @@ pub(crate) struct Tally {
 }
 
 impl Tally {
-    pub(crate) fn new(shards: usize) -> Tally {
+    pub(crate) fn new() -> Tally {
         Tally {
-            counts: (0..shards).map(|_| Padded(Counts::default())).collect(),
             draining: Padded(AtomicBool::new(false)),
             drain_ends: Padded(AtomicU64::new(0)),
             target: AtomicU64::new(0),
         }
     }
 
-    /// A task is being spawned by a thread of `shard` (before it can possibly end). Returns
-    /// whether a drain is running.
+    /// A task is being spawned (before it can possibly end) by the thread owning `counts`
+    /// (the calling thread). Returns whether a drain is running.
     #[inline]
-    pub(crate) fn spawned(&self, shard: usize) -> bool {
-        self.counts[shard].spawned.fetch_add(1, Ordering::SeqCst);
+    pub(crate) fn spawned(&self, counts: &Counts) -> bool {
+        bump(&counts.spawned);
         self.draining.load(Ordering::Relaxed)
     }
 
-    /// A task ended on a thread of `shard`; `drained`: it completed on its own. Returns `true`
-    /// if the drain should be woken.
+    /// A task ended on the thread owning `counts` (the calling thread); `drained`: it
+    /// completed on its own. Returns `true` if the drain should be woken.
     #[inline]
-    pub(crate) fn ended(&self, shard: usize, drained: bool) -> bool {
-        let c = &self.counts[shard];
+    pub(crate) fn ended(&self, counts: &Counts, drained: bool) -> bool {
         if drained {
-            c.ended_ok.fetch_add(1, Ordering::Relaxed);
+            bump(&counts.ended_ok);
         }
         // SeqCst increment, then SeqCst load of `draining`: pairs with `start_drain` + `live`.
-        c.ended.fetch_add(1, Ordering::SeqCst);
+        counts.ended.fetch_add(1, Ordering::SeqCst);
         self.draining.load(Ordering::SeqCst)
             && self.drain_ends.fetch_add(1, Ordering::SeqCst) + 1
                 >= self.target.load(Ordering::SeqCst)
     }
 
-    /// Live tasks (an upper bound while spawns run concurrently).
-    pub(crate) fn live(&self) -> usize {
-        let ended: u64 = self
-            .counts
-            .iter()
-            .map(|c| c.ended.load(Ordering::SeqCst))
-            .sum();
-        let spawned: u64 = self
-            .counts
-            .iter()
-            .map(|c| c.spawned.load(Ordering::SeqCst))
-            .sum();
+    /// Live tasks (an upper bound while spawns run concurrently), from every thread's counts.
+    pub(crate) fn live<'a, I: Iterator<Item = &'a Counts>>(&self, counts: impl Fn() -> I) -> usize {
+        let ended: u64 = counts().map(|c| c.ended.load(Ordering::SeqCst)).sum();
+        let spawned: u64 = counts().map(|c| c.spawned.load(Ordering::Acquire)).sum();
         spawned.saturating_sub(ended) as usize
     }
 
-    /// Tasks that completed on their own, ever.
-    pub(crate) fn ended_ok(&self) -> u64 {
-        self.counts
-            .iter()
-            .map(|c| c.ended_ok.load(Ordering::SeqCst))
-            .sum()
+    /// Tasks that completed on their own, ever, from every thread's counts.
+    pub(crate) fn ended_ok<'a>(&self, counts: impl Iterator<Item = &'a Counts>) -> u64 {
+        counts.map(|c| c.ended_ok.load(Ordering::Acquire)).sum()
     }
 
     /// A drain starts: from now on every end is counted in `drain_ends` (and, until the first
