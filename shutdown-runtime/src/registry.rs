@@ -71,14 +71,20 @@ impl Shards {
         &chunk[off]
     }
 
-    /// Every shard created so far, with its owner id.
+    /// Every shard created so far, with its owner id. (A chunk exists only if one of its
+    /// owners used this registry: chunk 0 may be missing while chunk 1 exists.)
     fn iter(&self) -> impl Iterator<Item = (u32, &Shard<AbortHandle>)> {
         self.chunks
             .iter()
-            .map_while(|c| c.get())
-            .flatten()
             .enumerate()
-            .map(|(id, s)| (id as u32, &s.0))
+            .filter_map(|(k, chunk)| chunk.get().map(|chunk| (k, chunk)))
+            .flat_map(|(k, chunk)| {
+                let first = FIRST_SHARDS * ((1 << k) - 1);
+                chunk
+                    .iter()
+                    .enumerate()
+                    .map(move |(off, s)| ((first + off) as u32, &s.0))
+            })
     }
 }
 
@@ -367,5 +373,27 @@ impl Registry {
             });
         }
         out
+    }
+}
+
+#[cfg(all(test, not(shutdown_loom)))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shards_of_a_later_chunk_are_found_without_the_earlier_ones() {
+        let shards = Shards::new();
+        let a: *const Shard<AbortHandle> = shards.get(20);
+        let b: *const Shard<AbortHandle> = shards.get(100);
+        let ids: Vec<u32> = shards.iter().map(|(id, _)| id).collect();
+        // chunk 1 (ids 16..48) and chunk 2 (48..112) exist, chunk 0 does not
+        assert_eq!(ids, (16..112).collect::<Vec<u32>>());
+        let found: Vec<*const Shard<AbortHandle>> = shards
+            .iter()
+            .filter(|(id, _)| *id == 20 || *id == 100)
+            .map(|(_, s)| s as *const _)
+            .collect();
+        assert_eq!(found, vec![a, b]);
+        assert!(std::ptr::eq(shards.get(20), a));
     }
 }
