@@ -59,16 +59,26 @@ impl Shards {
     }
 
     /// The shard of owner `id` (created with its chunk if needed).
+    #[inline]
     fn get(&self, id: u32) -> &Shard<AbortHandle> {
         let n = id as usize / FIRST_SHARDS + 1;
         let k = (usize::BITS - 1 - n.leading_zeros()) as usize;
         let off = id as usize - FIRST_SHARDS * ((1 << k) - 1);
-        let chunk = self.chunks[k].get_or_init(|| {
+        let chunk = match self.chunks[k].get() {
+            Some(chunk) => chunk,
+            None => self.create(k),
+        };
+        &chunk[off].0
+    }
+
+    /// Chunk `k`, created now if no other thread did first.
+    #[cold]
+    fn create(&self, k: usize) -> &ShardChunk {
+        self.chunks[k].get_or_init(|| {
             (0..FIRST_SHARDS << k)
                 .map(|_| Padded(Shard::new()))
                 .collect()
-        });
-        &chunk[off]
+        })
     }
 
     /// Every shard created so far, with its owner id. (A chunk exists only if one of its

@@ -37,9 +37,10 @@
 //! * A spawn that re-enters (the future's drop, run inside `tokio::spawn` when the runtime is
 //!   shutting down, spawns again) is safe: a slot is never reclaimed before it is armed, and
 //!   the owner's free-list steps run no user code.
-//! * Slots live in chunks (chunk `k` holds `BASE << k` slots), one array per field, so slots
-//!   have stable addresses, growing never copies one, and the lines an end writes (words,
-//!   handle cells: 16 and 8 per line) are not the lines only the owner writes.
+//! * Slots live in chunks (chunk `k` holds `BASE << k` slots) of three arrays — words, handle
+//!   cells, and the fields only the owner writes (site, start, link) —, so slots have stable
+//!   addresses, growing never copies one, and the lines an end writes (words, handle cells: 16
+//!   and 8 per line) are not the lines only the owner writes.
 //!
 //! Memory per slot: 24 bytes (word, handle, site id, start, free-list link); names built at
 //! run time (`spawn_named(format!(..))`) are kept in a map beside the slots.
@@ -175,35 +176,45 @@ const CHUNKS: usize = 23;
 const NONE: u32 = u32::MAX;
 
 /// `(chunk, offset)` of slot `idx`.
+#[inline(always)]
 fn locate(idx: u32) -> (usize, usize) {
     let n = idx as usize / BASE + 1;
     let k = (usize::BITS - 1 - n.leading_zeros()) as usize;
     (k, idx as usize - BASE * ((1 << k) - 1))
 }
 
-/// A chunk of slots, one array per field: a task's end touches only its word and its handle
-/// cell, in dense arrays (16 words, 8 cells a cache line), so the lines it writes are shared
-/// with the spawner only once per many tasks; the fields only the owner writes (site, start,
-/// free-list link) are in lines the ending core never writes.
+/// A chunk of slots, in three arrays: a task's end touches only its word and its handle cell,
+/// in dense arrays (16 words, 8 cells a cache line), so the lines it writes are shared with
+/// the spawner only once per many tasks; the fields only the owner writes (site, start,
+/// free-list link) are together, in lines the ending core never writes.
 struct Chunk<H> {
     words: Box<[AtomicU32]>,
     handles: Box<[HandleCell<H>]>,
+    /// The fields only the owner writes, together (one line for a spawn's writes).
+    owned: Box<[Owned]>,
+}
+
+/// A slot's fields only its owner writes.
+struct Owned {
     /// [`Site::id`] of the task's spawn site.
-    sites: Box<[AtomicU32]>,
-    starts: Box<[AtomicU32]>,
-    /// The next free slot while a slot is on the owner's free list (owner only).
-    nexts: Box<[AtomicU32]>,
+    site: AtomicU32,
+    start_ms: AtomicU32,
+    /// The next free slot while the slot is on the owner's free list.
+    next: AtomicU32,
 }
 
 impl<H> Chunk<H> {
     fn new(n: usize) -> Chunk<H> {
-        let atomics = |init: u32| (0..n).map(|_| AtomicU32::new(init)).collect();
         Chunk {
-            words: atomics(0),
+            words: (0..n).map(|_| AtomicU32::new(0)).collect(),
             handles: (0..n).map(|_| HandleCell::new()).collect(),
-            sites: atomics(0),
-            starts: atomics(0),
-            nexts: atomics(NONE),
+            owned: (0..n)
+                .map(|_| Owned {
+                    site: AtomicU32::new(0),
+                    start_ms: AtomicU32::new(0),
+                    next: AtomicU32::new(NONE),
+                })
+                .collect(),
         }
     }
 }
@@ -263,7 +274,7 @@ impl<H: Abort> Shard<H> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn slot(&self, idx: u32) -> Slot<'_, H> {
         let (k, off) = locate(idx);
         let chunk = self.chunks[k]
@@ -272,9 +283,9 @@ impl<H: Abort> Shard<H> {
         Slot {
             word: &chunk.words[off],
             handle: &chunk.handles[off],
-            site: &chunk.sites[off],
-            start_ms: &chunk.starts[off],
-            next: &chunk.nexts[off],
+            site: &chunk.owned[off].site,
+            start_ms: &chunk.owned[off].start_ms,
+            next: &chunk.owned[off].next,
         }
     }
 
@@ -301,6 +312,7 @@ impl<H: Abort> Shard<H> {
         self.grow(len)
     }
 
+    #[inline(always)]
     fn pop_free(&self) -> Option<u32> {
         let head = self.free.load(Ordering::Relaxed);
         if head == NONE {
