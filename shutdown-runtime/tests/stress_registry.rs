@@ -248,3 +248,48 @@ fn spawn_on_from_plain_threads_while_tasks_end_on_the_workers() {
     let report = rt.block_on(scope.drain(Duration::from_secs(5)));
     assert!(report.is_clean() && report.aborted.is_empty(), "{report:?}");
 }
+
+/// More threads alive at once than the first chunk of registry shards holds (owner ids beyond
+/// 16 live in later chunks, created on first use): 40 plain threads each park 25 tasks in one
+/// scope; every one of them is counted, listed by name and aborted by the drain, and the
+/// threads that spawned them are gone by then (their owner ids returned to the pool).
+#[test]
+fn tasks_spawned_by_many_threads_are_all_counted_listed_and_aborted() {
+    const THREADS: usize = 40;
+    const EACH: usize = 25;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let scope = Shutdown::new();
+    let barrier = std::sync::Arc::new(std::sync::Barrier::new(THREADS));
+    let threads: Vec<_> = (0..THREADS)
+        .map(|t| {
+            let (scope, handle, barrier) = (scope.clone(), rt.handle().clone(), barrier.clone());
+            std::thread::spawn(move || {
+                // all alive at once: 40 distinct owner ids
+                barrier.wait();
+                let _rt = handle.enter();
+                for i in 0..EACH {
+                    drop(
+                        scope.spawn_named(format!("parked {t}/{i}"), std::future::pending::<()>()),
+                    );
+                }
+                barrier.wait();
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    assert_eq!(scope.tracked_len(), THREADS * EACH);
+    let report = rt.block_on(scope.drain(Duration::from_millis(50)));
+    assert_eq!(report.aborted.len(), THREADS * EACH, "{report:?}");
+    assert_eq!(report.drained, 0);
+    let mut names: Vec<_> = report.aborted.iter().map(|a| a.name.to_string()).collect();
+    names.sort();
+    names.dedup();
+    assert_eq!(names.len(), THREADS * EACH, "every task listed once");
+    assert_eq!(scope.tracked_len(), 0);
+}
