@@ -146,6 +146,10 @@ pub struct FileAnalysis {
     /// Parsed with the bodies no rule reads blanked ([`crate::prune`]): `fns` lacks their
     /// calls (read from the text when a call graph needs them).
     pub pruned: bool,
+    /// Fields and methods of declarations the pruner blanked because they name no word
+    /// ([`crate::prune::Pruned::hidden`]); the engine analyses the file again with them
+    /// when a chain elsewhere asks for one of these names.
+    pub hidden_decls: Vec<String>,
     /// Skipped as test code by location.
     pub skipped_as_test: bool,
     /// Parsed with `syn`.
@@ -319,6 +323,66 @@ impl Analyzer {
         false
     }
 
+    /// The second look at a file whose first analysis hid declarations
+    /// ([`FileAnalysis::hidden_decls`]): what it declares with the declarations of the
+    /// `reveal` keys parsed (every function body blanked: those declarations name no word,
+    /// so their bodies were blanked the first time too), and what it still hides. `None`
+    /// when the file no longer parses that way (the caller keeps the first analysis).
+    ///
+    /// # Examples
+    /// ```
+    /// use shutdown_lint::analysis::{Analyzer, FileContext};
+    /// use shutdown_lint::config::Config;
+    /// let src = "struct W { rt: Rt, n: u8 }\nfn go(w: &W) { w.rt.spawn(f); }\n";
+    /// let an = Analyzer::new(&Config::default());
+    /// let first = an.analyze("src/w.rs".as_ref(), src, &FileContext::default());
+    /// assert!(first.hidden_decls.contains(&"rt".to_string()));
+    /// let reveal = ["W::rt".to_string()].into_iter().collect();
+    /// let (decls, hidden) = an
+    ///     .declarations(src, &FileContext::default(), &reveal)
+    ///     .unwrap();
+    /// assert!(decls.fields.iter().any(|(_, name, _)| name == "rt"));
+    /// assert!(hidden.is_empty());
+    /// ```
+    pub fn declarations(
+        &self,
+        text: &str,
+        fctx: &FileContext,
+        reveal: &std::collections::HashSet<String>,
+    ) -> Option<(Decls, Vec<String>)> {
+        let config = &*self.config;
+        let cleaned = blank_preamble(text);
+        let opts = crate::prune::PruneOptions {
+            skip_tests: !config.include_tests,
+            declarations: true,
+            reveal: Some(reveal),
+            declarations_only: true,
+        };
+        let pruned = self.body_filter.prune_with(&cleaned, opts)?;
+        let file = crate::edition::parse_file(&pruned.text, fctx.edition).ok();
+        let Some(file) = file else {
+            proc_macro2::extra::invalidate_current_thread_spans();
+            return None;
+        };
+        let index = LineIndex::new(text);
+        let mut module = vec![
+            fctx.crate_name
+                .clone()
+                .unwrap_or_else(|| "crate".to_string()),
+        ];
+        module.extend(fctx.module_path.iter().cloned());
+        let copts = CollectOptions {
+            file_module: module,
+            include_tests: config.include_tests,
+            aliases: self.aliases.clone(),
+            interesting: self.interesting.clone(),
+            needles: self.needles.clone(),
+        };
+        let model = collect::collect(&file, &index, &copts);
+        proc_macro2::extra::invalidate_current_thread_spans();
+        Some((model.decls, pruned.hidden))
+    }
+
     /// Analyses one file.
     pub fn analyze(&self, path: &Path, text: &str, fctx: &FileContext) -> FileAnalysis {
         let config = &*self.config;
@@ -381,10 +445,15 @@ impl Analyzer {
             collect::collect_streaming(&cleaned, &index, &opts)
         } else {
             // bodies no rule reads are blanked; should that ever not parse, the whole file is
-            let pruned = self
-                .body_filter
-                .prune(&cleaned)
-                .and_then(|p| crate::edition::parse_file(&p, fctx.edition).ok());
+            let prune = crate::prune::PruneOptions {
+                skip_tests: !config.include_tests,
+                ..crate::prune::PruneOptions::default()
+            };
+            let pruned = self.body_filter.prune_with(&cleaned, prune).and_then(|p| {
+                let file = crate::edition::parse_file(&p.text, fctx.edition).ok()?;
+                a.hidden_decls = p.hidden;
+                Some(file)
+            });
             a.pruned = pruned.is_some();
             pruned
                 .map_or_else(|| crate::edition::parse_file(&cleaned, fctx.edition), Ok)

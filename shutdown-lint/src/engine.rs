@@ -210,7 +210,8 @@ pub fn lint_paths(paths: &[PathBuf], opts: &LintOptions) -> Result<LintReport, L
     let mut analyses = analyze_all(&jobs, &configs, &analyzer_of, opts.threads, &mut stats);
     // phase 3: across files: the workspace model, test modules, binaries
     let mut cross: Vec<Vec<Finding>> = vec![Vec::new(); jobs.len()];
-    workspace_phase(&jobs, &mut analyses, &configs, &mut cross);
+    let ws = workspace_model(&jobs, &mut analyses, &analyzer_of);
+    workspace_phase(&jobs, &mut analyses, &configs, &ws, &mut cross);
     let binaries = sigterm_across_binaries(&jobs, &analyses, &configs, &analyzer_of, &mut cross);
     // phase 4: suppressions, counts, order
     let mut report = finish(analyses, cross, opts, &mut stats);
@@ -442,16 +443,9 @@ fn analyze_all(
     analyses
 }
 
-/// Phase 3a: the workspace model from every file's declarations; chains whose receiver it
-/// types are checked by the per-file rules (their findings join the file's); files
-/// declared `#[cfg(test)] mod x;` out of line are test code.
-fn workspace_phase(
-    jobs: &[Job],
-    analyses: &mut [FileAnalysis],
-    configs: &[Config],
-    cross: &mut [Vec<Finding>],
-) {
-    // only what a pending chain names can be looked up
+/// The names a chain whose receiver the file could not type asks the workspace model
+/// for: a called function, a field, a method.
+fn pending_names(analyses: &[FileAnalysis]) -> HashSet<String> {
     let mut names: HashSet<String> = HashSet::new();
     for cu in analyses.iter().flat_map(|a| a.pending.iter()) {
         match &cu.chain.pending {
@@ -466,10 +460,78 @@ fn workspace_phase(
         }
         names.extend(cu.chain.steps.iter().map(|s| s.name.clone()));
     }
-    let ws = crate::workspace::WorkspaceModel::build_for(
-        analyses.iter().map(|a| &a.decls),
-        Some(&names),
-    );
+    names
+}
+
+/// Phase 2b: the workspace model. A file's pruned declarations may hide a field or
+/// method a chain asks for (`rt: Rt` names no word a rule reads, yet `self.rt.spawn(..)`
+/// needs it): files hiding a name some lookup depends on
+/// ([`crate::workspace::WorkspaceModel::needed_names`]) are read again for those
+/// declarations only ([`Analyzer::declarations`]), on all cores, and the model rebuilt,
+/// until no lookup needs a hidden name (a revealed type leads the chain one step
+/// further). Blanked declarations hold no chain of their own (a body naming a word keeps
+/// its whole impl), so the pending chains and findings of the first analysis stand.
+fn workspace_model(
+    jobs: &[Job],
+    analyses: &mut [FileAnalysis],
+    analyzer_of: &(dyn Fn(&Job) -> Arc<Analyzer> + Sync),
+) -> crate::workspace::WorkspaceModel {
+    let names = pending_names(analyses);
+    let build = |analyses: &[FileAnalysis]| {
+        crate::workspace::WorkspaceModel::build_for(analyses.iter().map(|a| &a.decls), Some(&names))
+    };
+    let mut ws = build(analyses);
+    let mut need: HashSet<String> = HashSet::new();
+    // a chain is at most a few steps long: each round reveals at least one more step
+    for _ in 0..8 {
+        need.extend(ws.needed_names(analyses.iter().flat_map(|a| a.pending.iter())));
+        // a type asked for once is asked for again on the next step (`T::default()`
+        // then `.with_x()`): every declaration of it is read at once
+        let owners: Vec<String> = need
+            .iter()
+            .filter_map(|k| k.rsplit_once("::").map(|(o, _)| format!("{o}::")))
+            .collect();
+        need.extend(owners);
+        let redo: Vec<usize> = analyses
+            .iter()
+            .enumerate()
+            .filter(|(_, a)| a.hidden_decls.iter().any(|n| need.contains(n)))
+            .map(|(i, _)| i)
+            .collect();
+        if redo.is_empty() {
+            break;
+        }
+        let results = crate::pool::map_on_large_stacks(&redo, None, |&i| {
+            let job = &jobs[i];
+            let text = std::fs::read_to_string(&job.abs).ok()?;
+            analyzer_of(job).declarations(&text, &file_context(job), &need)
+        });
+        for (i, r) in redo.into_iter().zip(results) {
+            let a = &mut analyses[i];
+            match r.flatten() {
+                Some((decls, hidden)) => {
+                    a.decls.merge(decls);
+                    a.hidden_decls = hidden;
+                }
+                // read or parsed no longer: what it hides stays hidden
+                None => a.hidden_decls.clear(),
+            }
+        }
+        ws = build(analyses);
+    }
+    ws
+}
+
+/// Phase 3a: the workspace model from every file's declarations; chains whose receiver it
+/// types are checked by the per-file rules (their findings join the file's); files
+/// declared `#[cfg(test)] mod x;` out of line are test code.
+fn workspace_phase(
+    jobs: &[Job],
+    analyses: &mut [FileAnalysis],
+    configs: &[Config],
+    ws: &crate::workspace::WorkspaceModel,
+    cross: &mut [Vec<Finding>],
+) {
     let mut test_files: HashSet<PathBuf> = HashSet::new();
     for (j, a) in jobs.iter().zip(analyses.iter()) {
         if a.mod_decls.iter().any(|d| d.cfg_test) {
@@ -498,7 +560,7 @@ fn workspace_phase(
             *a = skipped;
             continue;
         }
-        cross[i].extend(analyses[i].apply_workspace(&ws, config));
+        cross[i].extend(analyses[i].apply_workspace(ws, config));
     }
 }
 

@@ -172,6 +172,47 @@ pub struct Decls {
     pub aliases: Vec<(Canon, Canon)>,
 }
 
+impl Decls {
+    /// Adds what `other` declares that `self` does not (a field by owner and name, a
+    /// function by path, an alias by path): `self`'s entries win.
+    ///
+    /// # Examples
+    /// ```
+    /// use shutdown_lint::model::Decls;
+    /// use shutdown_lint::resolve::split_path;
+    /// let mut a = Decls::default();
+    /// a.aliases.push((split_path("app::Rt"), split_path("tokio::runtime::Handle")));
+    /// let mut b = a.clone();
+    /// b.fields.push((split_path("app::W"), "rt".into(), split_path("app::Rt")));
+    /// a.merge(b);
+    /// assert_eq!((a.aliases.len(), a.fields.len()), (1, 1));
+    /// ```
+    pub fn merge(&mut self, other: Decls) {
+        use std::collections::HashSet;
+        let fields: HashSet<(Canon, String)> = self
+            .fields
+            .iter()
+            .map(|(o, n, _)| (o.clone(), n.clone()))
+            .collect();
+        self.fields.extend(
+            other
+                .fields
+                .into_iter()
+                .filter(|(o, n, _)| !fields.contains(&(o.clone(), n.clone()))),
+        );
+        let fns: HashSet<Canon> = self.fns.iter().map(|f| f.path.clone()).collect();
+        self.fns
+            .extend(other.fns.into_iter().filter(|f| !fns.contains(&f.path)));
+        let aliases: HashSet<Canon> = self.aliases.iter().map(|(p, _)| p.clone()).collect();
+        self.aliases.extend(
+            other
+                .aliases
+                .into_iter()
+                .filter(|(p, _)| !aliases.contains(p)),
+        );
+    }
+}
+
 /// A function or method and its return type.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FnDecl {

@@ -46,6 +46,47 @@ pub const BODY_WORDS: &[&str] = &[
 pub const FILE_ONLY_NEEDLES: &[&str] =
     &["axum", "tonic", "warp", "hyper", "terminate", "interrupt"];
 
+/// What [`BodyFilter::prune_with`] blanks besides function bodies naming no word.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PruneOptions<'a> {
+    /// Test modules and test functions go, whatever they name (the linter skips them
+    /// unless `include-tests`).
+    pub skip_tests: bool,
+    /// The contents of `struct`, `enum`, `union`, `trait` and `impl` blocks naming no word
+    /// go. Their field and method names are listed in [`Pruned::hidden`]: a field whose
+    /// type is a workspace alias or wrapper (`rt: Rt`) names no word, so the engine
+    /// analyses the file again with its declarations when another file's chain asks for
+    /// one of those names.
+    pub declarations: bool,
+    /// Declarations that declare one of these names ([`Pruned::hidden`] keys), or are of
+    /// a type one of these keys names (`Worker::rt` keeps every `impl Worker`), stay,
+    /// whatever they name.
+    pub reveal: Option<&'a std::collections::HashSet<String>>,
+    /// Every function body goes, whatever it names: the engine's second look at a file
+    /// only reads the declarations [`Self::reveal`] keeps.
+    pub declarations_only: bool,
+}
+
+impl Default for PruneOptions<'_> {
+    fn default() -> Self {
+        PruneOptions {
+            skip_tests: false,
+            declarations: true,
+            reveal: None,
+            declarations_only: false,
+        }
+    }
+}
+
+/// A pruned text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pruned {
+    /// The text, every byte at its offset.
+    pub text: String,
+    /// The fields and methods declared in blanked declarations, sorted.
+    pub hidden: Vec<String>,
+}
+
 /// The words that keep a body, matched in one pass over the file each.
 #[derive(Debug, Clone)]
 pub struct BodyFilter {
@@ -108,12 +149,37 @@ impl BodyFilter {
     /// `text` with the contents of every function body that mentions none of the words
     /// blanked, or `None` when nothing was blanked (or the file must not be pruned).
     pub fn prune(&self, text: &str) -> Option<String> {
-        self.automata.as_ref()?.prune(text)
+        self.prune_with(text, PruneOptions::default())
+            .map(|p| p.text)
+    }
+
+    /// [`Self::prune`] as `opts` say: whether declarations naming no word go too, and
+    /// whether test code goes whatever it names.
+    ///
+    /// # Examples
+    /// ```
+    /// use shutdown_lint::prune::{BodyFilter, PruneOptions};
+    /// let f = BodyFilter::new(["reqwest"]);
+    /// let src = "fn a() { reqwest::get(u); }\n\
+    ///            struct S { rt: Rt }\n\
+    ///            #[cfg(test)]\nmod tests {\n    fn t() { reqwest::get(u); }\n}\n";
+    /// let keep_tests = PruneOptions { skip_tests: false, ..PruneOptions::default() };
+    /// let out = f.prune_with(src, keep_tests).unwrap();
+    /// assert_eq!(out.text.matches("reqwest::get").count(), 2);
+    /// assert!(!out.text.contains("rt: Rt"));
+    /// assert_eq!(out.hidden, ["S::rt", "rt"]);
+    /// let skip_tests = PruneOptions { skip_tests: true, declarations: false, ..PruneOptions::default() };
+    /// let out = f.prune_with(src, skip_tests).unwrap();
+    /// assert_eq!(out.text.matches("reqwest::get").count(), 1);
+    /// assert!(out.text.contains("rt: Rt"));
+    /// ```
+    pub fn prune_with(&self, text: &str, opts: PruneOptions<'_>) -> Option<Pruned> {
+        self.automata.as_ref()?.prune(text, opts)
     }
 }
 
 impl Automata {
-    fn prune(&self, text: &str) -> Option<String> {
+    fn prune(&self, text: &str, opts: PruneOptions<'_>) -> Option<Pruned> {
         let code = code_only(text);
         let mut file_words = Vec::new();
         if !self.imported_names(text, &code, &mut file_words) {
@@ -140,27 +206,81 @@ impl Automata {
             let i = hits.partition_point(|&h| h < from);
             hits.get(i).is_some_and(|&h| h < to)
         };
-        let mut out: Option<Vec<u8>> = None;
+        // the contents of these braces go: `(open, close)`, byte offsets of `{` and `}`
+        let mut blank: Vec<(usize, usize)> = Vec::new();
         let mut i = 0;
         while let Some(at) = next_fn(&code, i) {
             let Some((open, close)) = body_of(&code, at + 2) else {
                 i = at + 2;
                 continue;
             };
-            if mentions(open, close) {
+            if opts.declarations_only || (opts.skip_tests && test_attrs_before(text, &code, at)) {
+                blank.push((open, close));
+                i = close + 1;
+            } else if mentions(open, close) {
                 i = open + 1; // nested functions are looked at on their own
-                continue;
+            } else {
+                blank.push((open, close));
+                i = close + 1;
             }
-            let buf = out.get_or_insert_with(|| text.as_bytes().to_vec());
-            for b in &mut buf[open + 1..close] {
-                if *b != b'\n' {
-                    *b = b' ';
+        }
+        let mut hidden = Vec::new();
+        for kw in TYPE_ITEMS.iter().filter(|_| opts.declarations) {
+            let mut i = 0;
+            while let Some(at) = find_word(&code, kw.as_bytes(), i) {
+                i = at + kw.len();
+                if !starts_item(&code, at, kw) {
+                    continue;
+                }
+                let Some((open, close)) = body_of(&code, i) else {
+                    continue;
+                };
+                if !mentions(at, close) {
+                    let owner = owner_name(&code[at + kw.len()..open], kw);
+                    let mut names = Vec::new();
+                    declared_names(&code[open + 1..close], kw, owner, &mut names);
+                    let revealed = opts.reveal.is_some_and(|r| {
+                        names.iter().any(|n| r.contains(n))
+                            || owner.is_some_and(|o| {
+                                r.contains(&format!("{}::", String::from_utf8_lossy(o)))
+                            })
+                    });
+                    if revealed {
+                        continue;
+                    }
+                    hidden.extend(names);
+                    blank.push((open, close));
                 }
             }
-            i = close + 1;
         }
-        // only whole characters inside a body were replaced by spaces: still UTF-8
-        out.and_then(|b| String::from_utf8(b).ok())
+        if opts.skip_tests {
+            let mut i = 0;
+            while let Some(at) = find_word(&code, b"mod", i) {
+                i = at + 3;
+                if !test_attrs_before(text, &code, at) {
+                    continue;
+                }
+                if let Some((open, close)) = body_of(&code, i) {
+                    blank.push((open, close));
+                }
+            }
+        }
+        if blank.is_empty() {
+            return None;
+        }
+        let mut out = text.as_bytes().to_vec();
+        for (open, close) in blank {
+            for c in &mut out[open + 1..close] {
+                if *c != b'\n' {
+                    *c = b' ';
+                }
+            }
+        }
+        hidden.sort_unstable();
+        hidden.dedup();
+        // only whole characters inside braces were replaced by spaces: still UTF-8
+        let text = String::from_utf8(out).ok()?;
+        Some(Pruned { text, hidden })
     }
 
     /// Adds the local names of what each `use` brings in from a path that mentions a
@@ -237,6 +357,233 @@ impl Automata {
             syn::UseTree::Group(g) => g.items.iter().all(|t| self.leaves(t, prefix, out)),
         }
     }
+}
+
+/// Items whose braces hold declarations: their contents go when they mention no word (a
+/// struct's fields, an impl's methods: the workspace model only reads those naming a
+/// type a rule knows).
+const TYPE_ITEMS: &[&str] = &["struct", "enum", "union", "trait", "impl"];
+
+/// The name of the type a `kw` item declares or implements, from the `header` between the
+/// keyword and its `{`: `S` of `struct S<T>`, `W` of `impl<T> fmt::Debug for crate::W<T>`.
+fn owner_name<'a>(header: &'a [u8], kw: &str) -> Option<&'a [u8]> {
+    let mut h = header.trim_ascii_start();
+    if kw == "impl" && h.first() == Some(&b'<') {
+        // the impl's own generics
+        let mut depth = 0usize;
+        let end = h.iter().position(|&c| {
+            match c {
+                b'<' => depth += 1,
+                b'>' => depth -= 1,
+                _ => {}
+            }
+            depth == 0
+        })?;
+        h = h[end + 1..].trim_ascii_start();
+    }
+    if kw == "impl" {
+        // `Trait for Type`: the type (`for` at the top level of the header)
+        let mut depth = 0usize;
+        let mut k = 0;
+        while k < h.len() {
+            match h[k] {
+                b'<' | b'(' => depth += 1,
+                b'>' | b')' => depth = depth.saturating_sub(1),
+                _ if depth == 0
+                    && h[k..].starts_with(b"for")
+                    && (k == 0 || !is_ident(h[k - 1]))
+                    && !h.get(k + 3).is_some_and(|&c| is_ident(c)) =>
+                {
+                    h = h[k + 3..].trim_ascii_start();
+                    break;
+                }
+                _ => {}
+            }
+            k += 1;
+        }
+    }
+    // the path up to its generics: its last segment
+    let end = h
+        .iter()
+        .position(|&c| !(is_ident(c) || c == b':'))
+        .unwrap_or(h.len());
+    let path = &h[..end];
+    let start = path.iter().rposition(|&c| c == b':').map_or(0, |p| p + 1);
+    let name = &path[start..];
+    (!name.is_empty()).then_some(name)
+}
+
+/// Adds the names `body` (the inside of a blanked `kw` block of type `owner`) declares at
+/// its top level, plain (`rt`) and with the owner (`Worker::rt`): fields (`name: Type`) of
+/// a struct or union, methods (`fn name`) of an impl or trait.
+fn declared_names(body: &[u8], kw: &str, owner: Option<&[u8]>, out: &mut Vec<String>) {
+    let mut push = |name: &[u8]| {
+        let name = String::from_utf8_lossy(name);
+        if let Some(o) = owner {
+            out.push(format!("{}::{name}", String::from_utf8_lossy(o)));
+        }
+        out.push(name.into_owned());
+    };
+    let fields = matches!(kw, "struct" | "union");
+    let methods = matches!(kw, "impl" | "trait");
+    if !fields && !methods {
+        return;
+    }
+    let mut depth = 0usize;
+    let mut k = 0;
+    while k < body.len() {
+        let c = body[k];
+        match c {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            _ if depth == 0 && is_ident(c) && (k == 0 || !is_ident(body[k - 1])) => {
+                let start = k;
+                while k < body.len() && is_ident(body[k]) {
+                    k += 1;
+                }
+                let word = &body[start..k];
+                let mut j = k;
+                while body.get(j).is_some_and(u8::is_ascii_whitespace) {
+                    j += 1;
+                }
+                if fields && body.get(j) == Some(&b':') && body.get(j + 1) != Some(&b':') {
+                    push(word);
+                } else if methods && word == b"fn" {
+                    let n = j;
+                    while j < body.len() && is_ident(body[j]) {
+                        j += 1;
+                    }
+                    if j > n {
+                        push(&body[n..j]);
+                    }
+                }
+                continue;
+            }
+            _ => {}
+        }
+        k += 1;
+    }
+}
+
+/// Whether the keyword `kw` at `at` starts an item (`impl X {`, not `-> impl Future {`;
+/// `struct S`, not a field named `union`).
+fn starts_item(code: &[u8], at: usize, kw: &str) -> bool {
+    let before = code[..at].iter().rposition(|c| !c.is_ascii_whitespace());
+    let prev = before.map(|k| code[k]);
+    let after_word = |w: &[u8]| {
+        before.is_some_and(|k| k + 1 >= w.len() && &code[k + 1 - w.len()..=k] == w)
+            && before.is_some_and(|k| k + 1 == w.len() || !is_ident(code[k - w.len()]))
+    };
+    let item_start = matches!(prev, None | Some(b';' | b'}' | b'{' | b']'))
+        || after_word(b"unsafe")
+        || after_word(b"pub")
+        || after_word(b"auto")
+        || after_word(b"default")
+        // `pub(crate) struct`
+        || (prev == Some(b')') && kw != "impl");
+    if !item_start {
+        return false;
+    }
+    if kw == "impl" {
+        return true;
+    }
+    // a name follows
+    let mut j = at + kw.len();
+    while code.get(j).is_some_and(u8::is_ascii_whitespace) {
+        j += 1;
+    }
+    code.get(j)
+        .is_some_and(|&c| c.is_ascii_alphabetic() || c == b'_')
+}
+
+/// Whether the item whose keyword (`fn`, `mod`) is at `at` carries a test attribute: the
+/// attributes and qualifiers written before it (`#[cfg(test)]`, `#[tokio::test]`, `pub`,
+/// `async`, ..) are read backwards.
+fn test_attrs_before(text: &str, code: &[u8], at: usize) -> bool {
+    const QUALIFIERS: &[&[u8]] = &[b"pub", b"async", b"unsafe", b"const", b"extern", b"default"];
+    let mut k = at;
+    loop {
+        while k > 0 && code[k - 1].is_ascii_whitespace() {
+            k -= 1;
+        }
+        if k == 0 {
+            return false;
+        }
+        match code[k - 1] {
+            b']' => {
+                // an attribute: back to its `#[`
+                let mut depth = 0usize;
+                let mut j = k;
+                let open = loop {
+                    if j == 0 {
+                        return false;
+                    }
+                    j -= 1;
+                    match code[j] {
+                        b']' => depth += 1,
+                        b'[' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                break j;
+                            }
+                        }
+                        _ => {}
+                    }
+                };
+                if open == 0 || code[open - 1] != b'#' {
+                    return false;
+                }
+                if attr_is_test(&text[open + 1..k - 1]) {
+                    return true;
+                }
+                k = open - 1;
+            }
+            b')' => {
+                // `pub(crate)`, `pub(in path)`
+                let Some(open) = code[..k].iter().rposition(|&c| c == b'(') else {
+                    return false;
+                };
+                k = open;
+            }
+            b'"' => {
+                // `extern "C"`: the literal's contents are blank in `code`
+                let Some(open) = code[..k - 1].iter().rposition(|&c| c == b'"') else {
+                    return false;
+                };
+                k = open;
+            }
+            c if is_ident(c) => {
+                let start = code[..k]
+                    .iter()
+                    .rposition(|&c| !is_ident(c))
+                    .map_or(0, |p| p + 1);
+                if !QUALIFIERS.contains(&&code[start..k]) {
+                    return false;
+                }
+                k = start;
+            }
+            _ => return false,
+        }
+    }
+}
+
+/// Whether the inside of `#[..]` is a test attribute, as [`crate::testcode::is_test_attrs`]
+/// reads it: a `cfg` that holds only under `test`, or a test framework's attribute.
+fn attr_is_test(inner: &str) -> bool {
+    let inner = inner.trim();
+    if let Some(rest) = inner.strip_prefix("cfg") {
+        let rest = rest.trim_start();
+        return rest
+            .strip_prefix('(')
+            .and_then(|r| r.trim_end().strip_suffix(')'))
+            .is_some_and(crate::lexscan::cfg_implies_test);
+    }
+    let path = inner.split(['(', '=']).next().unwrap_or("").trim();
+    let last = path.rsplit("::").next().unwrap_or("").trim();
+    matches!(
+        last,
+        "test" | "rstest" | "test_case" | "quickcheck" | "bench"
+    )
 }
 
 /// The next `fn name` (a function item, not a `fn(..)` pointer type) at or after `from`.
@@ -351,6 +698,98 @@ mod tests {
         let src = "type F = fn(u8) -> u8;\nfn g() -> Foo<{ N }> { 4 }\n";
         let out = filter().prune(src);
         assert!(out.is_none_or(|o| o.contains("{ N }")));
+    }
+
+    #[test]
+    fn hidden_declarations_are_named_with_their_type() {
+        let src = "impl<T: Clone> fmt::Debug for crate::Holder<T> where T: Send {\n    fn fmt(&self) {}\n}\n\
+                   pub struct Holder<T> { pub aliased: Rt, inner: (u8, u8), f: fn(x: u8) }\n\
+                   impl Holder<u8> { pub fn boxed(&self) -> &Engine { &self.e } }\n";
+        let out = filter().prune_with(src, PruneOptions::default()).unwrap();
+        assert_eq!(
+            out.hidden,
+            [
+                "Holder::aliased",
+                "Holder::boxed",
+                "Holder::f",
+                "Holder::fmt",
+                "Holder::inner",
+                "aliased",
+                "boxed",
+                "f",
+                "fmt",
+                "inner"
+            ]
+        );
+    }
+
+    #[test]
+    fn revealed_names_keep_their_declarations() {
+        let src = "struct A { rt: Rt }\nstruct B { other: u8 }\n";
+        let reveal = ["rt".to_string()].into_iter().collect();
+        let opts = PruneOptions {
+            reveal: Some(&reveal),
+            ..PruneOptions::default()
+        };
+        let out = filter().prune_with(src, opts).unwrap();
+        assert!(out.text.contains("rt: Rt"));
+        assert!(!out.text.contains("other: u8"));
+        assert_eq!(out.hidden, ["B::other", "other"]);
+    }
+
+    #[test]
+    fn declarations_naming_no_word_are_blanked() {
+        let src = "#[derive(Clone)]\npub struct Msg {\n    #[prost(string, tag = \"1\")]\n    pub id: String,\n}\n\
+                   pub(crate) struct Rt {\n    handle: tokio::runtime::Handle,\n}\n\
+                   enum E { A, B(u8) }\nstruct T(u8);\n\
+                   impl Msg {\n    pub fn id(&self) -> &str { &self.id }\n}\n\
+                   impl Rt {\n    fn handle(&self) -> &Handle { &self.handle }\n}\n\
+                   unsafe impl Send for Msg {}\ntrait Codec { fn decode(b: &[u8]) -> Self; }\n";
+        let out = filter().prune(src).unwrap();
+        assert_eq!(out.len(), src.len());
+        assert!(!out.contains("pub id: String"));
+        assert!(!out.contains("B(u8)"));
+        assert!(!out.contains("fn id("));
+        assert!(!out.contains("fn decode"));
+        assert!(out.contains("handle: tokio::runtime::Handle,"));
+        assert!(out.contains("fn handle(&self) -> &Handle"));
+        assert!(out.contains("struct T(u8);"));
+        syn::parse_file(&out).unwrap();
+    }
+
+    #[test]
+    fn impl_in_a_type_or_an_argument_is_not_an_item() {
+        let src = "fn f(x: impl Fn() -> u8) -> impl Future<Output = ()> {\n    tokio::spawn(x);\n    async {}\n}\n\
+                   fn g() -> impl Iterator<Item = u8> { std::iter::empty() }\n";
+        let out = filter().prune(src).unwrap();
+        assert!(out.contains("tokio::spawn(x);"));
+        assert!(!out.contains("std::iter::empty()"));
+        syn::parse_file(&out).unwrap();
+    }
+
+    #[test]
+    fn test_code_goes_only_when_tests_are_skipped() {
+        let src = "fn a() { tokio::spawn(x); }\n\
+                   #[cfg(all(test, unix))]\npub(crate) mod tests {\n    fn h() { tokio::spawn(y); }\n}\n\
+                   #[tokio::test]\nasync fn t() { tokio::spawn(z); }\n\
+                   #[cfg(any(test, feature = \"x\"))]\nmod maybe { fn m() { tokio::spawn(w); } }\n\
+                   #[cfg(not(test))]\nmod real { fn r() { tokio::spawn(v); } }\n";
+        let with_tests = |skip_tests| {
+            let opts = PruneOptions {
+                skip_tests,
+                ..PruneOptions::default()
+            };
+            filter().prune_with(src, opts).map(|p| p.text)
+        };
+        let kept = with_tests(false);
+        assert!(kept.is_none_or(|k| k.contains("spawn(y)") && k.contains("spawn(z)")));
+        let out = with_tests(true).unwrap();
+        assert!(out.contains("spawn(x)"));
+        assert!(!out.contains("spawn(y)"));
+        assert!(!out.contains("spawn(z)"));
+        assert!(out.contains("spawn(w)"));
+        assert!(out.contains("spawn(v)"));
+        syn::parse_file(&out).unwrap();
     }
 
     #[test]

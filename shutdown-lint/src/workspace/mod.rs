@@ -148,7 +148,7 @@ impl WorkspaceModel {
         pending
             .iter()
             .filter_map(|cu| {
-                let chain = self.resolve_chain(&cu.chain)?;
+                let chain = self.resolve_chain(&cu.chain, &mut Vec::new())?;
                 Some(ChainUse {
                     chain,
                     usage: cu.usage,
@@ -159,9 +159,42 @@ impl WorkspaceModel {
             .collect()
     }
 
-    fn resolve_chain(&self, ch: &Chain) -> Option<Chain> {
+    /// The declarations resolving `pending` looks up whose answer a declaration this
+    /// model does not hold could change: one of a given type (`"Worker::rt"`), and, for a
+    /// receiver of unknown type, a field or method by name (`"rt"`) when no held candidate
+    /// answers or all agree (candidates that disagree already give no answer). Keys as
+    /// in [`crate::prune::Pruned::hidden`].
+    ///
+    /// Not asked for: a method by name alone when the receiver's type is known but has
+    /// no such method (the loose last resort of the lookup). A declaration hidden by the
+    /// pruner names no type a rule knows, so such a guess could only lead on through
+    /// another workspace type; the corpus has no such chain (see README).
+    ///
+    /// # Examples
+    /// ```
+    /// use shutdown_lint::analysis::analyze_source;
+    /// use shutdown_lint::config::Config;
+    /// use shutdown_lint::workspace::WorkspaceModel;
+    /// let src = "impl W { fn go(&self) { self.rt.spawn(f); } }";
+    /// let a = analyze_source("src/w.rs".as_ref(), src, &Config::default());
+    /// let need = WorkspaceModel::default().needed_names(&a.pending);
+    /// // `self` is a `W`: its field `rt`, not any field of that name
+    /// assert!(need.contains("W::rt") && !need.contains("rt"));
+    /// ```
+    pub fn needed_names<'a>(
+        &self,
+        pending: impl IntoIterator<Item = &'a ChainUse>,
+    ) -> std::collections::HashSet<String> {
+        let mut need = Vec::new();
+        for cu in pending {
+            self.resolve_chain(&cu.chain, &mut need);
+        }
+        need.into_iter().collect()
+    }
+
+    fn resolve_chain(&self, ch: &Chain, need: &mut Vec<String>) -> Option<Chain> {
         let root = ch.pending.as_ref()?;
-        let (mut ty, mut made_by) = self.type_of_root(root)?;
+        let (mut ty, mut made_by) = self.type_of_root(root, need)?;
         let mut i = 0;
         #[allow(clippy::explicit_counter_loop)] // `i` counts consumed steps, not rounds
         for _ in 0..=ch.steps.len() + 4 {
@@ -185,7 +218,7 @@ impl WorkspaceModel {
             if TRANSPARENT.contains(&step.name.as_str()) {
                 continue;
             }
-            let f = self.method(Some(&ty), &step.name)?;
+            let f = self.method(Some(&ty), &step.name, need)?;
             ty = f.ret.clone();
             made_by = Some(f);
         }
@@ -193,23 +226,30 @@ impl WorkspaceModel {
     }
 
     /// The type of a pending root, and the function that made it (for helpers' builders).
-    fn type_of_root(&self, root: &SymRoot) -> Option<(Canon, Option<&FnDecl>)> {
+    fn type_of_root(
+        &self,
+        root: &SymRoot,
+        need: &mut Vec<String>,
+    ) -> Option<(Canon, Option<&FnDecl>)> {
         match root {
             SymRoot::Call(path) => {
-                let f = self.function(path)?;
+                let f = self.function(path, need)?;
                 Some((f.ret.clone(), Some(f)))
             }
-            SymRoot::Field { owner, name } => Some((self.field(owner.as_ref(), name)?, None)),
+            SymRoot::Field { owner, name } => Some((self.field(owner.as_ref(), name, need)?, None)),
             SymRoot::Method { owner, name } => {
-                let f = self.method(owner.as_ref(), name)?;
+                let f = self.method(owner.as_ref(), name, need)?;
                 Some((f.ret.clone(), Some(f)))
             }
         }
     }
 
-    fn field(&self, owner: Option<&Canon>, name: &str) -> Option<Canon> {
+    fn field(&self, owner: Option<&Canon>, name: &str, need: &mut Vec<String>) -> Option<Canon> {
         if let Some(o) = owner {
             let o = self.unalias(o.clone());
+            if let Some(last) = o.last() {
+                need.push(format!("{last}::{name}"));
+            }
             if let Some(t) = self.fields.get(&(o.clone(), name.to_string())) {
                 return Some(t.clone());
             }
@@ -220,12 +260,20 @@ impl WorkspaceModel {
                 return agreed(v.iter());
             }
         }
-        agreed(self.fields_by_name.get(name)?.iter())
+        let v = self.fields_by_name.get(name);
+        let answer = agreed(v.into_iter().flatten());
+        if owner.is_none() && (answer.is_some() || v.is_none()) {
+            need.push(name.to_string());
+        }
+        answer
     }
 
-    fn method(&self, owner: Option<&Canon>, name: &str) -> Option<&FnDecl> {
+    fn method(&self, owner: Option<&Canon>, name: &str, need: &mut Vec<String>) -> Option<&FnDecl> {
         if let Some(o) = owner {
             let o = self.unalias(o.clone());
+            if let Some(last) = o.last() {
+                need.push(format!("{last}::{name}"));
+            }
             let mut p = o.clone();
             p.push(name.to_string());
             if let Some(f) = self.fns.get(&p) {
@@ -238,16 +286,29 @@ impl WorkspaceModel {
                 return agreed_fn(v);
             }
         }
-        agreed_fn(self.methods_by_name.get(name)?)
+        let v = self.methods_by_name.get(name);
+        let answer = v.and_then(|v| agreed_fn(v));
+        if owner.is_none() && (answer.is_some() || v.is_none()) {
+            need.push(name.to_string());
+        }
+        answer
     }
 
-    fn function(&self, path: &Canon) -> Option<&FnDecl> {
+    fn function(&self, path: &Canon, need: &mut Vec<String>) -> Option<&FnDecl> {
+        if path.len() >= 2 {
+            // `Type::new()`: an associated function of a workspace type (free functions
+            // are never hidden)
+            need.push(format!(
+                "{}::{}",
+                path[path.len() - 2],
+                path[path.len() - 1]
+            ));
+        }
         if let Some(f) = self.fns.get(path) {
             return Some(f);
         }
         let name = path.last()?;
         if path.len() >= 2 {
-            // `Type::new()`: an associated function of a workspace type
             let owner = &path[path.len() - 2];
             if let Some(v) = self
                 .methods_by_type_name

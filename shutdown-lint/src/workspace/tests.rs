@@ -155,3 +155,59 @@ fn helper_builder_steps_come_first() {
         "the helper's steps are not written at the call"
     );
 }
+
+#[test]
+fn needed_names_skip_what_disagreeing_candidates_already_decide() {
+    let mut d = Decls::default();
+    d.fields.push((
+        split_path("a::A"),
+        "rt".into(),
+        split_path("tokio::runtime::Handle"),
+    ));
+    d.fields
+        .push((split_path("b::B"), "rt".into(), split_path("b::Other")));
+    d.fields.push((
+        split_path("c::C"),
+        "pool".into(),
+        split_path("tokio::runtime::Handle"),
+    ));
+    let ws = WorkspaceModel::build([&d]);
+    let ambiguous = pending(
+        SymRoot::Field {
+            owner: None,
+            name: "rt".into(),
+        },
+        &["spawn"],
+    );
+    let agreed = pending(
+        SymRoot::Field {
+            owner: None,
+            name: "pool".into(),
+        },
+        &["spawn"],
+    );
+    let unknown = pending(
+        SymRoot::Call(split_path("x::Maker::make")),
+        &["handle", "spawn"],
+    );
+    // two fields named `rt` disagree: a hidden third cannot make them agree
+    assert!(ws.needed_names(&[ambiguous]).is_empty());
+    // one `pool` answers: a hidden one could contradict it
+    assert!(ws.needed_names(&[agreed]).contains("pool"));
+    // nothing answers `Maker::make`; the steps after it are never looked up
+    let need = ws.needed_names(&[unknown]);
+    assert!(need.contains("Maker::make"));
+    assert!(!need.contains("handle"));
+    // a typed receiver asks for its own type's method, not any method of that name
+    let mut d = Decls::default();
+    d.fns
+        .push(f("x::Maker::make", Some("x::Maker"), "x::Engine"));
+    let ws = WorkspaceModel::build([&d]);
+    let typed = pending(
+        SymRoot::Call(split_path("x::Maker::make")),
+        &["handle", "spawn"],
+    );
+    let need = ws.needed_names(&[typed]);
+    assert!(need.contains("Engine::handle"));
+    assert!(!need.contains("handle"));
+}
