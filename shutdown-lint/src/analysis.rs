@@ -262,21 +262,27 @@ impl Analyzer {
             .iter()
             .map(|w| memchr::memmem::Finder::new(w.as_bytes()).into_owned())
             .collect();
+        let aliases = Arc::new(aliases);
+        let interesting = Arc::new(interesting);
+        let (a, i) = (aliases.clone(), interesting.clone());
+        // an imported name keeps a body only when it can reach a path a rule knows
+        // (`reqwest::Client`, `rocket::tokio`), not for any item of that crate (`reqwest::Url`)
         let body_filter = crate::prune::BodyFilter::new(
             body_words
                 .iter()
                 .map(String::as_str)
                 .filter(|w| !crate::prune::FILE_ONLY_NEEDLES.contains(w))
                 .chain(MODEL_WORDS.iter().copied()),
-        );
+        )
+        .with_imports(move |path| i.contains(&a.canonical(split_path(path))));
         let model_words = MODEL_WORDS
             .iter()
             .map(|w| memchr::memmem::Finder::new(w.as_bytes()).into_owned())
             .collect();
         Analyzer {
             config: Arc::new(config.clone()),
-            aliases: Arc::new(aliases),
-            interesting: Arc::new(interesting),
+            aliases,
+            interesting,
             needles: Arc::new(needles),
             model_words: Arc::new(model_words),
             body_filter: Arc::new(body_filter),

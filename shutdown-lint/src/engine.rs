@@ -612,7 +612,7 @@ fn find_package(
         return p.clone();
     }
     let found = if dir.join("Cargo.toml").is_file() {
-        Package::read(&dir).map(Arc::new)
+        Package::read_cached(&dir)
     } else {
         None
     };

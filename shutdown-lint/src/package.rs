@@ -6,8 +6,14 @@
 
 use crate::manifest::WorkspaceLink;
 use serde::Deserialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// Packages read in this run, by normalised directory: discovery, the re-export scan of
+/// path dependencies and the binaries' dependency libraries all ask for the same ones
+/// (linkerd2-proxy: 82 packages, each read up to four times).
+static READ: Mutex<Option<HashMap<PathBuf, Option<Arc<Package>>>>> = Mutex::new(None);
 
 /// One Cargo package.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -59,6 +65,38 @@ struct PkgSection {
 }
 
 impl Package {
+    /// [`Package::read`], once per directory and run ([`clear_manifest_cache`] starts a
+    /// new run).
+    ///
+    /// # Examples
+    /// ```
+    /// let dir = tempfile::tempdir().unwrap();
+    /// std::fs::write(dir.path().join("Cargo.toml"), "[package]\nname = \"app\"\n").unwrap();
+    /// let a = shutdown_lint::package::Package::read_cached(dir.path()).unwrap();
+    /// let b = shutdown_lint::package::Package::read_cached(&dir.path().join(".")).unwrap();
+    /// assert!(std::sync::Arc::ptr_eq(&a, &b));
+    /// ```
+    pub fn read_cached(dir: &Path) -> Option<Arc<Package>> {
+        let dir = crate::paths::normalize(dir);
+        let cached = READ
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get_or_insert_with(HashMap::new)
+            .get(&dir)
+            .cloned();
+        if let Some(p) = cached {
+            return p;
+        }
+        // read without the lock: packages are read on all cores
+        let found = Package::read(&dir).map(Arc::new);
+        READ.lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get_or_insert_with(HashMap::new)
+            .entry(dir)
+            .or_insert(found)
+            .clone()
+    }
+
     /// Reads the package at `dir` (`None` if there is no readable `[package]` manifest).
     ///
     /// # Examples
@@ -154,7 +192,7 @@ impl Package {
                 continue;
             }
             seen.push(dir.clone());
-            let Some(dep) = Package::read(&dir) else {
+            let Some(dep) = Package::read_cached(&dir) else {
                 continue;
             };
             if let Some(lib) = &dep.lib {
@@ -176,9 +214,9 @@ impl Package {
         };
         while let Some(d) = dir {
             if d.join("Cargo.toml").is_file()
-                && let Some(p) = Package::read(d)
+                && let Some(p) = Package::read_cached(d)
             {
-                return Some(p);
+                return Some((*p).clone());
             }
             dir = d.parent();
         }
@@ -210,4 +248,5 @@ fn workspace_dep_path(dir: &Path, link: &WorkspaceLink, name: &str) -> Option<Pa
 /// ```
 pub fn clear_manifest_cache() {
     crate::manifest::clear_cache();
+    READ.lock().unwrap_or_else(|e| e.into_inner()).take();
 }

@@ -102,6 +102,18 @@ struct Automata {
     /// [`BODY_WORDS`]: at the start of an identifier (`Handle::current`, `.build()`, not
     /// `MetastoreServiceClient`).
     words: Arc<AhoCorasick>,
+    /// Which imported paths a rule can reach (see [`BodyFilter::with_imports`]).
+    imports: Option<ImportFilter>,
+}
+
+/// Whether an imported path (`reqwest::Url`) leads to a path a rule knows.
+#[derive(Clone)]
+struct ImportFilter(Arc<dyn Fn(&str) -> bool + Send + Sync>);
+
+impl std::fmt::Debug for ImportFilter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ImportFilter")
+    }
 }
 
 impl BodyFilter {
@@ -140,10 +152,34 @@ impl BodyFilter {
         let words = WORDS
             .get_or_init(|| AhoCorasick::new(BODY_WORDS).ok().map(Arc::new))
             .clone();
-        let automata = needles
-            .zip(words)
-            .map(|(needles, words)| Automata { needles, words });
+        let automata = needles.zip(words).map(|(needles, words)| Automata {
+            needles,
+            words,
+            imports: None,
+        });
         BodyFilter { automata }
+    }
+
+    /// The same filter, where a name imported by a `use` keeps a body only when `leads`
+    /// says its path (`reqwest::Client`, written as imported) can reach a path a rule
+    /// knows: `use reqwest::Url;` names a needle's crate, but `Url::parse(..)` is nothing
+    /// a rule reads.
+    ///
+    /// # Examples
+    /// ```
+    /// let f = shutdown_lint::prune::BodyFilter::new(["reqwest"])
+    ///     .with_imports(|path| path == "reqwest::Client");
+    /// let src = "use reqwest::{Client as Http, Url};\n\
+    ///            fn a() { let c = Http::new(); }\nfn b() { let u = Url::parse(s); }\n";
+    /// let out = f.prune(src).unwrap();
+    /// assert!(out.contains("Http::new()"));
+    /// assert!(!out.contains("Url::parse"));
+    /// ```
+    pub fn with_imports(mut self, leads: impl Fn(&str) -> bool + Send + Sync + 'static) -> Self {
+        if let Some(a) = &mut self.automata {
+            a.imports = Some(ImportFilter(Arc::new(leads)));
+        }
+        self
     }
 
     /// `text` with the contents of every function body that mentions none of the words
@@ -309,6 +345,12 @@ impl Automata {
         true
     }
 
+    /// Whether an imported path can reach a path a rule knows (every path can when no
+    /// [`BodyFilter::with_imports`] filter is set).
+    fn leads(&self, path: &str) -> bool {
+        self.imports.as_ref().is_none_or(|f| (f.0)(path))
+    }
+
     /// Whether an import path mentions a needle or a body word.
     fn mentions(&self, path: &str) -> bool {
         let b = path.as_bytes();
@@ -333,7 +375,12 @@ impl Automata {
             }
             syn::UseTree::Name(n) => {
                 let name = n.ident.to_string();
-                if self.mentions(&format!("{prefix}{name}")) {
+                let path = if name == "self" {
+                    prefix.trim_end_matches("::").to_string()
+                } else {
+                    format!("{prefix}{name}")
+                };
+                if self.mentions(&path) && self.leads(&path) {
                     let local = if name == "self" {
                         prefix
                             .trim_end_matches("::")
@@ -348,7 +395,9 @@ impl Automata {
                 true
             }
             syn::UseTree::Rename(r) => {
-                if self.mentions(&format!("{prefix}{}", r.ident)) {
+                let path = format!("{prefix}{}", r.ident);
+                let path = path.strip_suffix("::self").unwrap_or(&path);
+                if self.mentions(path) && self.leads(path) {
                     out.push(r.rename.to_string());
                 }
                 true

@@ -129,7 +129,7 @@ fn lib_root(dir: &Path) -> Option<PathBuf> {
         return found.clone();
     }
     drop(roots);
-    let found = Package::read(&dir).and_then(|p| p.lib);
+    let found = Package::read_cached(&dir).and_then(|p| p.lib.clone());
     LIB_ROOTS
         .lock()
         .unwrap_or_else(|e| e.into_inner())
