@@ -193,6 +193,39 @@ pub struct Analyzer {
     body_filter: Arc<crate::prune::BodyFilter>,
 }
 
+/// Every path a rule matches (known and configured) and each of its prefixes: what a
+/// resolved path must be to matter. Built once per configuration and run (every package
+/// of a workspace asks for the same set).
+fn interesting_paths(config: &Config) -> Arc<HashSet<Canon>> {
+    type Key = (Vec<String>, Vec<String>, Vec<String>);
+    static BUILT: std::sync::Mutex<Vec<(Key, Arc<HashSet<Canon>>)>> =
+        std::sync::Mutex::new(Vec::new());
+    let key: Key = (
+        config.spawn_tracked.clone(),
+        config.spawn_raw.clone(),
+        config.http_no_timeout.clone(),
+    );
+    let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, set)) = built.iter().find(|(k, _)| *k == key) {
+        return set.clone();
+    }
+    let mut interesting = HashSet::new();
+    let configured = key.0.iter().chain(&key.1).chain(&key.2);
+    for p in known::all_paths()
+        .map(split_path)
+        .chain(configured.map(|s| split_path(s)))
+    {
+        for n in 1..=p.len() {
+            interesting.insert(p[..n].to_vec());
+        }
+    }
+    let set = Arc::new(interesting);
+    if built.len() < 64 {
+        built.push((key, set.clone()));
+    }
+    set
+}
+
 /// Type names a declaration the workspace model needs contains (see
 /// [`Analyzer::may_match`]).
 const MODEL_WORDS: &[&str] = &["Handle", "Runtime", "ClientBuilder"];
@@ -219,20 +252,7 @@ impl Analyzer {
         let mut re = config.reexports.clone();
         re.extend_from_slice(extra);
         let aliases = Aliases::new(&re).for_crate(own_crate);
-        let mut interesting = HashSet::new();
-        let configured = config
-            .spawn_tracked
-            .iter()
-            .chain(&config.spawn_raw)
-            .chain(&config.http_no_timeout);
-        for p in known::all_paths()
-            .map(split_path)
-            .chain(configured.map(|s| split_path(s)))
-        {
-            for n in 1..=p.len() {
-                interesting.insert(p[..n].to_vec());
-            }
-        }
+        let interesting = interesting_paths(config);
         let mut words: Vec<String> = known::NEEDLES.iter().map(|s| s.to_string()).collect();
         for p in config
             .spawn_tracked
@@ -263,7 +283,6 @@ impl Analyzer {
             .map(|w| memchr::memmem::Finder::new(w.as_bytes()).into_owned())
             .collect();
         let aliases = Arc::new(aliases);
-        let interesting = Arc::new(interesting);
         let (a, i) = (aliases.clone(), interesting.clone());
         // an imported name keeps a body only when it can reach a path a rule knows
         // (`reqwest::Client`, `rocket::tokio`), not for any item of that crate (`reqwest::Url`)

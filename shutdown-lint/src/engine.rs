@@ -303,6 +303,7 @@ fn discover(paths: &[PathBuf], opts: &LintOptions, cwd: &Path) -> Result<Discove
     let mut stats = Stats::default();
     let mut walk_errors: Vec<(PathBuf, usize, String)> = Vec::new();
     let mut files: BTreeMap<PathBuf, (usize, crate::testcode::CodeKind)> = BTreeMap::new();
+    let mut manifest_dirs: Vec<PathBuf> = Vec::new();
     for (root, cfg) in &roots {
         let excluded = |p: &Path| -> bool {
             let base = configs[*cfg].root_dir().map(Path::to_path_buf);
@@ -328,6 +329,10 @@ fn discover(paths: &[PathBuf], opts: &LintOptions, cwd: &Path) -> Result<Discove
             match entry {
                 Ok(e) => {
                     let p = e.path();
+                    if p.file_name().is_some_and(|n| n == "Cargo.toml") {
+                        manifest_dirs.extend(p.parent().map(Path::to_path_buf));
+                        continue;
+                    }
                     if p.extension().is_none_or(|x| x != "rs") {
                         continue;
                     }
@@ -351,7 +356,13 @@ fn discover(paths: &[PathBuf], opts: &LintOptions, cwd: &Path) -> Result<Discove
         }
     }
 
-    // packages
+    // packages: the manifests the walk saw are read on all cores first (a few are read
+    // faster than threads start)
+    if manifest_dirs.len() > 4 {
+        crate::pool::map_on_large_stacks(&manifest_dirs, None, |d| {
+            Package::read_cached(d);
+        });
+    }
     let mut pkg_cache: HashMap<PathBuf, Option<Arc<Package>>> = HashMap::new();
     let mut jobs: Vec<Job> = Vec::new();
     for (abs, (cfg, under)) in files {
