@@ -277,8 +277,12 @@ fn scan_file(
     stack: &mut Stack,
 ) {
     use crate::lexscan::is_ident;
-    let code = crate::lexscan::code_only(text);
     let wants_uses = text.contains("pub use") && KNOWN_CRATES.iter().any(|c| text.contains(c));
+    if !wants_uses && !text.contains("pub mod") {
+        // nothing exported from here, and no public module to follow (most files)
+        return;
+    }
+    let code = crate::lexscan::code_only(text);
     // open braces: `Some(name)` a public inline module, `None` anything else
     let mut frames: Vec<Option<String>> = Vec::new();
     let mut pending_mod: Option<Option<String>> = None;
