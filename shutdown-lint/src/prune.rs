@@ -33,12 +33,18 @@ pub const BODY_WORDS: &[&str] = &[
     "Runtime",
     "Builder",
     "Client",
+    "ClientBuilder",
     "signal",
     "block_on",
     "RunConfig",
     "Budgets",
     "grace",
 ];
+
+/// [`BODY_WORDS`] that count only as a whole identifier: the types the rules and the
+/// model read (`Client::new`, `Handle::current`, `Builder::new_multi_thread`), not every
+/// type whose name starts that way (`ClientIp`, `Handler`, `RuntimeInfo`, `BuilderError`).
+const WHOLE_WORDS: &[&str] = &["Client", "ClientBuilder", "Handle", "Runtime", "Builder"];
 
 /// Byte-scan needles that let a file through but do not keep a body on their own: a
 /// server is only started by a `serve` (a body word), a signal handler through
@@ -150,7 +156,14 @@ impl BodyFilter {
             }
         };
         let words = WORDS
-            .get_or_init(|| AhoCorasick::new(BODY_WORDS).ok().map(Arc::new))
+            .get_or_init(|| {
+                // the longest word at a place (`ClientBuilder`, not `Client`)
+                AhoCorasick::builder()
+                    .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+                    .build(BODY_WORDS)
+                    .ok()
+                    .map(Arc::new)
+            })
             .clone();
         let automata = needles.zip(words).map(|(needles, words)| Automata {
             needles,
@@ -228,8 +241,12 @@ impl Automata {
         hits.extend(
             self.words
                 .find_iter(text)
-                .map(|m| m.start())
-                .filter(|&at| starts_ident(at)),
+                .filter(|m| {
+                    starts_ident(m.start())
+                        && (!WHOLE_WORDS.contains(&BODY_WORDS[m.pattern().as_usize()])
+                            || !b.get(m.end()).is_some_and(|&c| is_ident(c)))
+                })
+                .map(|m| m.start()),
         );
         for w in &file_words {
             let finder = memchr::memmem::Finder::new(w.as_bytes());
@@ -839,6 +856,19 @@ mod tests {
         assert!(out.contains("spawn(w)"));
         assert!(out.contains("spawn(v)"));
         syn::parse_file(&out).unwrap();
+    }
+
+    #[test]
+    fn type_words_count_as_whole_identifiers() {
+        let src = "fn a() { let ip = ClientIp::from(x); let h = Handler::new(); }\n\
+                   fn b() { let c = Client::new(); }\n\
+                   fn c() { let b = ClientBuilder::new(); }\n\
+                   fn d() { let h = Handle::current(); }\n";
+        let out = filter().prune(src).unwrap();
+        assert!(!out.contains("ClientIp::from"));
+        assert!(out.contains("Client::new()"));
+        assert!(out.contains("ClientBuilder::new()"));
+        assert!(out.contains("Handle::current()"));
     }
 
     #[test]
