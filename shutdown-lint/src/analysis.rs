@@ -348,6 +348,23 @@ impl Analyzer {
         false
     }
 
+    /// How the model walk of a file of `fctx` is set up: its module path, the tables.
+    fn collect_options(&self, fctx: &FileContext) -> CollectOptions {
+        let mut module = vec![
+            fctx.crate_name
+                .clone()
+                .unwrap_or_else(|| "crate".to_string()),
+        ];
+        module.extend(fctx.module_path.iter().cloned());
+        CollectOptions {
+            file_module: module,
+            include_tests: self.config.include_tests,
+            aliases: self.aliases.clone(),
+            interesting: self.interesting.clone(),
+            needles: self.needles.clone(),
+        }
+    }
+
     /// The second look at a file whose first analysis hid declarations
     /// ([`FileAnalysis::hidden_decls`]): what it declares with the declarations of the
     /// `reveal` keys parsed (every function body blanked: those declarations name no word,
@@ -390,19 +407,7 @@ impl Analyzer {
             return None;
         };
         let index = LineIndex::new(text);
-        let mut module = vec![
-            fctx.crate_name
-                .clone()
-                .unwrap_or_else(|| "crate".to_string()),
-        ];
-        module.extend(fctx.module_path.iter().cloned());
-        let copts = CollectOptions {
-            file_module: module,
-            include_tests: config.include_tests,
-            aliases: self.aliases.clone(),
-            interesting: self.interesting.clone(),
-            needles: self.needles.clone(),
-        };
+        let copts = self.collect_options(fctx);
         let model = collect::collect(&file, &index, &copts);
         proc_macro2::extra::invalidate_current_thread_spans();
         Some((model.decls, pruned.hidden))
@@ -453,19 +458,7 @@ impl Analyzer {
             return a;
         }
         let cleaned = blank_preamble(text);
-        let mut module = vec![
-            fctx.crate_name
-                .clone()
-                .unwrap_or_else(|| "crate".to_string()),
-        ];
-        module.extend(fctx.module_path.iter().cloned());
-        let opts = CollectOptions {
-            file_module: module,
-            include_tests: config.include_tests,
-            aliases: self.aliases.clone(),
-            interesting: self.interesting.clone(),
-            needles: self.needles.clone(),
-        };
+        let opts = self.collect_options(fctx);
         let model = if cleaned.len() > collect::STREAMING_THRESHOLD {
             collect::collect_streaming(&cleaned, &index, &opts)
         } else {
