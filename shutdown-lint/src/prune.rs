@@ -437,10 +437,11 @@ fn owner_name<'a>(header: &'a [u8], kw: &str) -> Option<&'a [u8]> {
     if kw == "impl" && h.first() == Some(&b'<') {
         // the impl's own generics
         let mut depth = 0usize;
-        let end = h.iter().position(|&c| {
-            match c {
+        let end = (0..h.len()).find(|&k| {
+            match h[k] {
                 b'<' => depth += 1,
-                b'>' => depth -= 1,
+                // not the `>` of `->` (`impl<F: Fn() -> u8>`)
+                b'>' if k == 0 || h[k - 1] != b'-' => depth -= 1,
                 _ => {}
             }
             depth == 0
@@ -454,6 +455,7 @@ fn owner_name<'a>(header: &'a [u8], kw: &str) -> Option<&'a [u8]> {
         while k < h.len() {
             match h[k] {
                 b'<' | b'(' => depth += 1,
+                b'>' if k > 0 && h[k - 1] == b'-' => {}
                 b'>' | b')' => depth = depth.saturating_sub(1),
                 _ if depth == 0
                     && h[k..].starts_with(b"for")
@@ -768,7 +770,7 @@ mod tests {
 
     #[test]
     fn hidden_declarations_are_named_with_their_type() {
-        let src = "impl<T: Clone> fmt::Debug for crate::Holder<T> where T: Send {\n    fn fmt(&self) {}\n}\n\
+        let src = "impl<T: Clone, F: Fn() -> u8> fmt::Debug for crate::Holder<T> where T: Send {\n    fn fmt(&self) {}\n}\n\
                    pub struct Holder<T> { pub aliased: Rt, inner: (u8, u8), f: fn(x: u8) }\n\
                    impl Holder<u8> { pub fn boxed(&self) -> &Engine { &self.e } }\n";
         let out = filter().prune_with(src, PruneOptions::default()).unwrap();
