@@ -601,7 +601,7 @@ fn test_attrs_before(text: &str, code: &[u8], at: usize) -> bool {
                 if open == 0 || code[open - 1] != b'#' {
                     return false;
                 }
-                if attr_is_test(&text[open + 1..k - 1]) {
+                if crate::testcode::is_test_attr_text(&text[open + 1..k - 1]) {
                     return true;
                 }
                 k = open - 1;
@@ -633,25 +633,6 @@ fn test_attrs_before(text: &str, code: &[u8], at: usize) -> bool {
             _ => return false,
         }
     }
-}
-
-/// Whether the inside of `#[..]` is a test attribute, as [`crate::testcode::is_test_attrs`]
-/// reads it: a `cfg` that holds only under `test`, or a test framework's attribute.
-fn attr_is_test(inner: &str) -> bool {
-    let inner = inner.trim();
-    if let Some(rest) = inner.strip_prefix("cfg") {
-        let rest = rest.trim_start();
-        return rest
-            .strip_prefix('(')
-            .and_then(|r| r.trim_end().strip_suffix(')'))
-            .is_some_and(crate::lexscan::cfg_implies_test);
-    }
-    let path = inner.split(['(', '=']).next().unwrap_or("").trim();
-    let last = path.rsplit("::").next().unwrap_or("").trim();
-    matches!(
-        last,
-        "test" | "rstest" | "test_case" | "quickcheck" | "bench"
-    )
 }
 
 /// The next `fn name` (a function item, not a `fn(..)` pointer type) at or after `from`.

@@ -86,9 +86,31 @@ pub fn is_test_attrs(attrs: &[syn::Attribute]) -> bool {
             .last()
             .map(|s| s.ident.to_string())
             .unwrap_or_default();
-        matches!(
-            last.as_str(),
-            "test" | "rstest" | "test_case" | "quickcheck" | "bench"
-        )
+        is_test_framework_attr(&last)
     })
+}
+
+/// [`is_test_attrs`] for one attribute read as text, the inside of `#[..]` (the pruner
+/// reads attributes before the parse): `cfg(all(test, unix))`, `tokio::test`,
+/// `test_case(1)`.
+pub(crate) fn is_test_attr_text(inner: &str) -> bool {
+    let inner = inner.trim();
+    if let Some(rest) = inner.strip_prefix("cfg") {
+        let rest = rest.trim_start();
+        return rest
+            .strip_prefix('(')
+            .and_then(|r| r.trim_end().strip_suffix(')'))
+            .is_some_and(crate::lexscan::cfg_implies_test);
+    }
+    let path = inner.split(['(', '=']).next().unwrap_or("").trim();
+    is_test_framework_attr(path.rsplit("::").next().unwrap_or("").trim())
+}
+
+/// The last segment of a test framework's attribute (`#[test]`, `#[tokio::test]`,
+/// `#[rstest]`, `#[test_case(..)]`, `#[quickcheck]`, `#[bench]`).
+fn is_test_framework_attr(last: &str) -> bool {
+    matches!(
+        last,
+        "test" | "rstest" | "test_case" | "quickcheck" | "bench"
+    )
 }
