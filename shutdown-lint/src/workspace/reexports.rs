@@ -121,26 +121,11 @@ pub fn for_package_in(pkg: &Package, cargo_home: Option<&Path>) -> Vec<(String, 
     out
 }
 
-/// The library root of the package in `dir` (`src/lib.rs` or `[lib] path`).
+/// The library root of the package in `dir` (`src/lib.rs` or `[lib] path`); the package
+/// is read once per run ([`Package::read_cached`]).
 fn lib_root(dir: &Path) -> Option<PathBuf> {
-    let dir = crate::paths::normalize(dir);
-    let mut roots = LIB_ROOTS.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(found) = roots.get_or_insert_with(HashMap::new).get(&dir) {
-        return found.clone();
-    }
-    drop(roots);
-    let found = Package::read_cached(&dir).and_then(|p| p.lib.clone());
-    LIB_ROOTS
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .get_or_insert_with(HashMap::new)
-        .insert(dir, found.clone());
-    found
+    Package::read_cached(dir).and_then(|p| p.lib.clone())
 }
-
-/// Library roots of path dependencies read in this run, by normalised directory (every
-/// package of a workspace names the same few).
-static LIB_ROOTS: Mutex<Option<HashMap<PathBuf, Option<PathBuf>>>> = Mutex::new(None);
 
 /// Re-exports of known crates by the crate whose library root is `lib`, named `local`
 /// where it is used.
@@ -176,7 +161,6 @@ fn crate_reexports(local: &str, lib: &Path) -> Vec<(String, String)> {
 /// immutable), so their tables are kept.
 pub fn clear_cache() {
     *LOCKS.lock().unwrap_or_else(|e| e.into_inner()) = None;
-    *LIB_ROOTS.lock().unwrap_or_else(|e| e.into_inner()) = None;
     if let Some(c) = CACHE.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
         c.retain(|path, _| is_registry_source(path));
     }
