@@ -147,8 +147,8 @@ pub struct FileAnalysis {
     /// calls (read from the text when a call graph needs them).
     pub pruned: bool,
     /// Fields and methods of declarations the pruner blanked because they name no word
-    /// ([`crate::prune::Pruned::hidden`]); the engine analyses the file again with them
-    /// when a chain elsewhere asks for one of these names.
+    /// ([`crate::prune::Pruned::hidden`]); the engine reads those declarations again
+    /// ([`Analyzer::declarations`]) when a lookup of the workspace model needs one.
     pub hidden_decls: Vec<String>,
     /// Skipped as test code by location.
     pub skipped_as_test: bool,

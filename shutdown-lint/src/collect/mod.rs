@@ -68,12 +68,7 @@ pub fn collect(file: &syn::File, index: &LineIndex<'_>, opts: &CollectOptions) -
     c.model.resolve_ops = c.resolver.ops();
     budgets::finish(&mut c.model);
     let text = index.text(0..usize::MAX);
-    // the flow can only clear a client whose requests set `.timeout(..)`, held where only
-    // this file sees it: a file without that word, or with an out-of-line module (its code
-    // may see the fields), needs no second read (miniserve's tests: 17 % of a run)
-    let may_clear =
-        memchr::memmem::find(text.as_bytes(), b"timeout").is_some() && c.model.mod_decls.is_empty();
-    if may_clear
+    if flow::may_clear(text, !c.model.mod_decls.is_empty())
         && c.model
             .chains
             .iter()
