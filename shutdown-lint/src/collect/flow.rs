@@ -27,7 +27,9 @@ const OK_KEEPING: &[&str] = &["context", "with_context", "map_err", "expect", "u
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Use {
     /// The receiver of a request (`get`, `post`, ... `request`); `true` when the request
-    /// sets `.timeout(..)` before it is sent.
+    /// sets `.timeout(..)` before it is sent, is the future a `tokio::time::timeout(d, ..)`
+    /// bounds, or is made where an optional timeout is unset (the `else` of
+    /// `if let Some(d) = .. { timeout(d, ..) }`: the configuration chose no timeout).
     Request(bool),
     /// Stored into the struct literal field of that name (`S { client }`, `S { f: client }`).
     Store(String),
@@ -188,6 +190,12 @@ struct Pass {
     inner: BTreeSet<usize>,
     /// Names of the structs the file declares.
     structs: BTreeSet<String>,
+    /// Addresses of the expressions whose requests are timed without a `.timeout(..)` of
+    /// their own: the futures `timeout(d, fut)` bounds, and the branch an optional timeout
+    /// takes when none is set (see [`optional_timeout`]).
+    timed_exprs: BTreeSet<usize>,
+    /// How many of [`Self::timed_exprs`] the visit is inside.
+    timed_depth: usize,
 }
 
 fn addr(e: &syn::Expr) -> usize {
@@ -357,7 +365,7 @@ impl Pass {
                         && !matches!(m.args.first().map(strip),
                             Some(syn::Expr::Path(p)) if p.path.is_ident("None"))
                 });
-                Use::Request(timed)
+                Use::Request(timed || self.timed_depth > 0)
             } else {
                 Use::Other
             };
@@ -398,7 +406,100 @@ fn ok_or_err_arm(a: &syn::Arm) -> bool {
     }
 }
 
+/// A call of `timeout(d, fut)` (`tokio::time::timeout`, imported or not): its future.
+fn bounded_future(c: &syn::ExprCall) -> Option<&syn::Expr> {
+    let syn::Expr::Path(p) = strip(&c.func) else {
+        return None;
+    };
+    let last = p.path.segments.last()?;
+    (last.ident == "timeout" && c.args.len() == 2).then(|| &c.args[1])
+}
+
+/// Finds `timeout(d, ..)` for one duration name `d`.
+struct BoundsWith<'a> {
+    duration: &'a syn::Ident,
+    found: bool,
+}
+
+impl<'ast> Visit<'ast> for BoundsWith<'_> {
+    fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+        if bounded_future(c).is_some()
+            && matches!(strip(&c.args[0]), syn::Expr::Path(p) if p.path.is_ident(self.duration))
+        {
+            self.found = true;
+        }
+        visit::visit_expr_call(self, c);
+    }
+}
+
+/// `Some(d)`: the name it binds.
+fn some_binding(p: &syn::Pat) -> Option<&syn::Ident> {
+    let syn::Pat::TupleStruct(t) = p else {
+        return None;
+    };
+    if !t.path.is_ident("Some") || t.elems.len() != 1 {
+        return None;
+    }
+    match &t.elems[0] {
+        syn::Pat::Ident(i) if i.subpat.is_none() => Some(&i.ident),
+        _ => None,
+    }
+}
+
+/// The pattern `None`.
+fn is_none_pat(p: &syn::Pat) -> bool {
+    match p {
+        syn::Pat::Ident(i) => i.ident == "None" && i.subpat.is_none() && i.by_ref.is_none(),
+        syn::Pat::Path(n) => n.qself.is_none() && n.path.is_ident("None"),
+        _ => false,
+    }
+}
+
+/// An optional timeout: `if let Some(d) = x { .. timeout(d, fut) .. } else { B }` or
+/// `match x { Some(d) => .. timeout(d, fut) .., None => B }`. Its `B`: the branch taken
+/// when no timeout is configured, whose requests count as timed (the code bounds its
+/// request whenever a timeout is set; whether one is set is the configuration's choice).
+fn optional_timeout(e: &syn::Expr) -> Option<&syn::Expr> {
+    match e {
+        syn::Expr::If(i) => {
+            let syn::Expr::Let(l) = strip(&i.cond) else {
+                return None;
+            };
+            let (_, unset) = i.else_branch.as_ref()?;
+            let mut find = BoundsWith {
+                duration: some_binding(&l.pat)?,
+                found: false,
+            };
+            find.visit_block(&i.then_branch);
+            find.found.then_some(&**unset)
+        }
+        syn::Expr::Match(m) if m.arms.len() == 2 => {
+            let (set, unset) = if is_none_pat(&m.arms[1].pat) {
+                (&m.arms[0], &m.arms[1])
+            } else if is_none_pat(&m.arms[0].pat) {
+                (&m.arms[1], &m.arms[0])
+            } else {
+                return None;
+            };
+            let mut find = BoundsWith {
+                duration: some_binding(&set.pat)?,
+                found: false,
+            };
+            find.visit_expr(&set.body);
+            (set.guard.is_none() && unset.guard.is_none() && find.found).then_some(&*unset.body)
+        }
+        _ => None,
+    }
+}
+
 impl<'ast> Visit<'ast> for Pass {
+    fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+        if let Some(fut) = bounded_future(c) {
+            self.timed_exprs.insert(addr(fut));
+        }
+        visit::visit_expr_call(self, c);
+    }
+
     fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
         self.flow.child_files |= m.content.is_none();
         visit::visit_item_mod(self, m);
@@ -460,6 +561,8 @@ impl<'ast> Visit<'ast> for Pass {
     }
 
     fn visit_expr(&mut self, e: &'ast syn::Expr) {
+        let timed = self.timed_exprs.remove(&addr(e));
+        self.timed_depth += usize::from(timed);
         if matches!(
             e,
             syn::Expr::MethodCall(_) | syn::Expr::Try(_) | syn::Expr::Await(_)
@@ -479,6 +582,9 @@ impl<'ast> Visit<'ast> for Pass {
             }
             self.method_chain(e);
         }
+        if let Some(unset) = optional_timeout(e) {
+            self.timed_exprs.insert(addr(unset));
+        }
         if let syn::Expr::Path(_) | syn::Expr::Field(_) = e
             && !self.done.contains(&addr(e))
             && let Some(n) = name_of(e)
@@ -486,6 +592,7 @@ impl<'ast> Visit<'ast> for Pass {
             self.note(n, Use::Other);
         }
         visit::visit_expr(self, e);
+        self.timed_depth -= usize::from(timed);
     }
 
     fn visit_macro(&mut self, m: &'ast syn::Macro) {

@@ -183,6 +183,10 @@ pub fn clients_without_timeout(
                     ch.root_region
                 };
                 if lib.timeout_methods.is_empty() {
+                    // every request bounded by `tokio::time::timeout(d, ..)` is the fix
+                    if timed_per_request(model, ch) {
+                        continue;
+                    }
                     // nothing at the build could fix it: point at the constructor
                     let region = ch.root_region;
                     let msg = format!(
