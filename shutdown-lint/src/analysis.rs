@@ -401,12 +401,13 @@ impl Analyzer {
             declarations_only: true,
         };
         let pruned = self.body_filter.prune_with(&cleaned, opts)?;
-        let file = crate::edition::parse_file(&pruned.text, fctx.edition).ok();
+        let c = crate::compact::compact(&pruned.text, &pruned.blanked);
+        let file = crate::edition::parse_file(&c.text, fctx.edition).ok();
         let Some(file) = file else {
             proc_macro2::extra::invalidate_current_thread_spans();
             return None;
         };
-        let index = LineIndex::new(text);
+        let index = LineIndex::new(text).with_shifts(c.shifts);
         let copts = self.collect_options(fctx);
         let model = collect::collect(&file, &index, &copts);
         proc_macro2::extra::invalidate_current_thread_spans();
@@ -467,15 +468,24 @@ impl Analyzer {
                 skip_tests: !config.include_tests,
                 ..crate::prune::PruneOptions::default()
             };
+            // and removed before the parse (the parser walks every blank byte); spans map
+            // back through the shifts
             let pruned = self.body_filter.prune_with(&cleaned, prune).and_then(|p| {
-                let file = crate::edition::parse_file(&p.text, fctx.edition).ok()?;
+                let c = crate::compact::compact(&p.text, &p.blanked);
+                let file = crate::edition::parse_file(&c.text, fctx.edition).ok()?;
                 a.hidden_decls = p.hidden;
-                Some(file)
+                Some((file, index.with_shifts(c.shifts)))
             });
             a.pruned = pruned.is_some();
             pruned
-                .map_or_else(|| crate::edition::parse_file(&cleaned, fctx.edition), Ok)
-                .map(|file| {
+                .map_or_else(
+                    || {
+                        crate::edition::parse_file(&cleaned, fctx.edition)
+                            .map(|file| (file, index.clone()))
+                    },
+                    Ok,
+                )
+                .map(|(file, index)| {
                     let model = collect::collect(&file, &index, &opts);
                     if model.too_deep > 0 {
                         // dropping a tree this deep recurses as deep: leak it (pathological input only)

@@ -20,6 +20,7 @@ pub mod baseline;
 pub mod callgraph;
 pub mod cli;
 pub mod collect;
+pub mod compact;
 pub mod config;
 pub mod deploy;
 pub mod edition;

@@ -9,6 +9,11 @@
 //! so lines, columns and byte offsets of what is left are those of the original file, and
 //! the signature (parameters, return type, attributes) is kept for the workspace model.
 //!
+//! The same goes for the contents of `macro_rules!` definitions, and of macro invocations
+//! outside function bodies whose code names no word (see `Automata::item_macros`); and,
+//! as options say, for declarations and test code ([`PruneOptions`]). The engine then
+//! removes the blanked contents before the parse ([`crate::compact`]).
+//!
 //! What is lost is only what those bodies held: calls for the call graph (read from the
 //! text again when a binary needs it, as for files the byte scan skipped, see
 //! `FileAnalysis::pruned`) and syntax errors inside them. A file with a glob import of a
@@ -91,6 +96,9 @@ pub struct Pruned {
     pub text: String,
     /// The fields and methods declared in blanked declarations, sorted.
     pub hidden: Vec<String>,
+    /// The braces whose contents were blanked, `(open, close)`: the byte offsets of the
+    /// `{` and the `}` ([`crate::compact::compact`] removes those contents).
+    pub blanked: Vec<(usize, usize)>,
 }
 
 /// The words that keep a body, matched in one pass over the file each.
@@ -261,12 +269,15 @@ impl Automata {
         };
         // the contents of these braces go: `(open, close)`, byte offsets of `{` and `}`
         let mut blank: Vec<(usize, usize)> = Vec::new();
+        // every function body met (kept or blanked): macros inside are not item macros
+        let mut bodies: Vec<(usize, usize)> = Vec::new();
         let mut i = 0;
         while let Some(at) = next_fn(&code, i) {
             let Some((open, close)) = body_of(&code, at + 2) else {
                 i = at + 2;
                 continue;
             };
+            bodies.push((open, close));
             if opts.declarations_only || (opts.skip_tests && test_attrs_before(text, &code, at)) {
                 blank.push((open, close));
                 i = close + 1;
@@ -277,6 +288,7 @@ impl Automata {
                 i = close + 1;
             }
         }
+        self.item_macros(&code, &file_words, &bodies, &mut blank);
         let mut hidden = Vec::new();
         for kw in TYPE_ITEMS.iter().filter(|_| opts.declarations) {
             let mut i = 0;
@@ -322,7 +334,7 @@ impl Automata {
             return None;
         }
         let mut out = text.as_bytes().to_vec();
-        for (open, close) in blank {
+        for &(open, close) in &blank {
             for c in &mut out[open + 1..close] {
                 if *c != b'\n' {
                     *c = b' ';
@@ -333,7 +345,92 @@ impl Automata {
         hidden.dedup();
         // only whole characters inside braces were replaced by spaces: still UTF-8
         let text = String::from_utf8(out).ok()?;
-        Some(Pruned { text, hidden })
+        Some(Pruned {
+            text,
+            hidden,
+            blanked: blank,
+        })
+    }
+
+    /// Blanks the contents of item-level macros no rule reads: every `macro_rules!`
+    /// definition (the collector reads none; a rule reports where a macro is used), and
+    /// each invocation outside function bodies (`make_config! { .. }`, `lazy_static! { .. }`)
+    /// whose code, comments and literals aside, names no word: the collector only records
+    /// the calls in such a body, and a pruned file's calls are read from its text.
+    fn item_macros(
+        &self,
+        code: &[u8],
+        file_words: &[String],
+        bodies: &[(usize, usize)],
+        blank: &mut Vec<(usize, usize)>,
+    ) {
+        let in_body = |at: usize| bodies.iter().any(|&(open, close)| open < at && at < close);
+        let mut i = 0;
+        while let Some(bang) = memchr::memchr(b'!', &code[i..]).map(|k| i + k) {
+            i = bang + 1;
+            // `path!` then a delimiter, or `macro_rules! name` then one
+            let Some(name_end) = code[..bang].iter().rposition(|c| !c.is_ascii_whitespace()) else {
+                continue;
+            };
+            if !is_ident(code[name_end]) {
+                continue;
+            }
+            let path_start = code[..=name_end]
+                .iter()
+                .rposition(|&c| !(is_ident(c) || c == b':'))
+                .map_or(0, |k| k + 1);
+            let definition = &code[path_start..=name_end] == b"macro_rules";
+            let mut j = bang + 1;
+            while code.get(j).is_some_and(u8::is_ascii_whitespace) {
+                j += 1;
+            }
+            if definition {
+                while code.get(j).is_some_and(|&c| is_ident(c)) {
+                    j += 1;
+                }
+                while code.get(j).is_some_and(u8::is_ascii_whitespace) {
+                    j += 1;
+                }
+            }
+            let Some(&delim) = code.get(j) else { break };
+            let closing = match delim {
+                b'{' => b'}',
+                b'(' => b')',
+                b'[' => b']',
+                _ => continue,
+            };
+            let item_start = code[..path_start]
+                .iter()
+                .rposition(|c| !c.is_ascii_whitespace())
+                .is_none_or(|k| matches!(code[k], b';' | b'}' | b'{' | b']'));
+            if !item_start || in_body(bang) {
+                continue;
+            }
+            let Some(close) = matching(code, j, delim, closing) else {
+                break;
+            };
+            if definition || !self.code_mentions(&code[j..close], file_words) {
+                blank.push((j, close));
+            }
+            i = close + 1;
+        }
+    }
+
+    /// Whether code (comments and literal contents blank) names a needle, a body word or
+    /// one of `file_words` (imported names), as [`Self::prune`] counts them.
+    fn code_mentions(&self, code: &[u8], file_words: &[String]) -> bool {
+        let starts_ident = |at: usize| at == 0 || !is_ident(code[at - 1]);
+        self.needles.is_match(code)
+            || self.words.find_iter(code).any(|m| {
+                starts_ident(m.start())
+                    && (!WHOLE_WORDS.contains(&BODY_WORDS[m.pattern().as_usize()])
+                        || !code.get(m.end()).is_some_and(|&c| is_ident(c)))
+            })
+            || file_words.iter().any(|w| {
+                memchr::memmem::find_iter(code, w.as_bytes()).any(|at| {
+                    starts_ident(at) && !code.get(at + w.len()).is_some_and(|&c| is_ident(c))
+                })
+            })
     }
 
     /// Adds the local names of what each `use` brings in from a path that mentions a
@@ -693,6 +790,23 @@ fn body_of(code: &[u8], from: usize) -> Option<(usize, usize)> {
     None
 }
 
+/// The `closing` delimiter matching the `opening` one at `open` (code only: literals and
+/// comments are blank).
+fn matching(code: &[u8], open: usize, opening: u8, closing: u8) -> Option<usize> {
+    let mut level = 0usize;
+    for (k, &c) in code.iter().enumerate().skip(open) {
+        if c == opening {
+            level += 1;
+        } else if c == closing {
+            level -= 1;
+            if level == 0 {
+                return Some(k);
+            }
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -858,5 +972,50 @@ mod tests {
     fn a_suppression_comment_keeps_its_body() {
         let src = "fn a() {\n    // shutdown-lint: allow(raw-spawn) reason\n    go();\n}\n";
         assert!(filter().prune(src).is_none());
+    }
+
+    #[test]
+    fn item_macros_naming_no_word_are_blanked() {
+        let src = "macro_rules! make {\n    ($n:ident) => { tokio::spawn($n) };\n}\n\
+                   make_config! {\n    /// a Client in a comment\n    folders { data: String, \"spawn\"; }\n}\n\
+                   lazy_static! { static ref C: reqwest::Client = reqwest::Client::new(); }\n\
+                   fn f() { info!(\"x\"); tokio::spawn(async {}); }\n\
+                   static N: u8 = 1;\n";
+        let out = filter().prune(src).unwrap();
+        assert_eq!(out.len(), src.len());
+        // a definition always goes, an invocation naming a word only in comments or
+        // literals too, one naming a word in its code stays, as do macros in bodies
+        assert!(!out.contains("tokio::spawn($n)"));
+        assert!(!out.contains("folders"));
+        assert!(out.contains("reqwest::Client::new()"));
+        assert!(out.contains("info!(\"x\")"));
+        assert!(out.contains("static N: u8 = 1;"));
+        syn::parse_file(&out).unwrap();
+    }
+
+    #[test]
+    fn negations_and_inner_attributes_are_not_macros() {
+        let src =
+            "#![allow(x)]\nconst A: bool = !(B);\nimpl !Send for S {}\nfn f() -> ! { loop {} }\n";
+        // nothing to blank: `f` names no word but its body is the only change
+        let out = filter().prune(src).unwrap();
+        assert!(out.contains("#![allow(x)]"));
+        assert!(out.contains("!(B)"));
+        assert!(out.contains("impl !Send for S {}"));
+        syn::parse_file(&out).unwrap();
+    }
+
+    #[test]
+    fn compacted_text_parses_and_maps_back() {
+        let src = "struct S { a: u8 }\nfn f() {\n    let x = 1;\n}\nfn g() { tokio::spawn(x); }\n";
+        let p = filter().prune_with(src, PruneOptions::default()).unwrap();
+        let c = crate::compact::compact(&p.text, &p.blanked);
+        assert!(c.text.len() < src.len());
+        let file = syn::parse_file(&c.text).unwrap();
+        let syn::Item::Fn(g) = &file.items[2] else {
+            panic!("{:?}", c.text)
+        };
+        let at = g.sig.ident.span().byte_range().start;
+        assert_eq!(c.shifts.start(at), src.find("g()").unwrap());
     }
 }

@@ -32,6 +32,9 @@ pub const OPS_PER_LEVEL: usize = 8;
 pub struct LineIndex<'a> {
     text: &'a str,
     starts: Vec<usize>,
+    /// Spans come from a compacted text ([`crate::compact`]): their offsets map back
+    /// through these.
+    shifts: crate::compact::Shifts,
 }
 
 impl<'a> LineIndex<'a> {
@@ -39,7 +42,34 @@ impl<'a> LineIndex<'a> {
     pub fn new(text: &'a str) -> Self {
         let mut starts = vec![0];
         starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
-        LineIndex { text, starts }
+        LineIndex {
+            text,
+            starts,
+            shifts: crate::compact::Shifts::default(),
+        }
+    }
+
+    /// The same index for spans of a parse of the compacted text `shifts` came with:
+    /// [`Self::span_region`] and [`Self::span_text`] map their offsets back to this text.
+    ///
+    /// # Examples
+    /// ```
+    /// use shutdown_lint::{compact::compact, source::LineIndex};
+    /// let src = "fn a() {   }\nfn b() {}";
+    /// let c = compact(src, &[(7, 11)]);
+    /// let file = syn::parse_file(&c.text).unwrap();
+    /// let syn::Item::Fn(b) = &file.items[1] else { unreachable!() };
+    /// let idx = LineIndex::new(src).with_shifts(c.shifts);
+    /// let r = idx.span_region(b.sig.ident.span());
+    /// assert_eq!((r.line, r.column, r.offset), (2, 4, 16));
+    /// assert_eq!(idx.span_text(b.sig.ident.span()), "b");
+    /// ```
+    pub fn with_shifts(&self, shifts: crate::compact::Shifts) -> LineIndex<'a> {
+        LineIndex {
+            text: self.text,
+            starts: self.starts.clone(),
+            shifts,
+        }
     }
 
     /// 1-based line and 1-based character column of a byte offset (clamped to the text).
@@ -70,10 +100,26 @@ impl<'a> LineIndex<'a> {
         }
     }
 
-    /// The region of a parsed span (spans carry byte ranges relative to the parsed text).
+    /// The region of a parsed span (spans carry byte ranges relative to the parsed text,
+    /// mapped back when it was compacted, [`Self::with_shifts`]).
     pub fn span_region(&self, span: proc_macro2::Span) -> Region {
-        let r = span.byte_range();
+        let r = self.span_range(span);
         self.region(r.start, r.end)
+    }
+
+    /// The text of a parsed span (see [`Self::span_region`]).
+    pub fn span_text(&self, span: proc_macro2::Span) -> &'a str {
+        self.text(self.span_range(span))
+    }
+
+    /// A span's byte range in this index's text.
+    fn span_range(&self, span: proc_macro2::Span) -> std::ops::Range<usize> {
+        let r = span.byte_range();
+        if self.shifts.is_empty() {
+            return r;
+        }
+        let start = self.shifts.start(r.start);
+        start..self.shifts.end(r.end).max(start)
     }
 
     /// Byte offset where 1-based `line` starts (the end of the text past the last line).

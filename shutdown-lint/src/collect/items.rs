@@ -212,7 +212,7 @@ impl Collector<'_, '_> {
         }
         // most bodies (asserts, format arguments, logging) name nothing a rule knows:
         // re-parsing them would cost about as much as parsing the file
-        let body = self.index.text(mac.delimiter.span().join().byte_range());
+        let body = self.index.span_text(mac.delimiter.span().join());
         if !self
             .opts
             .needles
