@@ -402,7 +402,7 @@ fn analyzers(
             .or_insert(j);
     }
     let firsts: Vec<(AnalyzerKey, &Job)> = firsts.into_iter().collect();
-    let built = crate::pool::map_on_large_stacks(&firsts, None, |(_, j)| {
+    let build = |(_, j): &(AnalyzerKey, &Job)| {
         let mut extra = Vec::new();
         if let Some(p) = &j.pkg {
             extra.extend(p.renames.iter().cloned());
@@ -410,7 +410,13 @@ fn analyzers(
         }
         let own = j.pkg.as_ref().map(|p| p.crate_name.as_str());
         Arc::new(Analyzer::for_crate(&configs[j.cfg], &extra, own))
-    });
+    };
+    // one package (most services): a thread would cost more to start than it saves
+    let built = if firsts.len() == 1 {
+        vec![Some(build(&firsts[0]))]
+    } else {
+        crate::pool::map_on_large_stacks(&firsts, None, build)
+    };
     firsts
         .into_iter()
         .zip(built)
