@@ -364,7 +364,17 @@ impl Automata {
         bodies: &[(usize, usize)],
         blank: &mut Vec<(usize, usize)>,
     ) {
-        let in_body = |at: usize| bodies.iter().any(|&(open, close)| open < at && at < close);
+        // the outermost bodies, in order (a nested one follows the body it is in)
+        let mut outer: Vec<(usize, usize)> = Vec::with_capacity(bodies.len());
+        for &(open, close) in bodies {
+            if outer.last().is_none_or(|&(_, c)| open > c) {
+                outer.push((open, close));
+            }
+        }
+        let in_body = |at: usize| {
+            let i = outer.partition_point(|&(open, _)| open < at);
+            i > 0 && at < outer[i - 1].1
+        };
         let mut i = 0;
         while let Some(bang) = memchr::memchr(b'!', &code[i..]).map(|k| i + k) {
             i = bang + 1;
