@@ -244,24 +244,7 @@ impl Automata {
         }
         // every place a word occurs (comments included: a suppression comment keeps its body)
         let b = text.as_bytes();
-        let starts_ident = |at: usize| at == 0 || !is_ident(b[at - 1]);
-        let mut hits: Vec<usize> = self.needles.find_iter(text).map(|m| m.start()).collect();
-        hits.extend(
-            self.words
-                .find_iter(text)
-                .filter(|m| {
-                    starts_ident(m.start())
-                        && (!WHOLE_WORDS.contains(&BODY_WORDS[m.pattern().as_usize()])
-                            || !b.get(m.end()).is_some_and(|&c| is_ident(c)))
-                })
-                .map(|m| m.start()),
-        );
-        for w in &file_words {
-            let finder = memchr::memmem::Finder::new(w.as_bytes());
-            hits.extend(finder.find_iter(b).filter(|&at| {
-                starts_ident(at) && !b.get(at + w.len()).is_some_and(|&c| is_ident(c))
-            }));
-        }
+        let mut hits = self.hits(b, &file_words);
         hits.sort_unstable();
         let mentions = |from: usize, to: usize| {
             let i = hits.partition_point(|&h| h < from);
@@ -429,18 +412,34 @@ impl Automata {
     /// Whether code (comments and literal contents blank) names a needle, a body word or
     /// one of `file_words` (imported names), as [`Self::prune`] counts them.
     fn code_mentions(&self, code: &[u8], file_words: &[String]) -> bool {
-        let starts_ident = |at: usize| at == 0 || !is_ident(code[at - 1]);
-        self.needles.is_match(code)
-            || self.words.find_iter(code).any(|m| {
-                starts_ident(m.start())
-                    && (!WHOLE_WORDS.contains(&BODY_WORDS[m.pattern().as_usize()])
-                        || !code.get(m.end()).is_some_and(|&c| is_ident(c)))
-            })
-            || file_words.iter().any(|w| {
-                memchr::memmem::find_iter(code, w.as_bytes()).any(|at| {
-                    starts_ident(at) && !code.get(at + w.len()).is_some_and(|&c| is_ident(c))
+        !self.hits(code, file_words).is_empty()
+    }
+
+    /// Where `bytes` names a needle (anywhere), a body word (at the start of an identifier;
+    /// [`WHOLE_WORDS`] as whole identifiers) or one of `file_words` (whole identifiers).
+    fn hits(&self, bytes: &[u8], file_words: &[String]) -> Vec<usize> {
+        let starts_ident = |at: usize| at == 0 || !is_ident(bytes[at - 1]);
+        let ends_ident = |end: usize| !bytes.get(end).is_some_and(|&c| is_ident(c));
+        let mut hits: Vec<usize> = self.needles.find_iter(bytes).map(|m| m.start()).collect();
+        hits.extend(
+            self.words
+                .find_iter(bytes)
+                .filter(|m| {
+                    starts_ident(m.start())
+                        && (!WHOLE_WORDS.contains(&BODY_WORDS[m.pattern().as_usize()])
+                            || ends_ident(m.end()))
                 })
-            })
+                .map(|m| m.start()),
+        );
+        for w in file_words {
+            let finder = memchr::memmem::Finder::new(w.as_bytes());
+            hits.extend(
+                finder
+                    .find_iter(bytes)
+                    .filter(|&at| starts_ident(at) && ends_ident(at + w.len())),
+            );
+        }
+        hits
     }
 
     /// Adds the local names of what each `use` brings in from a path that mentions a
@@ -784,20 +783,7 @@ fn body_of(code: &[u8], from: usize) -> Option<(usize, usize)> {
         }
     }
     let open = open?;
-    let mut level = 0usize;
-    for (k, &c) in code.iter().enumerate().skip(open) {
-        match c {
-            b'{' => level += 1,
-            b'}' => {
-                level -= 1;
-                if level == 0 {
-                    return Some((open, k));
-                }
-            }
-            _ => {}
-        }
-    }
-    None
+    matching(code, open, b'{', b'}').map(|close| (open, close))
 }
 
 /// The `closing` delimiter matching the `opening` one at `open` (code only: literals and
