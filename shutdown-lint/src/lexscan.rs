@@ -99,42 +99,51 @@ fn lex(text: &str, mut f: impl FnMut(Token, usize, usize)) {
                 f(Token::BlockComment, start, i);
             }
             b'"' => {
+                // a raw string's `"`: `r"`, `r#"` (the `r` not ending an identifier)
+                let mut r = i;
+                while r > 0 && b[r - 1] == b'#' {
+                    r -= 1;
+                }
+                let raw = r > 0 && b[r - 1] == b'r' && (r == 1 || !is_ident(b[r - 2]));
+                if raw {
+                    let hashes = i - r;
+                    let start = i + 1;
+                    let mut j = start;
+                    // the closing `"` followed by as many `#`
+                    loop {
+                        match memchr::memchr(b'"', &b[j.min(n)..]) {
+                            Some(k) => {
+                                j += k;
+                                if (0..hashes).all(|h| b.get(j + 1 + h) == Some(&b'#')) {
+                                    break;
+                                }
+                                j += 1;
+                            }
+                            None => {
+                                j = n;
+                                break;
+                            }
+                        }
+                    }
+                    f(Token::Literal, start.min(n), j.min(n));
+                    i = j + 1 + hashes;
+                    continue;
+                }
                 let start = i + 1;
                 i += 1;
                 while i < n {
-                    match b[i] {
-                        b'\\' => i += 2,
-                        b'"' => break,
-                        _ => i += 1,
+                    match memchr::memchr2(b'\\', b'"', &b[i..]) {
+                        Some(k) if b[i + k] == b'\\' => i += k + 2,
+                        Some(k) => {
+                            i += k;
+                            break;
+                        }
+                        None => i = n,
                     }
                 }
                 i = i.min(n);
                 f(Token::Literal, start, i);
                 i += 1;
-            }
-            b'r' if (i == 0 || !is_ident(b[i - 1]))
-                && matches!(b.get(i + 1), Some(b'#') | Some(b'"')) =>
-            {
-                let mut j = i + 1;
-                let mut hashes = 0;
-                while b.get(j) == Some(&b'#') {
-                    hashes += 1;
-                    j += 1;
-                }
-                if b.get(j) != Some(&b'"') {
-                    i += 1;
-                    continue;
-                }
-                let start = j + 1;
-                j += 1;
-                while j < n {
-                    if b[j] == b'"' && (0..hashes).all(|k| b.get(j + 1 + k) == Some(&b'#')) {
-                        break;
-                    }
-                    j += 1;
-                }
-                f(Token::Literal, start.min(n), j.min(n));
-                i = j + 1 + hashes;
             }
             b'\'' => {
                 if b.get(i + 1) == Some(&b'\\') {
@@ -158,7 +167,9 @@ fn lex(text: &str, mut f: impl FnMut(Token, usize, usize)) {
                     }
                 }
             }
-            _ => i += 1,
+            // nothing starts before the next `/`, `"` or `'` (a raw string is found from
+            // its `"`)
+            _ => i = memchr::memchr3(b'/', b'"', b'\'', &b[i + 1..]).map_or(n, |k| i + 1 + k),
         }
     }
 }
@@ -335,5 +346,42 @@ fn cfg_expr(toks: &[String], pos: &mut usize, depth: usize) -> Option<bool> {
             }
             Some(word == "test")
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::code_only;
+
+    fn code(s: &str) -> String {
+        String::from_utf8(code_only(s)).unwrap()
+    }
+
+    #[test]
+    fn strings_comments_and_chars_are_blanked_in_place() {
+        let src = "let a = \"x // y \\\" z\"; // c\nlet b = '\"'; /* a /* b */ c */ f(b'/');\n";
+        let out = code(src);
+        assert_eq!(out.len(), src.len());
+        assert_eq!(
+            out,
+            "let a = \"           \";     \nlet b = ' ';                   f(b' ');\n"
+        );
+    }
+
+    #[test]
+    fn raw_strings_are_found_from_their_quote() {
+        let src = "x(r#\"a \" b\"#, r\"c\\\", br\"d\", r##\"e\"# f\"##); r#type; for r in v {}";
+        let out = code(src);
+        assert_eq!(
+            out,
+            "x(r#\"     \"#, r\"  \", br\" \", r##\"     \"##); r#type; for r in v {}"
+        );
+    }
+
+    #[test]
+    fn lifetimes_are_code_and_unclosed_literals_run_to_the_end() {
+        assert_eq!(code("fn f<'a>(x: &'a str) {}"), "fn f<'a>(x: &'a str) {}");
+        assert_eq!(code("let s = \"abc"), "let s = \"   ");
+        assert_eq!(code("/* never closed"), "               ");
     }
 }
