@@ -474,19 +474,27 @@ impl Analyzer {
                 let c = crate::compact::compact(&p.text, &p.blanked);
                 let file = crate::edition::parse_file(&c.text, fctx.edition).ok()?;
                 a.hidden_decls = p.hidden;
-                Some((file, index.with_shifts(c.shifts)))
+                Some((file, c.shifts))
             });
             a.pruned = pruned.is_some();
             pruned
                 .map_or_else(
                     || {
                         crate::edition::parse_file(&cleaned, fctx.edition)
-                            .map(|file| (file, index.clone()))
+                            .map(|file| (file, crate::compact::Shifts::default()))
                     },
                     Ok,
                 )
-                .map(|(file, index)| {
-                    let model = collect::collect(&file, &index, &opts);
+                .map(|(file, shifts)| {
+                    // the file's own index unless bytes were removed (it is used again below)
+                    let shifted;
+                    let index = if shifts.is_empty() {
+                        &index
+                    } else {
+                        shifted = index.clone().with_shifts(shifts);
+                        &shifted
+                    };
+                    let model = collect::collect(&file, index, &opts);
                     if model.too_deep > 0 {
                         // dropping a tree this deep recurses as deep: leak it (pathological input only)
                         std::mem::forget(file);

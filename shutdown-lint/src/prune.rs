@@ -244,7 +244,7 @@ impl Automata {
         }
         // every place a word occurs (comments included: a suppression comment keeps its body)
         let b = text.as_bytes();
-        let mut hits = self.hits(b, &file_words);
+        let mut hits: Vec<usize> = self.hits(b, &file_words).collect();
         hits.sort_unstable();
         let mentions = |from: usize, to: usize| {
             let i = hits.partition_point(|&h| h < from);
@@ -412,34 +412,34 @@ impl Automata {
     /// Whether code (comments and literal contents blank) names a needle, a body word or
     /// one of `file_words` (imported names), as [`Self::prune`] counts them.
     fn code_mentions(&self, code: &[u8], file_words: &[String]) -> bool {
-        !self.hits(code, file_words).is_empty()
+        self.hits(code, file_words).next().is_some()
     }
 
     /// Where `bytes` names a needle (anywhere), a body word (at the start of an identifier;
-    /// [`WHOLE_WORDS`] as whole identifiers) or one of `file_words` (whole identifiers).
-    fn hits(&self, bytes: &[u8], file_words: &[String]) -> Vec<usize> {
-        let starts_ident = |at: usize| at == 0 || !is_ident(bytes[at - 1]);
-        let ends_ident = |end: usize| !bytes.get(end).is_some_and(|&c| is_ident(c));
-        let mut hits: Vec<usize> = self.needles.find_iter(bytes).map(|m| m.start()).collect();
-        hits.extend(
-            self.words
-                .find_iter(bytes)
-                .filter(|m| {
-                    starts_ident(m.start())
-                        && (!WHOLE_WORDS.contains(&BODY_WORDS[m.pattern().as_usize()])
-                            || ends_ident(m.end()))
-                })
-                .map(|m| m.start()),
-        );
-        for w in file_words {
-            let finder = memchr::memmem::Finder::new(w.as_bytes());
-            hits.extend(
-                finder
-                    .find_iter(bytes)
-                    .filter(|&at| starts_ident(at) && ends_ident(at + w.len())),
-            );
-        }
-        hits
+    /// [`WHOLE_WORDS`] as whole identifiers) or one of `file_words` (whole identifiers), in
+    /// no particular order.
+    fn hits<'s>(
+        &'s self,
+        bytes: &'s [u8],
+        file_words: &'s [String],
+    ) -> impl Iterator<Item = usize> + 's {
+        let starts_ident = move |at: usize| at == 0 || !is_ident(bytes[at - 1]);
+        let ends_ident = move |end: usize| !bytes.get(end).is_some_and(|&c| is_ident(c));
+        let needles = self.needles.find_iter(bytes).map(|m| m.start());
+        let words = self
+            .words
+            .find_iter(bytes)
+            .filter(move |m| {
+                starts_ident(m.start())
+                    && (!WHOLE_WORDS.contains(&BODY_WORDS[m.pattern().as_usize()])
+                        || ends_ident(m.end()))
+            })
+            .map(|m| m.start());
+        let imported = file_words.iter().flat_map(move |w| {
+            memchr::memmem::find_iter(bytes, w.as_bytes())
+                .filter(move |&at| starts_ident(at) && ends_ident(at + w.len()))
+        });
+        needles.chain(words).chain(imported)
     }
 
     /// Adds the local names of what each `use` brings in from a path that mentions a

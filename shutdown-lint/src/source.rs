@@ -64,12 +64,9 @@ impl<'a> LineIndex<'a> {
     /// assert_eq!((r.line, r.column, r.offset), (2, 4, 16));
     /// assert_eq!(idx.span_text(b.sig.ident.span()), "b");
     /// ```
-    pub fn with_shifts(&self, shifts: crate::compact::Shifts) -> LineIndex<'a> {
-        LineIndex {
-            text: self.text,
-            starts: self.starts.clone(),
-            shifts,
-        }
+    pub fn with_shifts(mut self, shifts: crate::compact::Shifts) -> LineIndex<'a> {
+        self.shifts = shifts;
+        self
     }
 
     /// 1-based line and 1-based character column of a byte offset (clamped to the text).
