@@ -194,17 +194,22 @@ async fn round(r: usize) {
     }
 }
 
+/// A multi-thread runtime with `workers` workers, timers and I/O enabled.
+fn multi_thread(workers: usize) -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(workers)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
 #[test]
 fn spawn_end_abort_and_drain_concurrently_keep_every_count_right() {
     let rounds: usize = std::env::var("STRESS_ROUNDS")
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(40);
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(8)
-        .enable_all()
-        .build()
-        .unwrap();
+    let rt = multi_thread(8);
     // Panicking tasks are expected: keep their messages off the test output (other panics,
     // e.g. a failed assertion, are printed as usual).
     let default = std::panic::take_hook();
@@ -223,11 +228,7 @@ fn spawn_end_abort_and_drain_concurrently_keep_every_count_right() {
 /// and `spawn_on` from plain threads race with tasks ending on the workers.
 #[test]
 fn spawn_on_from_plain_threads_while_tasks_end_on_the_workers() {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(4)
-        .enable_all()
-        .build()
-        .unwrap();
+    let rt = multi_thread(4);
     let scope = Shutdown::new();
     let threads: Vec<_> = (0..6)
         .map(|t| {
@@ -257,11 +258,7 @@ fn spawn_on_from_plain_threads_while_tasks_end_on_the_workers() {
 fn tasks_spawned_by_many_threads_are_all_counted_listed_and_aborted() {
     const THREADS: usize = 40;
     const EACH: usize = 25;
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
+    let rt = multi_thread(2);
     let scope = Shutdown::new();
     let barrier = std::sync::Arc::new(std::sync::Barrier::new(THREADS));
     let threads: Vec<_> = (0..THREADS)
