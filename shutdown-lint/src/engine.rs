@@ -13,6 +13,7 @@ use crate::analysis::{Analyzer, FileAnalysis, FileContext, parse_error};
 use crate::config::{Config, ConfigError};
 use crate::finding::{Finding, Region, Severity};
 use crate::package::Package;
+use crate::prepare::Preparer;
 use crate::rules::sigterm_missing;
 use crate::source::LineIndex;
 /// A suppression comment (defined in [`crate::suppress`]).
@@ -193,19 +194,27 @@ pub fn lint_paths(paths: &[PathBuf], opts: &LintOptions) -> Result<LintReport, L
     } else {
         paths
     };
-    // phase 1: configs, files, packages
-    let Discovery {
+    // phase 1: configs; then the files and packages, while a second thread prepares the
+    // analyzer of each package the walk finds
+    let Setup {
         configs,
-        jobs,
-        walk_errors,
-        mut stats,
-    } = discover(paths, opts, &cwd)?;
-    // phase 2: one parse per file, in parallel: findings, facts, declarations
+        roots,
+        excludes,
+    } = configure(paths, opts, &cwd)?;
     let home = opts
         .cargo_home
         .clone()
         .or_else(crate::workspace::reexports::cargo_home);
-    let analyzers = analyzers(&jobs, &configs, home.as_deref());
+    let preparer = Preparer::new(&configs, home.as_deref());
+    let (discovery, analyzers) = preparer.beside(opts.threads != Some(1), |prep| {
+        walk(&configs, &roots, &excludes, &cwd, prep)
+    });
+    let Discovery {
+        jobs,
+        walk_errors,
+        mut stats,
+    } = discovery?;
+    // phase 2: one parse per file, in parallel: findings, facts, declarations
     let analyzer_of = |j: &Job| analyzers[&(j.cfg, j.pkg.as_ref().map(|p| p.dir.clone()))].clone();
     let mut analyses = analyze_all(&jobs, &configs, &analyzer_of, opts.threads, &mut stats);
     // phase 3: across files: the workspace model, test modules, binaries
@@ -239,17 +248,24 @@ pub fn lint_paths(paths: &[PathBuf], opts: &LintOptions) -> Result<LintReport, L
     Ok(report)
 }
 
-/// What [`discover`] finds: the configs in force, one job per file, walk errors.
-struct Discovery {
+/// The configs in force and the paths to walk under each.
+struct Setup {
     configs: Vec<Config>,
+    /// Each path (absolute) and the index of its config.
+    roots: Vec<(PathBuf, usize)>,
+    /// Each config's `exclude` globs.
+    excludes: Vec<globset::GlobSet>,
+}
+
+/// What [`walk`] finds: one job per file, walk errors.
+struct Discovery {
     jobs: Vec<Job>,
     walk_errors: Vec<(PathBuf, usize, String)>,
     stats: Stats,
 }
 
-/// Phase 1: the config of each path, the files under each (`.gitignore` honoured,
-/// `exclude` applied) and the package of each file.
-fn discover(paths: &[PathBuf], opts: &LintOptions, cwd: &Path) -> Result<Discovery, LintError> {
+/// Phase 1a: the config of each path.
+fn configure(paths: &[PathBuf], opts: &LintOptions, cwd: &Path) -> Result<Setup, LintError> {
     // configs, one per path (or the explicit one)
     let explicit = match &opts.config {
         Some(p) => {
@@ -298,13 +314,32 @@ fn discover(paths: &[PathBuf], opts: &LintOptions, cwd: &Path) -> Result<Discove
             b.build().unwrap_or_else(|_| globset::GlobSet::empty())
         })
         .collect();
+    Ok(Setup {
+        configs,
+        roots,
+        excludes,
+    })
+}
 
-    // files
+/// Phase 1b: the files under each path (`.gitignore` honoured, `exclude` applied) and the
+/// package of each file. Every manifest seen, and the package of every file, is offered to
+/// `prep` as soon as it is known.
+fn walk(
+    configs: &[Config],
+    roots: &[(PathBuf, usize)],
+    excludes: &[globset::GlobSet],
+    cwd: &Path,
+    prep: &Preparer<'_>,
+) -> Result<Discovery, LintError> {
     let mut stats = Stats::default();
     let mut walk_errors: Vec<(PathBuf, usize, String)> = Vec::new();
     let mut files: BTreeMap<PathBuf, (usize, crate::testcode::CodeKind)> = BTreeMap::new();
-    let mut manifest_dirs: Vec<PathBuf> = Vec::new();
-    for (root, cfg) in &roots {
+    for (root, cfg) in roots {
+        // the package the path itself lies in (its manifest may be above the path, where
+        // the walk does not go): first, so a one-package tree's analyzer starts at once
+        if let Some(dir) = root.ancestors().find(|d| d.join("Cargo.toml").is_file()) {
+            prep.offer_dir(*cfg, dir);
+        }
         let excluded = |p: &Path| -> bool {
             let base = configs[*cfg].root_dir().map(Path::to_path_buf);
             base.and_then(|b| p.strip_prefix(&b).ok().map(|r| excludes[*cfg].is_match(r)))
@@ -330,7 +365,9 @@ fn discover(paths: &[PathBuf], opts: &LintOptions, cwd: &Path) -> Result<Discove
                 Ok(e) => {
                     let p = e.path();
                     if p.file_name().is_some_and(|n| n == "Cargo.toml") {
-                        manifest_dirs.extend(p.parent().map(Path::to_path_buf));
+                        if let Some(dir) = p.parent() {
+                            prep.offer_dir(*cfg, dir);
+                        }
                         continue;
                     }
                     if p.extension().is_none_or(|x| x != "rs") {
@@ -356,17 +393,11 @@ fn discover(paths: &[PathBuf], opts: &LintOptions, cwd: &Path) -> Result<Discove
         }
     }
 
-    // packages: the manifests the walk saw are read on all cores first (a few are read
-    // faster than threads start)
-    if manifest_dirs.len() > 4 {
-        crate::pool::map_on_large_stacks(&manifest_dirs, None, |d| {
-            Package::read_cached(d);
-        });
-    }
     let mut pkg_cache: HashMap<PathBuf, Option<Arc<Package>>> = HashMap::new();
     let mut jobs: Vec<Job> = Vec::new();
     for (abs, (cfg, under)) in files {
         let pkg = find_package(&abs, &mut pkg_cache);
+        prep.offer_package(cfg, pkg.as_ref());
         jobs.push(Job {
             display: display_path(&abs, cwd),
             abs,
@@ -377,58 +408,10 @@ fn discover(paths: &[PathBuf], opts: &LintOptions, cwd: &Path) -> Result<Discove
     }
     stats.files_seen = jobs.len();
     Ok(Discovery {
-        configs,
         jobs,
         walk_errors,
         stats,
     })
-}
-
-type AnalyzerKey = (usize, Option<PathBuf>);
-
-/// One prepared [`Analyzer`] per (config, package): the package's renamed dependencies
-/// and what its dependencies re-export ([`crate::workspace::reexports`]) are resolved as
-/// re-exports, its own crate name is known.
-fn analyzers(
-    jobs: &[Job],
-    configs: &[Config],
-    cargo_home: Option<&Path>,
-) -> HashMap<AnalyzerKey, Arc<Analyzer>> {
-    // one job per (config, package); their re-exports are read on all cores
-    let mut firsts: HashMap<AnalyzerKey, &Job> = HashMap::new();
-    for j in jobs {
-        firsts
-            .entry((j.cfg, j.pkg.as_ref().map(|p| p.dir.clone())))
-            .or_insert(j);
-    }
-    let firsts: Vec<(AnalyzerKey, &Job)> = firsts.into_iter().collect();
-    let build = |(_, j): &(AnalyzerKey, &Job)| {
-        let mut extra = Vec::new();
-        if let Some(p) = &j.pkg {
-            extra.extend(p.renames.iter().cloned());
-            extra.extend(crate::workspace::reexports::for_package_in(p, cargo_home));
-        }
-        let own = j.pkg.as_ref().map(|p| p.crate_name.as_str());
-        Arc::new(Analyzer::for_crate(&configs[j.cfg], &extra, own))
-    };
-    // one package (most services): a thread would cost more to start than it saves
-    let built = if firsts.len() == 1 {
-        vec![Some(build(&firsts[0]))]
-    } else {
-        crate::pool::map_on_large_stacks(&firsts, None, build)
-    };
-    firsts
-        .into_iter()
-        .zip(built)
-        .map(|((key, j), a)| {
-            // every item is done (the pool raises a worker's panic again): never taken
-            let a = a.unwrap_or_else(|| {
-                let own = j.pkg.as_ref().map(|p| p.crate_name.as_str());
-                Arc::new(Analyzer::for_crate(&configs[j.cfg], &[], own))
-            });
-            (key, a)
-        })
-        .collect()
 }
 
 /// Phase 2: every job analysed on `threads` threads (default: all cores).

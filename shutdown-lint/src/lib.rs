@@ -34,6 +34,7 @@ pub mod model;
 pub mod package;
 pub mod paths;
 mod pool;
+mod prepare;
 pub mod prune;
 pub mod registry;
 pub mod render;

@@ -73,8 +73,10 @@ pub struct PruneOptions<'a> {
     /// a type one of these keys names (`Worker::rt` keeps every `impl Worker`), stay,
     /// whatever they name.
     pub reveal: Option<&'a std::collections::HashSet<String>>,
-    /// Every function body goes, whatever it names: the engine's second look at a file
-    /// only reads the declarations [`Self::reveal`] keeps.
+    /// Every function body goes, whatever it names, and so does every declaration
+    /// [`Self::reveal`] does not keep: the engine's second look at a file only reads the
+    /// declarations it reveals (the first look read those naming a word, so only the
+    /// blanked ones that name none are listed in [`Pruned::hidden`]).
     pub declarations_only: bool,
 }
 
@@ -283,7 +285,10 @@ impl Automata {
                 let Some((open, close)) = body_of(&code, i) else {
                     continue;
                 };
-                if !mentions(at, close) {
+                // an item naming a word is kept by the first analysis, which read its
+                // declarations: a second look for declarations needs only what it reveals
+                let known = mentions(at, close);
+                if opts.declarations_only || !known {
                     let owner = owner_name(&code[at + kw.len()..open], kw);
                     let mut names = Vec::new();
                     declared_names(&code[open + 1..close], kw, owner, &mut names);
@@ -296,7 +301,9 @@ impl Automata {
                     if revealed {
                         continue;
                     }
-                    hidden.extend(names);
+                    if !known {
+                        hidden.extend(names);
+                    }
                     blank.push((open, close));
                 }
             }

@@ -51,6 +51,10 @@ static CACHE: Mutex<Option<HashMap<PathBuf, Rewrites>>> = Mutex::new(None);
 type LockCache = HashMap<PathBuf, Option<std::sync::Arc<Lockfile>>>;
 static LOCKS: Mutex<Option<LockCache>> = Mutex::new(None);
 
+/// The registry's index directories, by cargo home, for this run.
+type IndexCache = HashMap<PathBuf, std::sync::Arc<Vec<PathBuf>>>;
+static INDEXES: Mutex<Option<IndexCache>> = Mutex::new(None);
+
 /// Prefix rewrites `(from, to)`.
 type Rewrites = Vec<(String, String)>;
 
@@ -156,11 +160,12 @@ fn crate_reexports(local: &str, lib: &Path) -> Vec<(String, String)> {
     out
 }
 
-/// Clears what may change between runs of a long-lived process: lockfiles and the
-/// re-exports of path dependencies. Unpacked registry sources never change (a version is
-/// immutable), so their tables are kept.
+/// Clears what may change between runs of a long-lived process: lockfiles, the list of
+/// the registry's indexes and the re-exports of path dependencies. Unpacked registry
+/// sources never change (a version is immutable), so their tables are kept.
 pub fn clear_cache() {
     *LOCKS.lock().unwrap_or_else(|e| e.into_inner()) = None;
+    *INDEXES.lock().unwrap_or_else(|e| e.into_inner()) = None;
     if let Some(c) = CACHE.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
         c.retain(|path, _| is_registry_source(path));
     }
@@ -490,7 +495,8 @@ impl Lockfile {
 
     /// The registry packages of a `Cargo.lock` text. The file is written by cargo in a fixed
     /// layout (`[[package]]` tables of `key = "value"` lines), so it is read line by line:
-    /// a full TOML parse of a large lockfile cost more than linting a small service.
+    /// a full TOML parse of a large lockfile cost more than linting a small service. A list
+    /// over many lines (`dependencies = [`) holds no key read here and is skipped to its `]`.
     ///
     /// # Examples
     /// ```
@@ -509,8 +515,12 @@ impl Lockfile {
                 packages.push((n.to_string(), v.to_string()));
             }
         };
-        for line in text.lines() {
-            let line = line.trim();
+        let bytes = text.as_bytes();
+        let mut at = 0;
+        while at < bytes.len() {
+            let end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |n| at + n);
+            let line = text[at..end].trim();
+            at = end + 1;
             if line.starts_with('[') {
                 flush(&mut cur);
                 if line == "[[package]]" {
@@ -522,7 +532,16 @@ impl Lockfile {
             let Some((key, value)) = line.split_once('=') else {
                 continue;
             };
-            let value = value.trim().trim_matches('"');
+            let value = value.trim();
+            if value.starts_with('[') && !value.contains(']') {
+                // a list over many lines (`dependencies = [`, one line per entry, most of
+                // the file): no key of ours is inside, jump past its `]`
+                if let Some(n) = memchr::memchr(b']', &bytes[at.min(bytes.len())..]) {
+                    at += n + 1;
+                }
+                continue;
+            }
+            let value = value.trim_matches('"');
             match key.trim() {
                 "name" => p.0 = Some(value),
                 "version" => p.1 = Some(value),
@@ -546,15 +565,33 @@ impl Lockfile {
             .collect();
         versions.sort();
         let version = versions.last()?;
-        let src = cargo_home.join("registry").join("src");
-        for index in std::fs::read_dir(&src).ok()?.flatten() {
-            let d = index.path().join(format!("{name}-{version}"));
-            if d.is_dir() {
-                return Some(d);
-            }
-        }
-        None
+        let dir_name = format!("{name}-{version}");
+        registry_indexes(cargo_home)
+            .iter()
+            .map(|index| index.join(&dir_name))
+            .find(|d| d.is_dir())
     }
+}
+
+/// The index directories of the unpacked registry under `cargo_home`
+/// (`registry/src/<index>`), listed once per run: every dependency is looked up in them.
+fn registry_indexes(cargo_home: &Path) -> std::sync::Arc<Vec<PathBuf>> {
+    let mut cache = INDEXES.lock().unwrap_or_else(|e| e.into_inner());
+    let map = cache.get_or_insert_with(HashMap::new);
+    map.entry(cargo_home.to_path_buf())
+        .or_insert_with(|| {
+            let src = cargo_home.join("registry").join("src");
+            let mut dirs: Vec<PathBuf> = std::fs::read_dir(src)
+                .into_iter()
+                .flatten()
+                .flatten()
+                .map(|e| e.path())
+                .collect();
+            // the same choice on every run when a package is unpacked under two indexes
+            dirs.sort();
+            std::sync::Arc::new(dirs)
+        })
+        .clone()
 }
 
 /// `$CARGO_HOME`, or `~/.cargo`.
