@@ -111,7 +111,11 @@ pub enum Usage {
 /// Where in the file something happens.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Ctx {
-    /// Inside a `#[drainable]` function (closures and async blocks included, nested items not).
+    /// Inside a `#[drainable]` function (closures and async blocks included, nested items and
+    /// macro bodies not), where the macro rewrites what happens: for a chain rooted at a
+    /// called path, only when the path is written as one the macro routes
+    /// (`tokio::spawn`, `tokio::task::spawn_blocking`, `std::thread::spawn`, ..; not
+    /// `spawn` imported by `use`).
     pub in_drainable: bool,
     /// Only compiled on Windows (`#[cfg(windows)]`, `if cfg!(windows)`).
     pub windows_only: bool,

@@ -86,7 +86,20 @@ fn findings_match_markers() {
     let mut failures = Vec::new();
     for (_, dir) in rule_dirs() {
         let want = markers(&dir);
-        let got: BTreeSet<(String, usize, String)> = lint_dir(&dir)
+        let found = lint_dir(&dir);
+        let mut places = BTreeSet::new();
+        for f in &found {
+            let place = (
+                f.path.clone(),
+                f.region.line,
+                f.region.column,
+                f.rule.clone(),
+            );
+            if !places.insert(place.clone()) {
+                failures.push(format!("reported twice: {place:?}"));
+            }
+        }
+        let got: BTreeSet<(String, usize, String)> = found
             .iter()
             .map(|f| {
                 (

@@ -15,6 +15,8 @@ impl Collector<'_, '_> {
         let mut cur = e;
         loop {
             match cur {
+                // `opt.map(|o| o.handle())`: the closure's value is the root
+                syn::Expr::MethodCall(m) if mapping_closure(m).is_some() => break,
                 syn::Expr::MethodCall(m) => {
                     layers.push(cur);
                     cur = &m.receiver;
@@ -116,6 +118,15 @@ impl Collector<'_, '_> {
                 Resolution::Unknown => None,
             },
             syn::Expr::Field(f) if symbolic_ok => self.field_root(f),
+            syn::Expr::MethodCall(m) => {
+                self.record_call(m.method.to_string(), true);
+                // recorded inside the closure already: here a value, as if bound to a name
+                self.mapped_value(m).map(|mut ch| {
+                    ch.inherited = ch.steps.len();
+                    ch.via_binding = true;
+                    ch
+                })
+            }
             _ => None,
         };
         // the steps, innermost first
@@ -150,10 +161,18 @@ impl Collector<'_, '_> {
                 if ch.origin.is_none() {
                     ch.origin = Some(index);
                 }
+                let mut ctx = self.ctx();
+                if let syn::Expr::Call(c) = cur
+                    && let syn::Expr::Path(p) = &*c.func
+                    && !drainable_routes(p)
+                {
+                    // `#[drainable]` rewrites only the paths it knows, as written
+                    ctx.in_drainable = false;
+                }
                 self.model.chains.push(ChainUse {
                     chain: ch.clone(),
                     usage,
-                    ctx: self.ctx(),
+                    ctx,
                     escapes: false,
                 });
             }
@@ -172,6 +191,8 @@ impl Collector<'_, '_> {
                 }
             }
             syn::Expr::Path(_) if !layers.is_empty() => {}
+            // visited by `mapped_value`
+            syn::Expr::MethodCall(_) => {}
             other => {
                 if !layers.is_empty() || !matches!(other, syn::Expr::Call(_)) {
                     self.visit_expr(other);
@@ -273,6 +294,38 @@ impl Collector<'_, '_> {
         Some(self.symbolic(root, f.member.span()))
     }
 
+    /// The value of `recv.map(|x| body)` (or `and_then`): `body` with `x` bound to what
+    /// `recv` holds, seen through the `Option` / `Result` (`offload.map(|o|
+    /// o.get_runtime(1))` holds what `get_runtime` returns). Visits the receiver and the
+    /// closure.
+    fn mapped_value(&mut self, m: &syn::ExprMethodCall) -> Option<Chain> {
+        let closure = mapping_closure(m)?;
+        let recv = match &*m.receiver {
+            // a binding of a declared type (`o: Option<&Offload>`) has no chain
+            syn::Expr::Path(p) => match self.resolve(&p.path, true) {
+                Resolution::Binding(name) => {
+                    let v = self.binding_val(&name).cloned();
+                    if let Some(BindVal::Chain(ch)) = &v {
+                        self.mark_used(ch.origin, false);
+                    }
+                    v
+                }
+                _ => {
+                    self.visit_expr(&m.receiver);
+                    None
+                }
+            },
+            _ => self
+                .value_of_expr(&m.receiver)
+                .map(|c| BindVal::Chain(Box::new(c))),
+        };
+        self.enter_scope_empty();
+        self.bind_pat(&closure.inputs[0], recv);
+        let out = self.value_of_expr(&closure.body);
+        self.leave_scope_empty();
+        out
+    }
+
     /// A binding made from the chain recorded at `origin` is used: a method is called on
     /// it, or (`escapes`) it is moved or passed on as a plain value. A handle bound as
     /// `let _worker = ..` and used later is not dropped.
@@ -303,6 +356,40 @@ pub(super) const TRIGGERS: &[&str] = &[
     "handshake",
     "timeout",
 ];
+
+/// The closure of `recv.map(|x| ..)` / `recv.and_then(|x| ..)` (one argument, one
+/// parameter).
+fn mapping_closure(m: &syn::ExprMethodCall) -> Option<&syn::ExprClosure> {
+    if m.method != "map" && m.method != "and_then" || m.args.len() != 1 {
+        return None;
+    }
+    match m.args.first()? {
+        syn::Expr::Closure(c) if c.inputs.len() == 1 => Some(c),
+        _ => None,
+    }
+}
+
+/// Whether `#[drainable]` rewrites a call of `p` into a tracked spawn: only these full
+/// paths, as written, with or without a leading `::` and without generic arguments
+/// (`shutdown-macros`' `rewrite/spawns.rs`; it resolves no `use`).
+fn drainable_routes(p: &syn::ExprPath) -> bool {
+    if p.qself.is_some() || p.path.segments.iter().any(|s| !s.arguments.is_none()) {
+        return false;
+    }
+    let names: Vec<String> = p
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    matches!(
+        names.as_slice(),
+        ["tokio", "spawn"]
+            | ["tokio", "task", "spawn" | "spawn_blocking" | "spawn_local"]
+            | ["std", "thread", "spawn"]
+    )
+}
 
 fn path_text(p: &syn::Path) -> String {
     p.segments

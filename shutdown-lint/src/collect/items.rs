@@ -223,6 +223,9 @@ impl Collector<'_, '_> {
             return;
         }
         let saved = self.ctx.clone();
+        // `#[drainable]` rewrites no call inside a macro's tokens (`tokio::select!`, `vec!`):
+        // a spawn there stays raw
+        self.ctx.in_drainable = false;
         match macros::parse_body(&name, mac.tokens.clone()) {
             Some(MacroBody::Exprs(exprs)) => {
                 self.model.macros_analysed += 1;
@@ -457,10 +460,20 @@ impl<'ast> Visit<'ast> for Collector<'_, '_> {
                         self.visit_expr(e);
                     }
                 }
-                if val.is_none()
-                    && let syn::Pat::Type(t) = &l.pat
-                {
-                    val = self.type_value(&t.ty);
+                if let syn::Pat::Type(t) = &l.pat {
+                    // the declared type, where the value says less: a runtime handle or
+                    // runtime is one whatever its (`Some(h)`, a helper's) expression
+                    let declared = self.type_value(&t.ty);
+                    let spawner = matches!(&declared, Some(BindVal::Chain(c))
+                        if known::RAW_SPAWN_RECEIVERS.contains(&c.root.join("::").as_str()));
+                    let vague = match &val {
+                        None => true,
+                        Some(BindVal::Chain(c)) => c.pending.is_some(),
+                        Some(_) => false,
+                    };
+                    if val.is_none() || (spawner && vague) {
+                        val = declared;
+                    }
                 }
                 self.bind_unwrapped(&l.pat, val);
                 self.ctx = saved;

@@ -8,7 +8,37 @@ use crate::resolve::known;
 /// Metadata and documentation.
 pub const META: RuleMeta = crate::registry::RAW_SPAWN;
 
-const HELP: &str = "use `shutdown_runtime::spawn(..)` / `spawn_named(..)` so shutdown can drain the task, or mark the enclosing fn `#[drainable]`";
+/// What to use instead of a raw spawn of function `root` (or of method `method` on a
+/// receiver made by `root`).
+fn help(root: &str, method: Option<&str>) -> String {
+    let drainable = " so shutdown can drain the task, or mark the enclosing fn `#[drainable]`";
+    match (root, method) {
+        ("tokio::spawn", None) => {
+            format!("use `shutdown_runtime::spawn(..)` / `spawn_named(..)`{drainable}")
+        }
+        ("tokio::task::spawn_blocking", None) => {
+            format!("use `shutdown_runtime::spawn_blocking(..)`{drainable}")
+        }
+        ("tokio::task::spawn_local", None) => {
+            format!("use `shutdown_runtime::spawn_local(..)`{drainable}")
+        }
+        ("actix_rt::spawn", None) => "use `shutdown_runtime::spawn_local(..)` (actix runs its \
+             tasks on tokio's local set) so shutdown can drain the task"
+            .into(),
+        ("tokio::task::Builder::new", Some(_)) => "use `shutdown_runtime::spawn_named(name, ..)` \
+             so shutdown can drain the task and names it in its report"
+            .into(),
+        (_, Some("spawn_blocking")) => "use `shutdown_runtime::spawn_blocking_on(&handle, ..)` \
+             so shutdown waits for the call on this runtime"
+            .into(),
+        (_, Some(_)) => "use `shutdown_runtime::spawn_on(&handle, ..)` (a runtime's \
+             `handle()`) so shutdown can drain the task on this runtime"
+            .into(),
+        _ => "use a `shutdown_runtime` spawn (`spawn`, `spawn_named`, `spawn_on`) so shutdown \
+              can drain the task"
+            .into(),
+    }
+}
 
 fn is_configured(root: &[String], entries: &[String]) -> bool {
     let joined = root.join("::");
@@ -26,9 +56,9 @@ fn routed_by_drainable(root: &str) -> bool {
 
 /// Reports raw spawns.
 pub fn check(cx: &RuleContext<'_>, out: &mut Vec<Finding>) {
-    for (region, item, name) in raw_spawns(cx.model, &cx.config.spawn_raw) {
+    for (region, item, name, help) in sites(cx.model, &cx.config.spawn_raw) {
         let message = format!("`{name}` starts a task that shutdown cannot drain or abort");
-        out.push(cx.finding(&META, region, &item, message, HELP));
+        out.push(cx.finding(&META, region, &item, message, &help));
     }
 }
 
@@ -37,6 +67,17 @@ pub fn raw_spawns(
     model: &FileModel,
     configured_raw: &[String],
 ) -> Vec<(crate::finding::Region, String, String)> {
+    sites(model, configured_raw)
+        .into_iter()
+        .map(|(region, item, name, _)| (region, item, name))
+        .collect()
+}
+
+/// [`raw_spawns`], each with the help that says what to use instead.
+fn sites(
+    model: &FileModel,
+    configured_raw: &[String],
+) -> Vec<(crate::finding::Region, String, String, String)> {
     let mut found = Vec::new();
     for cu in model.resolved_chains() {
         let ch = &cu.chain;
@@ -46,7 +87,8 @@ pub fn raw_spawns(
                 || is_configured(&ch.root, configured_raw))
         {
             if !(cu.ctx.in_drainable && routed_by_drainable(&root)) {
-                found.push((ch.root_region, cu.ctx.item.clone(), root.clone()));
+                let help = help(&root, None);
+                found.push((ch.root_region, cu.ctx.item.clone(), root.clone(), help));
             }
             continue;
         }
@@ -58,17 +100,20 @@ pub fn raw_spawns(
             && ch.is_local_step(i)
         {
             let recv = ch.root.iter().rev().nth(1).cloned().unwrap_or_default();
+            let method = &ch.steps[i].name;
             found.push((
                 ch.steps[i].region,
                 cu.ctx.item.clone(),
-                format!("{recv}::{}", ch.steps[i].name),
+                format!("{recv}::{method}"),
+                help(&root, Some(method)),
             ));
         }
     }
     for r in &model.refs {
         let p = r.path.join("::");
         if known::RAW_SPAWN_FNS.contains(&p.as_str()) || is_configured(&r.path, configured_raw) {
-            found.push((r.region, r.ctx.item.clone(), p));
+            let help = help(&p, None);
+            found.push((r.region, r.ctx.item.clone(), p, help));
         }
     }
     found
