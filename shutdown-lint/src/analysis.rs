@@ -399,6 +399,7 @@ impl Analyzer {
             declarations: true,
             reveal: Some(reveal),
             declarations_only: true,
+            ..crate::prune::PruneOptions::default()
         };
         let pruned = self.body_filter.prune_with(&cleaned, opts)?;
         let c = crate::compact::compact(&pruned.text, &pruned.blanked);
@@ -466,6 +467,8 @@ impl Analyzer {
             // bodies no rule reads are blanked; should that ever not parse, the whole file is
             let prune = crate::prune::PruneOptions {
                 skip_tests: !config.include_tests,
+                test_file: fctx.is_test_file,
+                test_code_macros: true,
                 ..crate::prune::PruneOptions::default()
             };
             // and removed before the parse (the parser walks every blank byte); spans map

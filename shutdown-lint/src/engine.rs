@@ -305,6 +305,10 @@ fn configure(paths: &[PathBuf], opts: &LintOptions, cwd: &Path) -> Result<Setup,
     let excludes: Vec<globset::GlobSet> = configs
         .iter()
         .map(|c| {
+            if c.exclude.is_empty() {
+                // building even an empty set compiles a matcher: a tenth of a small run
+                return globset::GlobSet::empty();
+            }
             let mut b = globset::GlobSetBuilder::new();
             for g in &c.exclude {
                 if let Ok(g) = globset::Glob::new(g) {

@@ -73,6 +73,13 @@ pub struct PruneOptions<'a> {
     /// a type one of these keys names (`Worker::rt` keeps every `impl Worker`), stay,
     /// whatever they name.
     pub reveal: Option<&'a std::collections::HashSet<String>>,
+    /// The whole file is test code (`tests/`, `benches/`): see [`Self::test_code_macros`].
+    pub test_file: bool,
+    /// In test code that is kept (a test file, a `#[test]` function, a `#[cfg(test)]`
+    /// module, when tests are linted), the tokens of a macro invocation that name no word
+    /// go (`assert_eq!(..)`, `format!(..)`): no rule reads them, and the calls they hold
+    /// matter only to the call graph from a binary's `main`, which test code is not on.
+    pub test_code_macros: bool,
     /// Every function body goes, whatever it names, and so does every declaration
     /// [`Self::reveal`] does not keep: the engine's second look at a file only reads the
     /// declarations it reveals (the first look read those naming a word, so only the
@@ -86,6 +93,8 @@ impl Default for PruneOptions<'_> {
             skip_tests: false,
             declarations: true,
             reveal: None,
+            test_file: false,
+            test_code_macros: false,
             declarations_only: false,
         }
     }
@@ -256,6 +265,14 @@ impl Automata {
         let mut blank: Vec<(usize, usize)> = Vec::new();
         // every function body met (kept or blanked): macros inside are not item macros
         let mut bodies: Vec<(usize, usize)> = Vec::new();
+        // kept test code whose macro tokens naming no word go
+        let test_macros = opts.test_code_macros && !opts.skip_tests && !opts.declarations_only;
+        let test_mods = if test_macros && !opts.test_file {
+            test_mod_bodies(text, &code)
+        } else {
+            Vec::new()
+        };
+        let mut test_bodies: Vec<(usize, usize)> = Vec::new();
         let mut i = 0;
         while let Some(at) = next_fn(&code, i) {
             let Some((open, close)) = body_of(&code, at + 2) else {
@@ -263,10 +280,18 @@ impl Automata {
                 continue;
             };
             bodies.push((open, close));
-            if opts.declarations_only || (opts.skip_tests && test_attrs_before(text, &code, at)) {
+            let is_test = (opts.skip_tests || test_macros) && test_attrs_before(text, &code, at);
+            if opts.declarations_only || (opts.skip_tests && is_test) {
                 blank.push((open, close));
                 i = close + 1;
             } else if mentions(open, close) {
+                if test_macros
+                    && (opts.test_file
+                        || is_test
+                        || test_mods.iter().any(|&(o, c)| o < open && close < c))
+                {
+                    test_bodies.push((open, close));
+                }
                 i = open + 1; // nested functions are looked at on their own
             } else {
                 blank.push((open, close));
@@ -274,6 +299,13 @@ impl Automata {
             }
         }
         self.item_macros(&code, &file_words, &bodies, &mut blank);
+        for &(open, close) in &test_bodies {
+            for (mopen, mclose) in macro_calls(&code, open, close) {
+                if !mentions(mopen, mclose) {
+                    blank.push((mopen, mclose));
+                }
+            }
+        }
         let mut hidden = Vec::new();
         for kw in TYPE_ITEMS.iter().filter(|_| opts.declarations) {
             let mut i = 0;
@@ -770,6 +802,63 @@ fn next_fn(code: &[u8], from: usize) -> Option<usize> {
 /// The braces of the body of the function whose signature starts at `from`: `None` for a
 /// declaration without a body, or a signature this scan does not follow (a const generic
 /// block `{ N }`: left alone).
+/// The bodies (`{`, `}` offsets) of the modules marked as test code (`#[cfg(test)] mod
+/// tests { .. }`).
+fn test_mod_bodies(text: &str, code: &[u8]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while let Some(at) = find_word(code, b"mod", i) {
+        i = at + 3;
+        if test_attrs_before(text, code, at)
+            && let Some(body) = body_of(code, i)
+        {
+            out.push(body);
+        }
+    }
+    out
+}
+
+/// The delimiters of every macro invocation (`name!(..)`, `name![..]`, `name! { .. }`)
+/// between `open` and `close`, outermost and nested alike (code only).
+fn macro_calls(code: &[u8], open: usize, close: usize) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut from = open + 1;
+    while let Some(n) = memchr::memchr(b'!', &code[from..close]) {
+        let bang = from + n;
+        from = bang + 1;
+        // `name!` with the name right before the bang (not `!x`, `a != b`)
+        if bang == 0 || !is_ident(code[bang - 1]) {
+            continue;
+        }
+        let name_start = code[..bang]
+            .iter()
+            .rposition(|&c| !is_ident(c))
+            .map_or(0, |k| k + 1);
+        if &code[name_start..bang] == b"macro_rules" {
+            continue;
+        }
+        let Some(k) = code[bang + 1..close]
+            .iter()
+            .position(|c| !c.is_ascii_whitespace())
+            .map(|k| bang + 1 + k)
+        else {
+            continue;
+        };
+        let closing = match code[k] {
+            b'(' => b')',
+            b'[' => b']',
+            b'{' => b'}',
+            _ => continue,
+        };
+        if let Some(end) = matching(code, k, code[k], closing)
+            && end < close
+        {
+            out.push((k, end));
+        }
+    }
+    out
+}
+
 fn body_of(code: &[u8], from: usize) -> Option<(usize, usize)> {
     let mut depth = 0usize;
     let mut open = None;
@@ -956,6 +1045,36 @@ mod tests {
         assert!(out.contains("spawn(w)"));
         assert!(out.contains("spawn(v)"));
         syn::parse_file(&out).unwrap();
+    }
+
+    #[test]
+    fn macros_naming_no_word_go_in_kept_test_code_only() {
+        let src = "fn run() { tokio::spawn(x); info!(\"{}\", start()); }\n\
+                   #[cfg(test)]\nmod tests {\n    fn h() { tokio::spawn(y); assert_eq!(a(), b![1, 2]); }\n}\n\
+                   #[tokio::test]\nasync fn t() {\n    tokio::spawn(z);\n    assert!(c != d);\n    \
+                   vec![tokio::spawn(w)];\n    println! { \"{}\", e() };\n}\n";
+        let prune = |test_file| {
+            let opts = PruneOptions {
+                skip_tests: false,
+                test_file,
+                test_code_macros: true,
+                ..PruneOptions::default()
+            };
+            filter().prune_with(src, opts).unwrap().text
+        };
+        let out = prune(false);
+        assert_eq!(out.len(), src.len());
+        // outside test code every macro stays: its calls may lead from `main`
+        assert!(out.contains("info!(\"{}\", start());"));
+        assert!(!out.contains("a(), b![1, 2]"));
+        assert!(out.contains("assert_eq!("));
+        assert!(!out.contains("c != d"));
+        assert!(out.contains("vec![tokio::spawn(w)]"));
+        assert!(!out.contains("e()"));
+        assert!(out.contains("tokio::spawn(y)") && out.contains("tokio::spawn(z)"));
+        syn::parse_file(&out).unwrap();
+        // a test file: every kept body is test code
+        assert!(!prune(true).contains("start()"));
     }
 
     #[test]
