@@ -253,9 +253,17 @@ impl Automata {
         if !self.imported_names(text, &code, &mut file_words) {
             return None;
         }
-        // every place a word occurs (comments included: a suppression comment keeps its body)
+        // every place the code names a word (a word in a comment or a literal — a doc
+        // comment saying `SIGTERM` — keeps nothing), and every suppression comment: the
+        // body it is in stays, so the suppression finds what it suppresses
         let b = text.as_bytes();
-        let mut hits: Vec<usize> = self.hits(b, &file_words).collect();
+        let mut hits: Vec<usize> = self
+            .hits(&code, &file_words)
+            .chain(memchr::memmem::find_iter(
+                b,
+                crate::suppress::MARKER.as_bytes(),
+            ))
+            .collect();
         hits.sort_unstable();
         let mentions = |from: usize, to: usize| {
             let i = hits.partition_point(|&h| h < from);
@@ -469,9 +477,11 @@ impl Automata {
             .words
             .find_iter(bytes)
             .filter(move |m| {
-                starts_ident(m.start())
-                    && (!WHOLE_WORDS.contains(&BODY_WORDS[m.pattern().as_usize()])
-                        || ends_ident(m.end()))
+                let word = BODY_WORDS[m.pattern().as_usize()];
+                // a method word (`.serve`, `.build`) starts at its own dot, whatever is
+                // before it (`router.serve_with_incoming(..)`)
+                (word.starts_with('.') || starts_ident(m.start()))
+                    && (!WHOLE_WORDS.contains(&word) || ends_ident(m.end()))
             })
             .map(|m| m.start());
         let imported = file_words.iter().flat_map(move |w| {
@@ -1045,6 +1055,32 @@ mod tests {
         assert!(out.contains("spawn(w)"));
         assert!(out.contains("spawn(v)"));
         syn::parse_file(&out).unwrap();
+    }
+
+    #[test]
+    fn only_code_keeps_a_body_and_a_suppression_comment_keeps_its_own() {
+        let src = "/// On `SIGTERM` this does not spawn anything\nstruct Cli {\n    port: u8,\n}\n\
+                   fn a() { let s = \"tokio::spawn\"; } // spawn\n\
+                   fn b() {\n    // shutdown-lint: allow(raw-spawn) -- reason\n    run();\n}\n\
+                   fn c(r: R) { r.serve_with_incoming(i); }\n\
+                   fn d(b: B) { b.build(); }\n";
+        let out = filter().prune(src).unwrap();
+        assert_eq!(out.len(), src.len());
+        assert!(!out.contains("let s ="));
+        assert!(out.contains("run();"));
+        assert!(out.contains("r.serve_with_incoming(i);"));
+        assert!(out.contains("b.build();"));
+        let declared = PruneOptions {
+            declarations: true,
+            ..PruneOptions::default()
+        };
+        assert!(
+            !filter()
+                .prune_with(src, declared)
+                .unwrap()
+                .text
+                .contains("port: u8")
+        );
     }
 
     #[test]
