@@ -28,11 +28,12 @@ use std::sync::{Arc, Mutex, OnceLock};
 pub const BODY_WORDS: &[&str] = &[
     "spawn",
     ".build",
+    ".build_http",
     "handshake",
     "timeout",
+    // `.serve(..)` too: the word starts after the dot
     "serve(",
     "serve_",
-    ".serve",
     "graceful",
     "Handle",
     "Runtime",
@@ -478,10 +479,14 @@ impl Automata {
             .find_iter(bytes)
             .filter(move |m| {
                 let word = BODY_WORDS[m.pattern().as_usize()];
-                // a method word (`.serve`, `.build`) starts at its own dot, whatever is
-                // before it (`router.serve_with_incoming(..)`)
-                (word.starts_with('.') || starts_ident(m.start()))
-                    && (!WHOLE_WORDS.contains(&word) || ends_ident(m.end()))
+                // a method word (`.build`) starts at its own dot, whatever is before it
+                // (`builder.build()`), and is the whole method name (not
+                // `.build_from_inner_client`)
+                if word.starts_with('.') {
+                    ends_ident(m.end())
+                } else {
+                    starts_ident(m.start()) && (!WHOLE_WORDS.contains(&word) || ends_ident(m.end()))
+                }
             })
             .map(|m| m.start());
         let imported = file_words.iter().flat_map(move |w| {
@@ -1063,13 +1068,15 @@ mod tests {
                    fn a() { let s = \"tokio::spawn\"; } // spawn\n\
                    fn b() {\n    // shutdown-lint: allow(raw-spawn) -- reason\n    run();\n}\n\
                    fn c(r: R) { r.serve_with_incoming(i); }\n\
-                   fn d(b: B) { b.build(); }\n";
+                   fn d(b: B) { b.build(); }\n\
+                   fn e(g: G) { g.server_streaming(r); s.build_from_inner_client(c); }\n";
         let out = filter().prune(src).unwrap();
         assert_eq!(out.len(), src.len());
         assert!(!out.contains("let s ="));
         assert!(out.contains("run();"));
         assert!(out.contains("r.serve_with_incoming(i);"));
         assert!(out.contains("b.build();"));
+        assert!(!out.contains("g.server_streaming(r);"));
         let declared = PruneOptions {
             declarations: true,
             ..PruneOptions::default()

@@ -376,12 +376,7 @@ fn drainable_routes(p: &syn::ExprPath) -> bool {
     if p.qself.is_some() || p.path.segments.iter().any(|s| !s.arguments.is_none()) {
         return false;
     }
-    let names: Vec<String> = p
-        .path
-        .segments
-        .iter()
-        .map(|s| s.ident.to_string())
-        .collect();
+    let names = super::attrs::path_segs(&p.path);
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
     matches!(
         names.as_slice(),

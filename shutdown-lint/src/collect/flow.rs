@@ -267,12 +267,7 @@ fn closure_of(e: &syn::Expr) -> Option<&syn::ExprClosure> {
             let syn::Expr::Path(p) = strip(&c.func) else {
                 return None;
             };
-            let segs: Vec<String> = p
-                .path
-                .segments
-                .iter()
-                .map(|s| s.ident.to_string())
-                .collect();
+            let segs = super::attrs::path_segs(&p.path);
             let wrapper = segs.len() >= 2
                 && segs[segs.len() - 1] == "new"
                 && matches!(segs[segs.len() - 2].as_str(), "Box" | "Arc" | "Rc");
