@@ -63,6 +63,9 @@ pub struct Chain {
     /// The function the value came from, when it is a helper of the workspace
     /// (`base_builder(..)`), as written.
     pub via: Option<String>,
+    /// The called root path as written, when it is not spelled as [`Self::root`]
+    /// (`task::spawn` for `tokio::spawn`).
+    pub written: Option<String>,
 }
 
 /// A receiver whose type only the workspace model knows.

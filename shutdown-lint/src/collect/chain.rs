@@ -61,6 +61,8 @@ impl Collector<'_, '_> {
                         // only calls of paths a rule knows become chains: the others
                         // (most calls of a file) cost no regions, steps or argument values
                         if self.is_interesting(&root) {
+                            let text = path_text(&p.path);
+                            let written = (text != root.join("::")).then_some(text);
                             Some(Chain {
                                 root_region: self.region(p.path.span()),
                                 root_args: c.args.iter().map(|a| self.eval_arg(a)).collect(),
@@ -71,6 +73,7 @@ impl Collector<'_, '_> {
                                 pending: None,
                                 origin: None,
                                 via: None,
+                                written,
                             })
                         } else if symbolic_ok && !drop_call {
                             let via = path_text(&p.path);
@@ -247,6 +250,7 @@ impl Collector<'_, '_> {
             pending: Some(root),
             origin: None,
             via: None,
+            written: None,
         }
     }
 

@@ -173,6 +173,7 @@ impl Collector<'_, '_> {
                 pending: None,
                 origin: None,
                 via: None,
+                written: None,
             }))),
             None if canon.len() > 1 => Some(BindVal::Typed(canon)),
             None => None,

@@ -56,9 +56,14 @@ fn routed_by_drainable(root: &str) -> bool {
 
 /// Reports raw spawns.
 pub fn check(cx: &RuleContext<'_>, out: &mut Vec<Finding>) {
-    for (region, item, name, help) in sites(cx.model, &cx.config.spawn_raw) {
-        let message = format!("`{name}` starts a task that shutdown cannot drain or abort");
-        out.push(cx.finding(&META, region, &item, message, &help));
+    for site in sites(cx.model, &cx.config.spawn_raw) {
+        // what was written first, then what it is when that differs (`task::spawn`)
+        let shown = match &site.written {
+            Some(w) => format!("`{w}` (`{}`)", site.name),
+            None => format!("`{}`", site.name),
+        };
+        let message = format!("{shown} starts a task that shutdown cannot drain or abort");
+        out.push(cx.finding(&META, site.region, &site.item, message, &site.help));
     }
 }
 
@@ -69,15 +74,25 @@ pub fn raw_spawns(
 ) -> Vec<(crate::finding::Region, String, String)> {
     sites(model, configured_raw)
         .into_iter()
-        .map(|(region, item, name, _)| (region, item, name))
+        .map(|s| (s.region, s.item, s.name))
         .collect()
 }
 
-/// [`raw_spawns`], each with the help that says what to use instead.
-fn sites(
-    model: &FileModel,
-    configured_raw: &[String],
-) -> Vec<(crate::finding::Region, String, String, String)> {
+/// One raw spawn.
+struct Site {
+    region: crate::finding::Region,
+    /// The enclosing item.
+    item: String,
+    /// What was called (`tokio::spawn`, `Handle::spawn`).
+    name: String,
+    /// The called path as written, when it is not spelled as `name`.
+    written: Option<String>,
+    /// What to use instead.
+    help: String,
+}
+
+/// [`raw_spawns`], each with how it was written and the help that says what to use instead.
+fn sites(model: &FileModel, configured_raw: &[String]) -> Vec<Site> {
     let mut found = Vec::new();
     for cu in model.resolved_chains() {
         let ch = &cu.chain;
@@ -87,8 +102,13 @@ fn sites(
                 || is_configured(&ch.root, configured_raw))
         {
             if !(cu.ctx.in_drainable && routed_by_drainable(&root)) {
-                let help = help(&root, None);
-                found.push((ch.root_region, cu.ctx.item.clone(), root.clone(), help));
+                found.push(Site {
+                    region: ch.root_region,
+                    item: cu.ctx.item.clone(),
+                    help: help(&root, None),
+                    name: root.clone(),
+                    written: ch.written.clone(),
+                });
             }
             continue;
         }
@@ -101,19 +121,25 @@ fn sites(
         {
             let recv = ch.root.iter().rev().nth(1).cloned().unwrap_or_default();
             let method = &ch.steps[i].name;
-            found.push((
-                ch.steps[i].region,
-                cu.ctx.item.clone(),
-                format!("{recv}::{method}"),
-                help(&root, Some(method)),
-            ));
+            found.push(Site {
+                region: ch.steps[i].region,
+                item: cu.ctx.item.clone(),
+                name: format!("{recv}::{method}"),
+                written: None,
+                help: help(&root, Some(method)),
+            });
         }
     }
     for r in &model.refs {
         let p = r.path.join("::");
         if known::RAW_SPAWN_FNS.contains(&p.as_str()) || is_configured(&r.path, configured_raw) {
-            let help = help(&p, None);
-            found.push((r.region, r.ctx.item.clone(), p, help));
+            found.push(Site {
+                region: r.region,
+                item: r.ctx.item.clone(),
+                help: help(&p, None),
+                name: p,
+                written: None,
+            });
         }
     }
     found

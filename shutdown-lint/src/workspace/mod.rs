@@ -374,6 +374,7 @@ fn rewrite(ch: &Chain, consumed: usize, root: Canon, prefix: Vec<Step>) -> Chain
         pending: None,
         origin: None,
         via: ch.via.clone(),
+        written: None,
     }
 }
 

@@ -26,6 +26,7 @@ fn pending(root: SymRoot, steps: &[&str]) -> ChainUse {
             pending: Some(root),
             origin: None,
             via: None,
+            written: None,
         },
         usage: Usage::Kept,
         ctx: Ctx::default(),
@@ -140,6 +141,7 @@ fn helper_builder_steps_come_first() {
         pending: None,
         origin: None,
         via: None,
+        written: None,
     });
     d.fns.push(helper);
     let ws = WorkspaceModel::build([&d]);
