@@ -227,7 +227,7 @@ pub const REQWEST: HttpLib = HttpLib {
     default_timeout: None,
     timeout_methods: &["timeout"],
     build_methods: &["build"],
-    help: "build the client with `reqwest::Client::builder().timeout(Duration::from_secs(10)).build()?`",
+    help: "build the client with `reqwest::Client::builder().timeout(Duration::from_secs(10)).build()?`, or bound each request where it is sent: `.timeout(d)` on the request, or `tokio::time::timeout(d, req.send())` (for a streamed response, a bound on the wait for its headers)",
 };
 /// reqwest's blocking client: an implicit 30 s timeout.
 pub const REQWEST_BLOCKING: HttpLib = HttpLib {
