@@ -44,7 +44,6 @@ pub const BODY_WORDS: &[&str] = &[
     "block_on",
     "RunConfig",
     "Budgets",
-    "grace",
 ];
 
 /// [`BODY_WORDS`] that count only as a whole identifier: the types the rules and the
