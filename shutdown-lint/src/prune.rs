@@ -408,49 +408,21 @@ impl Automata {
         let mut i = 0;
         while let Some(bang) = memchr::memchr(b'!', &code[i..]).map(|k| i + k) {
             i = bang + 1;
-            // `path!` then a delimiter, or `macro_rules! name` then one
-            let Some(name_end) = code[..bang].iter().rposition(|c| !c.is_ascii_whitespace()) else {
+            let Some(inv) = invocation_at(code, bang) else {
                 continue;
             };
-            if !is_ident(code[name_end]) {
-                continue;
-            }
-            let path_start = code[..=name_end]
-                .iter()
-                .rposition(|&c| !(is_ident(c) || c == b':'))
-                .map_or(0, |k| k + 1);
-            let definition = &code[path_start..=name_end] == b"macro_rules";
-            let mut j = bang + 1;
-            while code.get(j).is_some_and(u8::is_ascii_whitespace) {
-                j += 1;
-            }
-            if definition {
-                while code.get(j).is_some_and(|&c| is_ident(c)) {
-                    j += 1;
-                }
-                while code.get(j).is_some_and(u8::is_ascii_whitespace) {
-                    j += 1;
-                }
-            }
-            let Some(&delim) = code.get(j) else { break };
-            let closing = match delim {
-                b'{' => b'}',
-                b'(' => b')',
-                b'[' => b']',
-                _ => continue,
-            };
-            let item_start = code[..path_start]
+            let item_start = code[..inv.path_start]
                 .iter()
                 .rposition(|c| !c.is_ascii_whitespace())
                 .is_none_or(|k| matches!(code[k], b';' | b'}' | b'{' | b']'));
             if !item_start || in_body(bang) {
                 continue;
             }
-            let Some(close) = matching(code, j, delim, closing) else {
+            let Some(close) = matching(code, inv.open, code[inv.open], inv.closing) else {
                 break;
             };
-            if definition || !self.code_mentions(&code[j..close], file_words) {
-                blank.push((j, close));
+            if inv.definition || !self.code_mentions(&code[inv.open..close], file_words) {
+                blank.push((inv.open, close));
             }
             i = close + 1;
         }
@@ -813,9 +785,63 @@ fn next_fn(code: &[u8], from: usize) -> Option<usize> {
     }
 }
 
-/// The braces of the body of the function whose signature starts at `from`: `None` for a
-/// declaration without a body, or a signature this scan does not follow (a const generic
-/// block `{ N }`: left alone).
+/// The head of a macro invocation whose `!` is at `bang` (code only): `path!` then an
+/// opening delimiter, or a definition `macro_rules! name` then one.
+struct Invocation {
+    /// Where the macro's path starts.
+    path_start: usize,
+    /// The last byte of the path (the `!` may follow after whitespace).
+    name_end: usize,
+    /// `macro_rules! name { .. }`.
+    definition: bool,
+    /// The opening delimiter, and the byte that closes it.
+    open: usize,
+    closing: u8,
+}
+
+/// The invocation whose `!` is at `bang`, or `None` for a negation, a `!=`, or a `!` not
+/// followed by a delimiter. Its closing delimiter is left to the caller ([`matching`]),
+/// which may not need it.
+fn invocation_at(code: &[u8], bang: usize) -> Option<Invocation> {
+    let name_end = code[..bang]
+        .iter()
+        .rposition(|c| !c.is_ascii_whitespace())?;
+    if !is_ident(code[name_end]) {
+        return None;
+    }
+    let path_start = code[..=name_end]
+        .iter()
+        .rposition(|&c| !(is_ident(c) || c == b':'))
+        .map_or(0, |k| k + 1);
+    let definition = &code[path_start..=name_end] == b"macro_rules";
+    let skip_ws = |mut j: usize| {
+        while code.get(j).is_some_and(u8::is_ascii_whitespace) {
+            j += 1;
+        }
+        j
+    };
+    let mut open = skip_ws(bang + 1);
+    if definition {
+        while code.get(open).is_some_and(|&c| is_ident(c)) {
+            open += 1;
+        }
+        open = skip_ws(open);
+    }
+    let closing = match code.get(open)? {
+        b'{' => b'}',
+        b'(' => b')',
+        b'[' => b']',
+        _ => return None,
+    };
+    Some(Invocation {
+        path_start,
+        name_end,
+        definition,
+        open,
+        closing,
+    })
+}
+
 /// The bodies (`{`, `}` offsets) of the modules marked as test code (`#[cfg(test)] mod
 /// tests { .. }`).
 fn test_mod_bodies(text: &str, code: &[u8]) -> Vec<(usize, usize)> {
@@ -841,38 +867,24 @@ fn macro_calls(code: &[u8], open: usize, close: usize) -> Vec<(usize, usize)> {
         let bang = from + n;
         from = bang + 1;
         // `name!` with the name right before the bang (not `!x`, `a != b`)
-        if bang == 0 || !is_ident(code[bang - 1]) {
-            continue;
-        }
-        let name_start = code[..bang]
-            .iter()
-            .rposition(|&c| !is_ident(c))
-            .map_or(0, |k| k + 1);
-        if &code[name_start..bang] == b"macro_rules" {
-            continue;
-        }
-        let Some(k) = code[bang + 1..close]
-            .iter()
-            .position(|c| !c.is_ascii_whitespace())
-            .map(|k| bang + 1 + k)
-        else {
+        let Some(inv) = invocation_at(code, bang) else {
             continue;
         };
-        let closing = match code[k] {
-            b'(' => b')',
-            b'[' => b']',
-            b'{' => b'}',
-            _ => continue,
-        };
-        if let Some(end) = matching(code, k, code[k], closing)
+        if inv.name_end + 1 != bang || inv.definition {
+            continue;
+        }
+        if let Some(end) = matching(code, inv.open, code[inv.open], inv.closing)
             && end < close
         {
-            out.push((k, end));
+            out.push((inv.open, end));
         }
     }
     out
 }
 
+/// The braces of the body of the function whose signature starts at `from`: `None` for a
+/// declaration without a body, or a signature this scan does not follow (a const generic
+/// block `{ N }`: left alone).
 fn body_of(code: &[u8], from: usize) -> Option<(usize, usize)> {
     let mut depth = 0usize;
     let mut open = None;

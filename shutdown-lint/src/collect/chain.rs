@@ -61,8 +61,10 @@ impl Collector<'_, '_> {
                         // only calls of paths a rule knows become chains: the others
                         // (most calls of a file) cost no regions, steps or argument values
                         if self.is_interesting(&root) {
-                            let text = path_text(&p.path);
-                            let written = (text != root.join("::")).then_some(text);
+                            // spelled otherwise than what it resolves to (`task::spawn`)
+                            let same = p.path.segments.len() == root.len()
+                                && p.path.segments.iter().zip(&root).all(|(s, r)| s.ident == r);
+                            let written = (!same).then(|| path_text(&p.path));
                             Some(Chain {
                                 root_region: self.region(p.path.span()),
                                 root_args: c.args.iter().map(|a| self.eval_arg(a)).collect(),
