@@ -42,15 +42,34 @@ pub fn scan(text: &str, mut f: impl FnMut(Piece, usize, usize)) {
 /// assert_eq!(code.len(), "let s = \"{\"; // }\nmod a { }".len());
 /// ```
 pub fn code_only(text: &str) -> Vec<u8> {
+    code_and_doc_lines(text).0
+}
+
+/// [`code_only`], and the byte ranges of the line doc comments (`///` and `//!`, from the
+/// slashes to the end of the line, the newline excluded) in order: the parser turns each
+/// into a `#[doc = ".."]` attribute, which no rule reads.
+///
+/// # Examples
+/// ```
+/// let src = "/// A.\nfn a() {} // b\n//! C";
+/// let (code, docs) = shutdown_lint::lexscan::code_and_doc_lines(src);
+/// assert_eq!(code.len(), src.len());
+/// assert_eq!(docs, [(0, 6), (22, 27)]);
+/// ```
+pub fn code_and_doc_lines(text: &str) -> (Vec<u8>, Vec<(usize, usize)>) {
     let mut out = text.as_bytes().to_vec();
-    lex(text, |_, start, end| {
+    let mut docs = Vec::new();
+    lex(text, |tok, start, end| {
+        if tok == (Token::LineComment { doc: true }) {
+            docs.push((start, end));
+        }
         for c in &mut out[start..end] {
             if *c != b'\n' {
                 *c = b' ';
             }
         }
     });
-    out
+    (out, docs)
 }
 
 /// What [`lex`] reports; everything it does not report is code.

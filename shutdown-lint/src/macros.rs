@@ -67,6 +67,10 @@ pub fn is_opaque(name: &str) -> bool {
 /// use shutdown_lint::macros::{parse_body, MacroBody};
 /// let body = parse_body("join", quote::quote!(a(), tokio::spawn(b))).unwrap();
 /// assert!(matches!(body, MacroBody::Exprs(ref v) if v.len() == 2));
+/// // named arguments and tracing fields: the expressions are what is analysed
+/// let tokens = quote::quote!(name: "conn", fut: tokio::spawn(b), target: "x", ?addr, peer = %p);
+/// let body = parse_body("background_spawn", tokens).unwrap();
+/// assert!(matches!(body, MacroBody::Exprs(ref v) if v.len() == 5));
 /// ```
 pub fn parse_body(name: &str, tokens: TokenStream) -> Option<MacroBody> {
     if name == "select" {
@@ -105,6 +109,11 @@ pub fn parse_body(name: &str, tokens: TokenStream) -> Option<MacroBody> {
     }
     if let Ok(p) = Punctuated::<Expr, Token![,]>::parse_terminated.parse2(tokens.clone()) {
         return Some(MacroBody::Exprs(p.into_iter().collect()));
+    }
+    // named arguments: `spawn!(name: "conn", fut: async move { .. })`, and tracing's fields
+    // (`info!(target: "x", ?addr, peer = %peer, "msg")`)
+    if let Ok(p) = Punctuated::<NamedArg, Token![,]>::parse_terminated.parse2(tokens.clone()) {
+        return Some(MacroBody::Exprs(p.into_iter().map(|a| a.0).collect()));
     }
     if let Ok(stmts) = syn::Block::parse_within.parse2(tokens.clone()) {
         return Some(MacroBody::Stmts(stmts));
@@ -182,4 +191,32 @@ fn parse_select(input: ParseStream<'_>) -> syn::Result<Vec<SelectBranch>> {
         }
     }
     Ok(out)
+}
+
+/// A macro argument, with or without a `name:` before it (not `name::path`), or a
+/// tracing field: `?value`, `%value`, `name = ?value`, `name = %value`.
+struct NamedArg(Expr);
+
+impl syn::parse::Parse for NamedArg {
+    fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
+        let sigil = |input: ParseStream<'_>, at: usize| match at {
+            1 => input.peek(Token![?]) || input.peek(Token![%]),
+            _ => input.peek3(Token![?]) || input.peek3(Token![%]),
+        };
+        if input.peek(syn::Ident) && input.peek2(Token![:]) && !input.peek2(Token![::]) {
+            let _: syn::Ident = input.parse()?;
+            let _: Token![:] = input.parse()?;
+        } else if input.peek(syn::Ident)
+            && input.peek2(Token![=])
+            && !input.peek2(Token![==])
+            && sigil(input, 3)
+        {
+            let _: syn::Ident = input.parse()?;
+            let _: Token![=] = input.parse()?;
+        }
+        if sigil(input, 1) {
+            let _: proc_macro2::TokenTree = input.parse()?;
+        }
+        input.parse().map(NamedArg)
+    }
 }

@@ -19,7 +19,7 @@
 //! `FileAnalysis::pruned`) and syntax errors inside them. A file with a glob import of a
 //! crate a rule knows is not pruned (any name may come from it).
 
-use crate::lexscan::{code_only, find_word, is_ident};
+use crate::lexscan::{code_and_doc_lines, find_word, is_ident};
 use aho_corasick::AhoCorasick;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -31,6 +31,11 @@ pub const BODY_WORDS: &[&str] = &[
     ".build_http",
     "handshake",
     "timeout",
+    // ureq 3's timeouts (`timeout` alone is a whole word: not `timeout_ms: 10` in a
+    // struct literal)
+    "timeout_global",
+    "timeout_per_call",
+    "timeout_connect",
     // `.serve(..)` too: the word starts after the dot
     "serve(",
     "serve_",
@@ -48,8 +53,16 @@ pub const BODY_WORDS: &[&str] = &[
 
 /// [`BODY_WORDS`] that count only as a whole identifier: the types the rules and the
 /// model read (`Client::new`, `Handle::current`, `Builder::new_multi_thread`), not every
-/// type whose name starts that way (`ClientIp`, `Handler`, `RuntimeInfo`, `BuilderError`).
-const WHOLE_WORDS: &[&str] = &["Client", "ClientBuilder", "Handle", "Runtime", "Builder"];
+/// type whose name starts that way (`ClientIp`, `Handler`, `RuntimeInfo`, `BuilderError`);
+/// `timeout` as the method and function the rules read, not `timeout_handled: false`.
+const WHOLE_WORDS: &[&str] = &[
+    "Client",
+    "ClientBuilder",
+    "Handle",
+    "Runtime",
+    "Builder",
+    "timeout",
+];
 
 /// Byte-scan needles that let a file through but do not keep a body on their own: a
 /// server is only started by a `serve` (a body word), a signal handler through
@@ -107,8 +120,9 @@ pub struct Pruned {
     pub text: String,
     /// The fields and methods declared in blanked declarations, sorted.
     pub hidden: Vec<String>,
-    /// The braces whose contents were blanked, `(open, close)`: the byte offsets of the
-    /// `{` and the `}` ([`crate::compact::compact`] removes those contents).
+    /// What was blanked, `(open, close)`, the contents between two byte offsets: of a `{`
+    /// and its `}`, or of the byte before a line doc comment and the comment's end
+    /// ([`crate::compact::compact`] removes those contents).
     pub blanked: Vec<(usize, usize)>,
 }
 
@@ -248,7 +262,7 @@ impl BodyFilter {
 
 impl Automata {
     fn prune(&self, text: &str, opts: PruneOptions<'_>) -> Option<Pruned> {
-        let code = code_only(text);
+        let (code, docs) = code_and_doc_lines(text);
         let mut file_words = Vec::new();
         if !self.imported_names(text, &code, &mut file_words) {
             return None;
@@ -363,6 +377,14 @@ impl Automata {
         if blank.is_empty() {
             return None;
         }
+        // line doc comments go too (the parser makes each a `#[doc]` attribute no rule
+        // reads: on generated protobuf code, most of what is left), up to their newline,
+        // which stays between the tokens around them
+        blank.extend(
+            docs.iter()
+                .filter(|&&(from, _)| from > 0)
+                .map(|&(from, to)| (from - 1, to)),
+        );
         let mut out = text.as_bytes().to_vec();
         for &(open, close) in &blank {
             for c in &mut out[open + 1..close] {
@@ -1193,5 +1215,36 @@ mod tests {
         };
         let at = g.sig.ident.span().byte_range().start;
         assert_eq!(c.shifts.start(at), src.find("g()").unwrap());
+    }
+
+    #[test]
+    fn line_doc_comments_go_and_spans_still_map_back() {
+        let src = "//! Module.\n/// A.\n/// More.\nfn a() { let x = 1; }\n/// G spawns.\nfn g() { tokio::spawn(x); } // g\n";
+        let p = filter().prune_with(src, PruneOptions::default()).unwrap();
+        let c = crate::compact::compact(&p.text, &p.blanked);
+        // a doc comment at the very start stays (nothing before it to keep)
+        assert!(c.text.starts_with("//! Module.\n"));
+        assert!(!c.text.contains("More") && !c.text.contains("G spawns"));
+        assert!(c.text.contains("// g"));
+        let file = syn::parse_file(&c.text).unwrap();
+        let syn::Item::Fn(g) = &file.items[1] else {
+            panic!("{:?}", c.text)
+        };
+        assert!(g.attrs.is_empty());
+        let at = g.sig.ident.span().byte_range().start;
+        assert_eq!(c.shifts.start(at), src.find("g()").unwrap());
+    }
+
+    #[test]
+    fn timeout_keeps_a_body_as_a_whole_word_and_ureq_timeouts_too() {
+        let src = "fn a() { let s = S { timeout_handled: false }; }\n\
+                   fn b() { let r = timeout(d, f); }\n\
+                   fn c() { let b = b.timeout_global(Some(d)); }\n\
+                   fn d() { let b = b.timeout_connect(Some(d)); }\n";
+        let out = filter().prune(src).unwrap();
+        assert!(!out.contains("timeout_handled"));
+        assert!(out.contains("timeout(d, f)"));
+        assert!(out.contains("timeout_global"));
+        assert!(out.contains("timeout_connect"));
     }
 }

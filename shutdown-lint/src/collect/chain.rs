@@ -3,7 +3,7 @@
 
 use super::state::{BindVal, Collector};
 use crate::model::{Chain, ChainUse, PathRef, Step, SymRoot, Usage};
-use crate::resolve::{Canon, Resolution};
+use crate::resolve::{Canon, Resolution, known};
 use syn::spanned::Spanned;
 use syn::visit::{self, Visit};
 
@@ -375,21 +375,14 @@ fn mapping_closure(m: &syn::ExprMethodCall) -> Option<&syn::ExprClosure> {
     }
 }
 
-/// Whether `#[drainable]` rewrites a call of `p` into a tracked spawn: only these full
-/// paths, as written, with or without a leading `::` and without generic arguments
-/// (`shutdown-macros`' `rewrite/spawns.rs`; it resolves no `use`).
+/// Whether `#[drainable]` rewrites a call of `p` into a tracked spawn: only the paths of
+/// [`known::DRAINABLE_ROUTED`], as written.
 fn drainable_routes(p: &syn::ExprPath) -> bool {
     if p.qself.is_some() || p.path.segments.iter().any(|s| !s.arguments.is_none()) {
         return false;
     }
-    let names = super::attrs::path_segs(&p.path);
-    let names: Vec<&str> = names.iter().map(String::as_str).collect();
-    matches!(
-        names.as_slice(),
-        ["tokio", "spawn"]
-            | ["tokio", "task", "spawn" | "spawn_blocking" | "spawn_local"]
-            | ["std", "thread", "spawn"]
-    )
+    let names = super::attrs::path_segs(&p.path).join("::");
+    known::DRAINABLE_ROUTED.contains(&names.as_str())
 }
 
 fn path_text(p: &syn::Path) -> String {

@@ -208,6 +208,9 @@ impl Collector<'_, '_> {
             .last()
             .map(|s| s.ident.to_string())
             .unwrap_or_default();
+        // the macro itself, as `name!` (no function is named so): a rule can see that a
+        // method spawns through a macro of the workspace (`background_spawn!(..)`)
+        self.record_call(format!("{name}!"), false);
         if mac.tokens.is_empty() || macros::is_opaque(&name) {
             return;
         }
@@ -219,6 +222,9 @@ impl Collector<'_, '_> {
             .needles
             .iter()
             .any(|f| f.find(body.as_bytes()).is_some())
+            && !MACRO_BODY_WORDS
+                .iter()
+                .any(|w| memchr::memmem::find(body.as_bytes(), w.as_bytes()).is_some())
         {
             self.record_calls_in_tokens(mac.tokens.clone());
             return;
@@ -272,6 +278,66 @@ impl Collector<'_, '_> {
             }
         }
         self.ctx = saved;
+    }
+
+    /// Binds the names of `let pat = init else { diverge };` to what `init` is (a chain,
+    /// a duration, a number; the declared type where that says less).
+    fn bind_local(
+        &mut self,
+        pat: &syn::Pat,
+        init: Option<&syn::Expr>,
+        diverge: Option<&syn::Expr>,
+    ) {
+        let mut val = None;
+        if let Some(init) = init {
+            // `let _ = ..` drops at once; `let _name = ..` says "unused": the
+            // handle is dropped at the end of the block, never joined
+            let dropped = match pat {
+                syn::Pat::Wild(_) => true,
+                syn::Pat::Ident(i) => i.ident.to_string().starts_with('_'),
+                syn::Pat::Type(t) => match &*t.pat {
+                    syn::Pat::Wild(_) => true,
+                    syn::Pat::Ident(i) => i.ident.to_string().starts_with('_'),
+                    _ => false,
+                },
+                _ => false,
+            };
+            let underscore = dropped && !matches!(pat_of(pat), syn::Pat::Wild(_));
+            self.pending = if dropped { Usage::Dropped } else { Usage::Kept };
+            let chain = self.value_of_expr(init);
+            if underscore && let Some(i) = chain.as_ref().and_then(|c| c.origin) {
+                self.underscore_bound.insert(i);
+            }
+            val = match chain {
+                Some(ch) => match duration_of_chain(&ch) {
+                    Some(d) => Some(BindVal::Duration(d)),
+                    None => Some(BindVal::Chain(Box::new(ch))),
+                },
+                None => self
+                    .eval_duration(init, 0)
+                    .map(BindVal::Duration)
+                    .or_else(|| self.eval_number(init, 0).map(BindVal::Num)),
+            };
+            if let Some(e) = diverge {
+                self.visit_expr(e);
+            }
+        }
+        if let syn::Pat::Type(t) = pat {
+            // the declared type, where the value says less: a runtime handle or
+            // runtime is one whatever its (`Some(h)`, a helper's) expression
+            let declared = self.type_value(&t.ty);
+            let spawner = matches!(&declared, Some(BindVal::Chain(c))
+                if known::RAW_SPAWN_RECEIVERS.contains(&c.root.join("::").as_str()));
+            let vague = match &val {
+                None => true,
+                Some(BindVal::Chain(c)) => c.pending.is_some(),
+                Some(_) => false,
+            };
+            if val.is_none() || (spawner && vague) {
+                val = declared;
+            }
+        }
+        self.bind_unwrapped(pat, val);
     }
 
     pub(super) fn cfg_windows_macro(e: &syn::Expr) -> bool {
@@ -427,56 +493,22 @@ impl<'ast> Visit<'ast> for Collector<'_, '_> {
                     self.ctx.windows_only = true;
                 }
                 self.mark_test(&l.attrs);
-                let mut val = None;
-                if let Some(init) = &l.init {
-                    // `let _ = ..` drops at once; `let _name = ..` says "unused": the
-                    // handle is dropped at the end of the block, never joined
-                    let dropped = match &l.pat {
-                        syn::Pat::Wild(_) => true,
-                        syn::Pat::Ident(i) => i.ident.to_string().starts_with('_'),
-                        syn::Pat::Type(t) => match &*t.pat {
-                            syn::Pat::Wild(_) => true,
-                            syn::Pat::Ident(i) => i.ident.to_string().starts_with('_'),
-                            _ => false,
-                        },
-                        _ => false,
-                    };
-                    let underscore = dropped && !matches!(pat_of(&l.pat), syn::Pat::Wild(_));
-                    self.pending = if dropped { Usage::Dropped } else { Usage::Kept };
-                    let chain = self.value_of_expr(&init.expr);
-                    if underscore && let Some(i) = chain.as_ref().and_then(|c| c.origin) {
-                        self.underscore_bound.insert(i);
+                match &l.init {
+                    // `let (a, b) = (x.clone(), y);`: each name is bound to its own value
+                    Some(init)
+                        if init.diverge.is_none()
+                            && let Some(pairs) = tuple_pairs(&l.pat, &init.expr) =>
+                    {
+                        for (pat, expr) in pairs {
+                            self.bind_local(pat, Some(expr), None);
+                        }
                     }
-                    val = match chain {
-                        Some(ch) => match duration_of_chain(&ch) {
-                            Some(d) => Some(BindVal::Duration(d)),
-                            None => Some(BindVal::Chain(Box::new(ch))),
-                        },
-                        None => self
-                            .eval_duration(&init.expr, 0)
-                            .map(BindVal::Duration)
-                            .or_else(|| self.eval_number(&init.expr, 0).map(BindVal::Num)),
-                    };
-                    if let Some((_, e)) = &init.diverge {
-                        self.visit_expr(e);
+                    Some(init) => {
+                        let diverge = init.diverge.as_ref().map(|(_, e)| &**e);
+                        self.bind_local(&l.pat, Some(&init.expr), diverge);
                     }
+                    None => self.bind_local(&l.pat, None, None),
                 }
-                if let syn::Pat::Type(t) = &l.pat {
-                    // the declared type, where the value says less: a runtime handle or
-                    // runtime is one whatever its (`Some(h)`, a helper's) expression
-                    let declared = self.type_value(&t.ty);
-                    let spawner = matches!(&declared, Some(BindVal::Chain(c))
-                        if known::RAW_SPAWN_RECEIVERS.contains(&c.root.join("::").as_str()));
-                    let vague = match &val {
-                        None => true,
-                        Some(BindVal::Chain(c)) => c.pending.is_some(),
-                        Some(_) => false,
-                    };
-                    if val.is_none() || (spawner && vague) {
-                        val = declared;
-                    }
-                }
-                self.bind_unwrapped(&l.pat, val);
                 self.ctx = saved;
             }
             syn::Stmt::Item(i) => {
@@ -564,3 +596,27 @@ fn path_attr(attrs: &[syn::Attribute]) -> Option<String> {
         }
     })
 }
+
+/// The pairs of `let (a, b) = (x, y);` (parentheses around the tuple allowed): a pattern
+/// and an expression of the same arity, no `..` in the pattern.
+fn tuple_pairs<'p>(
+    pat: &'p syn::Pat,
+    expr: &'p syn::Expr,
+) -> Option<Vec<(&'p syn::Pat, &'p syn::Expr)>> {
+    let mut expr = expr;
+    while let syn::Expr::Paren(p) = expr {
+        expr = &p.expr;
+    }
+    let (syn::Pat::Tuple(pt), syn::Expr::Tuple(et)) = (pat, expr) else {
+        return None;
+    };
+    if pt.elems.len() != et.elems.len() || pt.elems.iter().any(|p| matches!(p, syn::Pat::Rest(_))) {
+        return None;
+    }
+    Some(pt.elems.iter().zip(et.elems.iter()).collect())
+}
+
+/// Words that make a macro body worth parsing besides the byte scan's needles: a server
+/// served inside a spawn helper's macro (`bg!(async move { http.serve_connection(..) })`),
+/// a request bounded inside `select!` (`client.get(u).timeout(d).send()`).
+const MACRO_BODY_WORDS: &[&str] = &["serve", "timeout"];

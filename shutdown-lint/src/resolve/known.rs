@@ -61,6 +61,17 @@ pub const RAW_SPAWN_FNS: &[&str] = &[
     "actix_rt::spawn",
 ];
 
+/// The paths `#[drainable]` rewrites into tracked spawns, as written in a call (with or
+/// without a leading `::`, without generic arguments): `shutdown-macros`'
+/// `rewrite/spawns.rs`, which resolves no `use`.
+pub const DRAINABLE_ROUTED: &[&str] = &[
+    "tokio::spawn",
+    "tokio::task::spawn",
+    "tokio::task::spawn_blocking",
+    "tokio::task::spawn_local",
+    "std::thread::spawn",
+];
+
 /// Receivers whose `.spawn*` methods are untracked spawns (`Handle::current().spawn(..)`).
 pub const RAW_SPAWN_RECEIVERS: &[&str] = &[
     "tokio::runtime::Handle::current",

@@ -5,6 +5,16 @@ use crate::finding::{Finding, Region};
 use crate::model::{ArgValue, Chain, FileModel};
 use crate::resolve::known::{self, HttpKind, HttpLib};
 
+/// Timeouts that bound one phase of a request (connecting, one read or write), not the
+/// whole of it.
+const PARTIAL_TIMEOUTS: &[&str] = &[
+    "connect_timeout",
+    "read_timeout",
+    "timeout_connect",
+    "timeout_read",
+    "timeout_write",
+];
+
 /// Metadata and documentation.
 pub const META: RuleMeta = crate::registry::HTTP_NO_TIMEOUT;
 
@@ -208,13 +218,24 @@ pub fn clients_without_timeout(
                     }
                     None if timed_per_request(model, ch) => {}
                     None => {
-                        let connect_only = before
+                        // the partial timeouts it does set, which a reader takes for one
+                        let mut partial: Vec<String> = Vec::new();
+                        for s in before
                             .iter()
-                            .any(|s| s.name == "connect_timeout" || s.name == "timeout_connect");
-                        let extra = if connect_only {
-                            " (a connect timeout alone does not bound a request)"
-                        } else {
-                            ""
+                            .filter(|s| PARTIAL_TIMEOUTS.contains(&s.name.as_str()))
+                        {
+                            let shown = format!("`.{}(..)`", s.name);
+                            if !partial.contains(&shown) {
+                                partial.push(shown);
+                            }
+                        }
+                        let extra = match partial.as_slice() {
+                            [] => String::new(),
+                            [one] => format!(" ({one} alone does not bound a whole request)"),
+                            many => format!(
+                                " ({} alone do not bound a whole request)",
+                                many.join(" and ")
+                            ),
                         };
                         // a builder a helper of the workspace returned: say which
                         let by = match &ch.via {

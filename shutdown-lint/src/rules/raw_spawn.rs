@@ -9,9 +9,17 @@ use crate::resolve::known;
 pub const META: RuleMeta = crate::registry::RAW_SPAWN;
 
 /// What to use instead of a raw spawn of function `root` (or of method `method` on a
-/// receiver made by `root`).
-fn help(root: &str, method: Option<&str>) -> String {
-    let drainable = " so shutdown can drain the task, or mark the enclosing fn `#[drainable]`";
+/// receiver made by `root`); `written` is how the call spelled `root` when not as `root`
+/// (`#[drainable]` routes only [`known::DRAINABLE_ROUTED`] as written:
+/// `tokio::task::spawn_blocking(..)`, not `spawn_blocking(..)` after a `use`).
+fn help(root: &str, method: Option<&str>, written: Option<&str>) -> String {
+    let drainable = match written.filter(|w| !known::DRAINABLE_ROUTED.contains(w)) {
+        None => " so shutdown can drain the task, or mark the enclosing fn `#[drainable]`".into(),
+        Some(w) => format!(
+            " so shutdown can drain the task (`#[drainable]` routes `{root}(..)` written in \
+             full, not `{w}(..)`)"
+        ),
+    };
     match (root, method) {
         ("tokio::spawn", None) => {
             format!("use `shutdown_runtime::spawn(..)` / `spawn_named(..)`{drainable}")
@@ -52,6 +60,19 @@ fn is_configured(root: &[String], entries: &[String]) -> bool {
 /// Whether a call of `root` is routed by `#[drainable]`.
 fn routed_by_drainable(root: &str) -> bool {
     known::RAW_SPAWN_FNS.contains(&root)
+}
+
+/// The type a spawn method is called on, from the chain's root and the steps before it:
+/// a runtime `Builder`'s chain is a `Runtime` once built, and a `Handle` after `.handle()`.
+fn receiver_type(root: &str, before: &[crate::model::Step]) -> &'static str {
+    let named = |name: &str| before.iter().any(|s| s.name == name);
+    match root.rsplit("::").nth(1) {
+        _ if named("handle") => "Handle",
+        Some("Builder") if root.starts_with("tokio::runtime::") && named("build") => "Runtime",
+        Some("Builder") => "Builder",
+        Some("Runtime") => "Runtime",
+        _ => "Handle",
+    }
 }
 
 /// Reports raw spawns.
@@ -105,7 +126,7 @@ fn sites(model: &FileModel, configured_raw: &[String]) -> Vec<Site> {
                 found.push(Site {
                     region: ch.root_region,
                     item: cu.ctx.item.clone(),
-                    help: help(&root, None),
+                    help: help(&root, None, ch.written.as_deref()),
                     name: root.clone(),
                     written: ch.written.clone(),
                 });
@@ -119,14 +140,14 @@ fn sites(model: &FileModel, configured_raw: &[String]) -> Vec<Site> {
                 .position(|s| known::SPAWN_METHODS.contains(&s.name.as_str()))
             && ch.is_local_step(i)
         {
-            let recv = ch.root.iter().rev().nth(1).cloned().unwrap_or_default();
+            let recv = receiver_type(&root, &ch.steps[..i]);
             let method = &ch.steps[i].name;
             found.push(Site {
                 region: ch.steps[i].region,
                 item: cu.ctx.item.clone(),
                 name: format!("{recv}::{method}"),
                 written: None,
-                help: help(&root, Some(method)),
+                help: help(&root, Some(method), None),
             });
         }
     }
@@ -136,7 +157,7 @@ fn sites(model: &FileModel, configured_raw: &[String]) -> Vec<Site> {
             found.push(Site {
                 region: r.region,
                 item: r.ctx.item.clone(),
-                help: help(&p, None),
+                help: help(&p, None, None),
                 name: p,
                 written: None,
             });

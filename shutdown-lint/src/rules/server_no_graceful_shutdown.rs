@@ -42,6 +42,9 @@ pub fn sites(model: &FileModel) -> Vec<ServerSite> {
     for cu in &model.chains {
         let root = cu.chain.root_str();
         if !cu.chain.via_binding && known::TOKIO_EXECUTOR.contains(&root.as_str()) {
+            if wrapper_spawns_itself(model, &cu.ctx.item) {
+                continue;
+            }
             out.push(ServerSite {
                 region: cu.chain.root_region,
                 item: cu.ctx.item.clone(),
@@ -93,12 +96,18 @@ pub fn sites(model: &FileModel) -> Vec<ServerSite> {
             .map(|g| format!("`{g}`"))
             .collect::<Vec<_>>()
             .join(" / ");
+        // one connection (hyper's `serve_connection`) or a whole server
+        let cost = if api.serve.iter().any(|s| s.starts_with("serve_connection")) {
+            "an idle keep-alive connection is never told to close, so a drain waits its whole \
+             budget for it, and requests in flight are cut when the process exits"
+        } else {
+            "the server keeps accepting after SIGTERM, and connections and requests in flight \
+             are cut when the process exits"
+        };
         out.push(ServerSite {
             region,
             item: u.ctx.item.clone(),
-            message: format!(
-                "{what} serves without a shutdown signal (no {instead}): connections and requests in flight are cut when the process exits"
-            ),
+            message: format!("{what} serves without a shutdown signal (no {instead}): {cost}"),
             help: format!("{}; {RUNTIME_HELP}", api.help),
         });
     }
@@ -139,6 +148,25 @@ fn handed_to_graceful_fn(model: &FileModel, uses: &[&ChainUse], names: &[&str]) 
 
 /// Whether the function `item` calls a method named one of `names` (a graceful shutdown
 /// written on a value the chains lost track of, e.g. `Pin::new(&mut conn).graceful_shutdown()`).
+/// Whether the `TokioExecutor` made in `item` (`TaskExecutor::new`) is kept by a wrapper
+/// whose own `execute` spawns (a call or macro naming `spawn`) and never hands the future
+/// on to an inner `execute`: hyper runs the wrapper's `execute`, so the `TokioExecutor`
+/// starts nothing (the wrapper's spawn is `raw-spawn`'s to judge).
+fn wrapper_spawns_itself(model: &FileModel, item: &str) -> bool {
+    let Some((owner, _)) = item.rsplit_once("::") else {
+        return false;
+    };
+    let execute = format!("{owner}::execute");
+    model
+        .fns
+        .iter()
+        .filter(|f| f.method && f.item == execute)
+        .any(|f| {
+            f.calls.iter().any(|c| c.name.contains("spawn"))
+                && !f.calls.iter().any(|c| c.method && c.name == "execute")
+        })
+}
+
 fn item_calls_any(model: &FileModel, item: &str, names: &[&str]) -> bool {
     model.fns.iter().filter(|f| f.item == item).any(|f| {
         f.calls
