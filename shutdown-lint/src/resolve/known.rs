@@ -488,8 +488,12 @@ pub const SERVERS: &[ServerApi] = &[
             "bind_with_graceful_shutdown",
             "try_bind_with_graceful_shutdown",
             "serve_incoming_with_graceful_shutdown",
+            // warp 0.4: `warp::serve(f).bind(addr).await.graceful(signal).run().await`
+            "graceful",
         ],
-        help: "use `.bind_with_graceful_shutdown(addr, shutdown_runtime::wait_for_shutdown())`",
+        help: "add `.graceful(shutdown_runtime::wait_for_shutdown())` before `.run()` (warp 0.4), \
+               or use `.bind_with_graceful_shutdown(addr, shutdown_runtime::wait_for_shutdown())` \
+               (warp 0.3)",
     },
 ];
 

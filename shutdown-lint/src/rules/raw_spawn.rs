@@ -83,7 +83,10 @@ pub fn check(cx: &RuleContext<'_>, out: &mut Vec<Finding>) {
             Some(w) => format!("`{w}` (`{}`)", site.name),
             None => format!("`{}`", site.name),
         };
-        let message = format!("{shown} starts a task that shutdown cannot drain or abort");
+        let message = format!(
+            "{shown} starts a task the shutdown drain does not track (not waited for, nor aborted \
+             and named at the budget)"
+        );
         out.push(cx.finding(&META, site.region, &site.item, message, &site.help));
     }
 }

@@ -76,9 +76,14 @@ pub fn sites(model: &FileModel) -> Vec<ServerSite> {
         }
         // where it starts serving: the root call, or the first serving method written here
         let site = if api.serve.is_empty() {
-            uses.iter()
-                .find(|u| !u.chain.via_binding)
-                .map(|u| (u.chain.root_region, u, format!("`{}`", u.chain.root_str())))
+            uses.iter().find(|u| !u.chain.via_binding).map(|u| {
+                // as written, then what it is when that differs (`axum_0_7::serve`)
+                let shown = match &u.chain.written {
+                    Some(w) => format!("`{w}` (`{}`)", u.chain.root_str()),
+                    None => format!("`{}`", u.chain.root_str()),
+                };
+                (u.chain.root_region, u, shown)
+            })
         } else {
             uses.iter().find_map(|u| {
                 u.chain.steps.iter().enumerate().find_map(|(i, s)| {
@@ -98,8 +103,8 @@ pub fn sites(model: &FileModel) -> Vec<ServerSite> {
             .join(" / ");
         // one connection (hyper's `serve_connection`) or a whole server
         let cost = if api.serve.iter().any(|s| s.starts_with("serve_connection")) {
-            "an idle keep-alive connection is never told to close, so a drain waits its whole \
-             budget for it, and requests in flight are cut when the process exits"
+            "an idle keep-alive connection is never told to close (a drain waiting for it \
+             waits out its whole budget), and requests in flight are cut when the process exits"
         } else {
             "the server keeps accepting after SIGTERM, and connections and requests in flight \
              are cut when the process exits"
