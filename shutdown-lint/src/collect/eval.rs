@@ -21,6 +21,10 @@ impl Collector<'_, '_> {
             syn::Expr::Paren(p) => self.eval_number(&p.expr, depth + 1),
             syn::Expr::Group(g) => self.eval_number(&g.expr, depth + 1),
             syn::Expr::Cast(c) => self.eval_number(&c.expr, depth + 1),
+            // `secs.unwrap_or(60)`: the default, what runs when nothing is configured
+            syn::Expr::MethodCall(m) if m.method == "unwrap_or" && m.args.len() == 1 => {
+                self.eval_number(&m.args[0], depth + 1)
+            }
             syn::Expr::Binary(b) => {
                 let (l, r) = (
                     self.eval_number(&b.left, depth + 1)?,
@@ -53,6 +57,10 @@ impl Collector<'_, '_> {
             syn::Expr::Paren(p) => self.eval_duration(&p.expr, depth + 1),
             syn::Expr::Group(g) => self.eval_duration(&g.expr, depth + 1),
             syn::Expr::Reference(r) => self.eval_duration(&r.expr, depth + 1),
+            // `timeout.unwrap_or(Duration::from_secs(60))`: the default
+            syn::Expr::MethodCall(m) if m.method == "unwrap_or" && m.args.len() == 1 => {
+                self.eval_duration(&m.args[0], depth + 1)
+            }
             syn::Expr::Call(c) => {
                 let syn::Expr::Path(p) = &*c.func else {
                     return None;
