@@ -199,22 +199,20 @@ struct NamedArg(Expr);
 
 impl syn::parse::Parse for NamedArg {
     fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
-        let sigil = |input: ParseStream<'_>, at: usize| match at {
-            1 => input.peek(Token![?]) || input.peek(Token![%]),
-            _ => input.peek3(Token![?]) || input.peek3(Token![%]),
-        };
+        // tracing's `?` (Debug) and `%` (Display) before a field's value
+        let sigil_third = input.peek3(Token![?]) || input.peek3(Token![%]);
         if input.peek(syn::Ident) && input.peek2(Token![:]) && !input.peek2(Token![::]) {
             let _: syn::Ident = input.parse()?;
             let _: Token![:] = input.parse()?;
         } else if input.peek(syn::Ident)
             && input.peek2(Token![=])
             && !input.peek2(Token![==])
-            && sigil(input, 3)
+            && sigil_third
         {
             let _: syn::Ident = input.parse()?;
             let _: Token![=] = input.parse()?;
         }
-        if sigil(input, 1) {
+        if input.peek(Token![?]) || input.peek(Token![%]) {
             let _: proc_macro2::TokenTree = input.parse()?;
         }
         input.parse().map(NamedArg)
