@@ -89,9 +89,14 @@ impl Collector<'_, '_> {
                 Resolution::Unknown => {}
             },
             syn::Expr::Assign(a) => {
-                // `b = b.timeout(d);` rebinds what `b` holds
+                // `b = b.timeout(d);` rebinds what `b` holds; `_ = spawn(..);` drops it
                 self.visit_expr(&a.left);
-                let ch = self.value_of_expr(&a.right);
+                let ch = if matches!(&*a.left, syn::Expr::Infer(_)) {
+                    self.pending = Usage::Dropped;
+                    self.visit_expr_value(&a.right)
+                } else {
+                    self.value_of_expr(&a.right)
+                };
                 if let syn::Expr::Path(p) = &*a.left
                     && let Some(id) = p.path.get_ident()
                 {

@@ -8,8 +8,33 @@ use crate::resolve::known;
 /// Metadata and documentation.
 pub const META: RuleMeta = crate::registry::DETACHED_THREAD;
 
-const HELP: &str = "keep the `JoinHandle` and join it on shutdown, use `std::thread::scope`, or `shutdown_runtime::spawn_thread`";
-const TRANSPARENT: &[&str] = &["?", "unwrap", "expect"];
+const HELP: &str = "keep the `JoinHandle` and join it on shutdown (a thread that loops must also be told to stop: check `shutdown_runtime::shutdown_requested()` in its loop), use `std::thread::scope`, or `shutdown_runtime::spawn_thread`";
+/// Steps that pass the handle on (in the `Result` or `Option` they return): a statement
+/// ending with them still drops it (`spawn(..).map_err(..)?;`, `spawn(..).ok();`).
+const TRANSPARENT: &[&str] = &[
+    "?",
+    "unwrap",
+    "expect",
+    "ok",
+    "map_err",
+    "context",
+    "with_context",
+];
+
+/// Steps that read the `Result` and drop the handle with it, as the last step:
+/// `let _ = spawn(..).is_ok();`.
+const DISCARDING: &[&str] = &["is_ok", "is_err", "err"];
+
+/// Whether a chain dropped after `steps` drops the thread's handle.
+fn drops_handle(steps: &[crate::model::Step]) -> bool {
+    let passed_on = match steps.split_last() {
+        Some((last, before)) if DISCARDING.contains(&last.name.as_str()) => before,
+        _ => steps,
+    };
+    passed_on
+        .iter()
+        .all(|s| TRANSPARENT.contains(&s.name.as_str()))
+}
 
 /// Detached threads of a file: region and enclosing item.
 pub fn detached_threads(model: &FileModel) -> Vec<(Region, String)> {
@@ -24,19 +49,13 @@ pub fn detached_threads(model: &FileModel) -> Vec<(Region, String)> {
             if cu.ctx.in_drainable {
                 continue; // routed to a tracked thread by #[drainable]
             }
-            if ch
-                .steps
-                .iter()
-                .all(|s| TRANSPARENT.contains(&s.name.as_str()))
-            {
+            if drops_handle(&ch.steps) {
                 found.push((ch.root_region, cu.ctx.item.clone()));
             }
         } else if root == known::THREAD_BUILDER_NEW
             && let Some(i) = ch.steps.iter().position(|s| s.name == "spawn")
             && ch.is_local_step(i)
-            && ch.steps[i + 1..]
-                .iter()
-                .all(|s| TRANSPARENT.contains(&s.name.as_str()))
+            && drops_handle(&ch.steps[i + 1..])
         {
             found.push((ch.steps[i].region, cu.ctx.item.clone()));
         }
