@@ -103,11 +103,16 @@ fn timeout_set(lib: &HttpLib, steps: &[crate::model::Step]) -> Option<bool> {
     state
 }
 
-fn display(root: &[String], kind: HttpKind) -> String {
-    let p = root.join("::");
-    match kind {
+fn display(ch: &crate::model::Chain, kind: HttpKind) -> String {
+    let call = |p: &str| match kind {
         HttpKind::OneShot | HttpKind::Request => format!("`{p}(..)`"),
         _ => format!("`{p}()`"),
+    };
+    let p = ch.root.join("::");
+    // as written first (`HttpClient::builder()` after `use reqwest::Client as HttpClient`)
+    match &ch.written {
+        Some(w) => format!("{} ({})", call(w), call(&p)),
+        None => call(&p),
     }
 }
 
@@ -148,7 +153,7 @@ pub fn clients_without_timeout(
                 } else {
                     "builds a client that"
                 };
-                let msg = format!("{} {what} {}", display(&ch.root, kind), default_note(lib));
+                let msg = format!("{} {what} {}", display(ch, kind), default_note(lib));
                 found.push((ch.root_region, item, msg, lib.help));
             }
             HttpKind::Request => {
@@ -170,7 +175,7 @@ pub fn clients_without_timeout(
                         } else {
                             default_note(lib)
                         };
-                        let msg = format!("request made with {} {note}", display(&ch.root, kind));
+                        let msg = format!("request made with {} {note}", display(ch, kind));
                         found.push((ch.steps[i].region, item, msg, lib.help));
                     }
                 }
@@ -202,7 +207,7 @@ pub fn clients_without_timeout(
                     let msg = format!(
                         "{}'s client built by {} has no timeout setting at all",
                         lib.name,
-                        display(&ch.root, kind)
+                        display(ch, kind)
                     );
                     found.push((region, item, msg, lib.help));
                     continue;
@@ -212,7 +217,7 @@ pub fn clients_without_timeout(
                     Some(false) => {
                         let msg = format!(
                             "client built by {} with `.timeout(None)` has no overall timeout",
-                            display(&ch.root, kind)
+                            display(ch, kind)
                         );
                         found.push((region, item, msg, lib.help));
                     }
@@ -240,9 +245,9 @@ pub fn clients_without_timeout(
                         // a builder a helper of the workspace returned: say which
                         let by = match &ch.via {
                             Some(helper) => {
-                                format!("`{helper}(..)` (a {} chain)", display(&ch.root, kind))
+                                format!("`{helper}(..)` (a {} chain)", display(ch, kind))
                             }
-                            None => display(&ch.root, kind),
+                            None => display(ch, kind),
                         };
                         let msg = format!(
                             "client built by {by} without `.timeout(..)` {}{extra}",

@@ -84,8 +84,8 @@ pub fn check(cx: &RuleContext<'_>, out: &mut Vec<Finding>) {
             None => format!("`{}`", site.name),
         };
         let message = format!(
-            "{shown} starts a task the shutdown drain does not track (not waited for, nor aborted \
-             and named at the budget)"
+            "{shown} starts a task the shutdown drain does not track: a drain neither waits for \
+             it nor aborts and names it at the budget"
         );
         out.push(cx.finding(&META, site.region, &site.item, message, &site.help));
     }
