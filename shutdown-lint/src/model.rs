@@ -102,6 +102,23 @@ impl Chain {
     }
 }
 
+/// A called path as a message shows it: as written, then what it resolves to when that
+/// differs, each shown by `call`.
+///
+/// # Examples
+/// ```
+/// use shutdown_lint::model::as_written;
+/// let quoted = |p: &str| format!("`{p}`");
+/// assert_eq!(as_written(Some("task::spawn"), "tokio::spawn", quoted), "`task::spawn` (`tokio::spawn`)");
+/// assert_eq!(as_written(None, "tokio::spawn", quoted), "`tokio::spawn`");
+/// ```
+pub fn as_written(written: Option<&str>, resolved: &str, call: impl Fn(&str) -> String) -> String {
+    match written {
+        Some(w) => format!("{} ({})", call(w), call(resolved)),
+        None => call(resolved),
+    }
+}
+
 /// Whether a chain's final value is kept or thrown away.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Usage {

@@ -363,16 +363,7 @@ impl Automata {
             }
         }
         if opts.skip_tests {
-            let mut i = 0;
-            while let Some(at) = find_word(&code, b"mod", i) {
-                i = at + 3;
-                if !test_attrs_before(text, &code, at) {
-                    continue;
-                }
-                if let Some((open, close)) = body_of(&code, i) {
-                    blank.push((open, close));
-                }
-            }
+            blank.extend(test_mod_bodies(text, &code));
         }
         if blank.is_empty() {
             return None;

@@ -292,14 +292,9 @@ impl Collector<'_, '_> {
         if let Some(init) = init {
             // `let _ = ..` drops at once; `let _name = ..` says "unused": the
             // handle is dropped at the end of the block, never joined
-            let dropped = match pat {
+            let dropped = match pat_of(pat) {
                 syn::Pat::Wild(_) => true,
                 syn::Pat::Ident(i) => i.ident.to_string().starts_with('_'),
-                syn::Pat::Type(t) => match &*t.pat {
-                    syn::Pat::Wild(_) => true,
-                    syn::Pat::Ident(i) => i.ident.to_string().starts_with('_'),
-                    _ => false,
-                },
                 _ => false,
             };
             let underscore = dropped && !matches!(pat_of(pat), syn::Pat::Wild(_));

@@ -108,12 +108,8 @@ fn display(ch: &crate::model::Chain, kind: HttpKind) -> String {
         HttpKind::OneShot | HttpKind::Request => format!("`{p}(..)`"),
         _ => format!("`{p}()`"),
     };
-    let p = ch.root.join("::");
     // as written first (`HttpClient::builder()` after `use reqwest::Client as HttpClient`)
-    match &ch.written {
-        Some(w) => format!("{} ({})", call(w), call(&p)),
-        None => call(&p),
-    }
+    crate::model::as_written(ch.written.as_deref(), &ch.root_str(), call)
 }
 
 fn default_note(lib: &HttpLib) -> String {

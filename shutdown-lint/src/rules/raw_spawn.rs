@@ -79,10 +79,8 @@ fn receiver_type(root: &str, before: &[crate::model::Step]) -> &'static str {
 pub fn check(cx: &RuleContext<'_>, out: &mut Vec<Finding>) {
     for site in sites(cx.model, &cx.config.spawn_raw) {
         // what was written first, then what it is when that differs (`task::spawn`)
-        let shown = match &site.written {
-            Some(w) => format!("`{w}` (`{}`)", site.name),
-            None => format!("`{}`", site.name),
-        };
+        let shown =
+            crate::model::as_written(site.written.as_deref(), &site.name, |p| format!("`{p}`"));
         let message = format!(
             "{shown} starts a task the shutdown drain does not track: a drain neither waits for \
              it nor aborts and names it at the budget"

@@ -78,10 +78,11 @@ pub fn sites(model: &FileModel) -> Vec<ServerSite> {
         let site = if api.serve.is_empty() {
             uses.iter().find(|u| !u.chain.via_binding).map(|u| {
                 // as written, then what it is when that differs (`axum_0_7::serve`)
-                let shown = match &u.chain.written {
-                    Some(w) => format!("`{w}` (`{}`)", u.chain.root_str()),
-                    None => format!("`{}`", u.chain.root_str()),
-                };
+                let shown = crate::model::as_written(
+                    u.chain.written.as_deref(),
+                    &u.chain.root_str(),
+                    |p| format!("`{p}`"),
+                );
                 (u.chain.root_region, u, shown)
             })
         } else {
@@ -151,8 +152,6 @@ fn handed_to_graceful_fn(model: &FileModel, uses: &[&ChainUse], names: &[&str]) 
     })
 }
 
-/// Whether the function `item` calls a method named one of `names` (a graceful shutdown
-/// written on a value the chains lost track of, e.g. `Pin::new(&mut conn).graceful_shutdown()`).
 /// Whether the `TokioExecutor` made in `item` (`TaskExecutor::new`) is kept by a wrapper
 /// whose own `execute` spawns (a call or macro naming `spawn`) and never hands the future
 /// on to an inner `execute`: hyper runs the wrapper's `execute`, so the `TokioExecutor`
@@ -172,6 +171,8 @@ fn wrapper_spawns_itself(model: &FileModel, item: &str) -> bool {
         })
 }
 
+/// Whether the function `item` calls a method named one of `names` (a graceful shutdown
+/// written on a value the chains lost track of, e.g. `Pin::new(&mut conn).graceful_shutdown()`).
 fn item_calls_any(model: &FileModel, item: &str, names: &[&str]) -> bool {
     model.fns.iter().filter(|f| f.item == item).any(|f| {
         f.calls
