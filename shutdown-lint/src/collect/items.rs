@@ -189,6 +189,12 @@ impl Collector<'_, '_> {
         for (i, s) in b.stmts.iter().enumerate() {
             match s {
                 syn::Stmt::Expr(e, None) if i + 1 == n && expr_attrs(e).is_empty() => {
+                    // a helper returning `Result<ClientBuilder, _>` ends in `Ok(builder)`
+                    let e = if want {
+                        ok_or_some_arg(e).unwrap_or(e)
+                    } else {
+                        e
+                    };
                     self.want_value = want;
                     out = self.visit_expr_value(e);
                 }
@@ -615,3 +621,20 @@ fn tuple_pairs<'p>(
 /// served inside a spawn helper's macro (`bg!(async move { http.serve_connection(..) })`),
 /// a request bounded inside `select!` (`client.get(u).timeout(d).send()`).
 const MACRO_BODY_WORDS: &[&str] = &["serve", "timeout"];
+
+/// The value wrapped by a tail `Ok(x)` or `Some(x)`.
+fn ok_or_some_arg(e: &syn::Expr) -> Option<&syn::Expr> {
+    let syn::Expr::Call(call) = e else {
+        return None;
+    };
+    let syn::Expr::Path(f) = &*call.func else {
+        return None;
+    };
+    let wraps = f.qself.is_none()
+        && f.path.segments.len() == 1
+        && ["Ok", "Some"].iter().any(|w| f.path.is_ident(w));
+    match (wraps, call.args.len()) {
+        (true, 1) => call.args.first(),
+        _ => None,
+    }
+}

@@ -417,8 +417,13 @@ pub struct ServerApi {
     pub serve: &'static [&'static str],
     /// Methods that make the serving graceful (in the chain or on a binding of it).
     pub graceful: &'static [&'static str],
+    /// How a message names what is missing; `None`: the `graceful` methods.
+    pub missing: Option<&'static str>,
     /// What to write instead.
     pub help: &'static str,
+    /// Whether `shutdown_runtime::server` can serve what this API serves (a hyper or tower
+    /// service); frameworks with their own server types get only their own advice.
+    pub runtime_server: bool,
 }
 
 /// The server APIs `server-no-graceful-shutdown` knows.
@@ -428,7 +433,9 @@ pub const SERVERS: &[ServerApi] = &[
         roots: &["axum::serve"],
         serve: &[],
         graceful: &["with_graceful_shutdown"],
+        missing: None,
         help: "add `.with_graceful_shutdown(shutdown_runtime::wait_for_shutdown())`",
+        runtime_server: true,
     },
     ServerApi {
         name: "hyper",
@@ -440,7 +447,9 @@ pub const SERVERS: &[ServerApi] = &[
         ],
         serve: &["serve"],
         graceful: &["with_graceful_shutdown"],
+        missing: None,
         help: "add `.with_graceful_shutdown(shutdown_runtime::wait_for_shutdown())` after `.serve(..)`",
+        runtime_server: true,
     },
     ServerApi {
         name: "hyper",
@@ -452,14 +461,18 @@ pub const SERVERS: &[ServerApi] = &[
         ],
         serve: &["serve_connection", "serve_connection_with_upgrades"],
         graceful: &["graceful_shutdown", "watch"],
+        missing: None,
         help: "keep the connection and call `graceful_shutdown()` on it when shutdown is requested (or `hyper_util::server::graceful::GracefulShutdown::watch` it)",
+        runtime_server: true,
     },
     ServerApi {
         name: "tonic",
         roots: &["tonic::transport::Server::builder"],
         serve: &["serve", "serve_with_incoming"],
         graceful: &["serve_with_shutdown", "serve_with_incoming_shutdown"],
+        missing: None,
         help: "use `.serve_with_shutdown(addr, shutdown_runtime::wait_for_shutdown())` (or `serve_with_incoming_shutdown`)",
+        runtime_server: true,
     },
     ServerApi {
         name: "axum-server",
@@ -471,7 +484,9 @@ pub const SERVERS: &[ServerApi] = &[
         ],
         serve: &["serve"],
         graceful: &["handle"],
+        missing: None,
         help: "pass an `axum_server::Handle` with `.handle(h)` and call `h.graceful_shutdown(..)` on shutdown",
+        runtime_server: true,
     },
     ServerApi {
         name: "warp",
@@ -491,9 +506,53 @@ pub const SERVERS: &[ServerApi] = &[
             // warp 0.4: `warp::serve(f).bind(addr).await.graceful(signal).run().await`
             "graceful",
         ],
+        missing: None,
         help: "add `.graceful(shutdown_runtime::wait_for_shutdown())` before `.run()` (warp 0.4), \
                or use `.bind_with_graceful_shutdown(addr, shutdown_runtime::wait_for_shutdown())` \
                (warp 0.3)",
+        runtime_server: true,
+    },
+    ServerApi {
+        name: "poem",
+        // `poem::Server::run(ep)` is `run_with_graceful_shutdown(ep, pending(), None)`
+        roots: &["poem::Server::new", "poem::Server::new_with_acceptor"],
+        serve: &["run"],
+        graceful: &["run_with_graceful_shutdown"],
+        missing: None,
+        help: "use `.run_with_graceful_shutdown(app, shutdown_runtime::wait_for_shutdown(), \
+               Some(Duration::from_secs(20)))`, with a timeout shorter than the drain budget",
+        runtime_server: false,
+    },
+    ServerApi {
+        name: "salvo",
+        // salvo re-exports salvo_core's server at its root and in its prelude
+        roots: &[
+            "salvo::Server::new",
+            "salvo::Server::with_http_builder",
+            "salvo::server::Server::new",
+            "salvo::server::Server::with_http_builder",
+            "salvo::prelude::Server::new",
+            "salvo::prelude::Server::with_http_builder",
+            "salvo_core::Server::new",
+            "salvo_core::Server::with_http_builder",
+            "salvo_core::server::Server::new",
+            "salvo_core::server::Server::with_http_builder",
+            "salvo_core::prelude::Server::new",
+            "salvo_core::prelude::Server::with_http_builder",
+        ],
+        serve: &["serve", "try_serve"],
+        graceful: &[
+            "handle",
+            "stop_graceful",
+            // salvo before 0.38
+            "serve_with_graceful_shutdown",
+            "try_serve_with_graceful_shutdown",
+        ],
+        missing: Some("`.handle()` told to `stop_graceful(..)`"),
+        help: "take `let handle = server.handle();` before `.serve(..)` and call \
+               `handle.stop_graceful(Duration::from_secs(20))` once \
+               `shutdown_runtime::wait_for_shutdown()` returns",
+        runtime_server: false,
     },
 ];
 
@@ -579,6 +638,8 @@ pub const NEEDLES: &[&str] = &[
     "axum",
     "tonic",
     "warp",
+    "poem",
+    "salvo",
     "TokioExecutor",
     "shutdown-lint",
 ];

@@ -243,6 +243,11 @@ pub fn clients_without_timeout(
                             Some(helper) => {
                                 format!("`{helper}(..)` (a {} chain)", display(ch, kind))
                             }
+                            // built through a binding: where its chain starts, when the
+                            // finding (at `.build()`) is on another line
+                            None if ch.via_binding && ch.root_region.line != region.line => {
+                                format!("{} (line {})", display(ch, kind), ch.root_region.line)
+                            }
                             None => display(ch, kind),
                         };
                         let msg = format!(

@@ -63,13 +63,15 @@ fn routed_by_drainable(root: &str) -> bool {
 }
 
 /// The type a spawn method is called on, from the chain's root and the steps before it:
-/// a runtime `Builder`'s chain is a `Runtime` once built, and a `Handle` after `.handle()`.
+/// a runtime `Builder`'s chain is a `Runtime` once built, and a `Handle` after `.handle()`;
+/// a task `Builder` is named with its module, not to be read as a thread or runtime builder.
 fn receiver_type(root: &str, before: &[crate::model::Step]) -> &'static str {
     let named = |name: &str| before.iter().any(|s| s.name == name);
     match root.rsplit("::").nth(1) {
         _ if named("handle") => "Handle",
         Some("Builder") if root.starts_with("tokio::runtime::") && named("build") => "Runtime",
-        Some("Builder") => "Builder",
+        // tokio's task builder (`tokio::task::Builder::new().name(..).spawn(..)`)
+        Some("Builder") => "task::Builder",
         Some("Runtime") => "Runtime",
         _ => "Handle",
     }

@@ -96,12 +96,16 @@ pub fn sites(model: &FileModel) -> Vec<ServerSite> {
         let Some((region, u, what)) = site else {
             continue;
         };
-        let instead = api
-            .graceful
-            .iter()
-            .map(|g| format!("`{g}`"))
-            .collect::<Vec<_>>()
-            .join(" / ");
+        let instead = api.missing.map_or_else(
+            || {
+                api.graceful
+                    .iter()
+                    .map(|g| format!("`{g}`"))
+                    .collect::<Vec<_>>()
+                    .join(" / ")
+            },
+            str::to_string,
+        );
         // one connection (hyper's `serve_connection`) or a whole server
         let cost = if api.serve.iter().any(|s| s.starts_with("serve_connection")) {
             "an idle keep-alive connection is never told to close (a drain waiting for it \
@@ -114,7 +118,11 @@ pub fn sites(model: &FileModel) -> Vec<ServerSite> {
             region,
             item: u.ctx.item.clone(),
             message: format!("{what} serves without a shutdown signal (no {instead}): {cost}"),
-            help: format!("{}; {RUNTIME_HELP}", api.help),
+            help: if api.runtime_server {
+                format!("{}; {RUNTIME_HELP}", api.help)
+            } else {
+                api.help.to_string()
+            },
         });
     }
     out.sort_by_key(|s| s.region.offset);

@@ -83,7 +83,8 @@ pub fn signal_sites(model: &FileModel) -> SignalSites {
 /// The message for a Ctrl-C site of a binary named `bin`.
 pub fn message(site: &CtrlCSite, bin: &str) -> String {
     format!(
-        "binary `{bin}` handles Ctrl-C (`{}`) but never SIGTERM, the signal orchestrators stop it with",
+        "binary `{bin}` handles Ctrl-C (`{}`) but not SIGTERM, the signal Kubernetes, Docker and \
+         systemd stop it with: SIGTERM ends it at once, with no drain",
         site.what
     )
 }
