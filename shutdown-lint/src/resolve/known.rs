@@ -404,6 +404,9 @@ pub const SIGTERM: &[&str] = &[
     "shutdown_runtime::signals::install",
     "shutdown_runtime::run",
     "shutdown_runtime::main",
+    // actix-web's server stops gracefully on SIGTERM (and SIGINT, SIGQUIT) by itself
+    "actix_web::HttpServer::new",
+    "actix_server::Server::build",
 ];
 
 /// A server API whose serving future needs a shutdown signal (`server-no-graceful-shutdown`).
@@ -424,6 +427,25 @@ pub struct ServerApi {
     /// Whether `shutdown_runtime::server` can serve what this API serves (a hyper or tower
     /// service); frameworks with their own server types get only their own advice.
     pub runtime_server: bool,
+    /// Where the graceful shutdown is told how long to wait for open connections
+    /// (`http-timeout-over-budget`).
+    pub drain_timeout: Option<DrainTimeout>,
+    /// A server that drains on SIGTERM by itself unless this method turns that off
+    /// (actix-web's `.disable_signals()`): only then does it need a shutdown signal.
+    pub drains_unless: Option<&'static str>,
+}
+
+/// A method that bounds a server's graceful shutdown: its argument number `arg` is the
+/// longest wait for open connections (a `Duration`, or `Some` of one).
+#[derive(Debug, Clone, Copy)]
+pub struct DrainTimeout {
+    /// The method, called on the server's chain or on a binding of it.
+    pub method: &'static str,
+    /// Which argument (0-based).
+    pub arg: usize,
+    /// Whether the argument is a number of seconds (actix's `shutdown_timeout(30)`), not a
+    /// `Duration`.
+    pub in_secs: bool,
 }
 
 /// The server APIs `server-no-graceful-shutdown` knows.
@@ -436,6 +458,8 @@ pub const SERVERS: &[ServerApi] = &[
         missing: None,
         help: "add `.with_graceful_shutdown(shutdown_runtime::wait_for_shutdown())`",
         runtime_server: true,
+        drain_timeout: None,
+        drains_unless: None,
     },
     ServerApi {
         name: "hyper",
@@ -450,6 +474,8 @@ pub const SERVERS: &[ServerApi] = &[
         missing: None,
         help: "add `.with_graceful_shutdown(shutdown_runtime::wait_for_shutdown())` after `.serve(..)`",
         runtime_server: true,
+        drain_timeout: None,
+        drains_unless: None,
     },
     ServerApi {
         name: "hyper",
@@ -464,6 +490,8 @@ pub const SERVERS: &[ServerApi] = &[
         missing: None,
         help: "keep the connection and call `graceful_shutdown()` on it when shutdown is requested (or `hyper_util::server::graceful::GracefulShutdown::watch` it)",
         runtime_server: true,
+        drain_timeout: None,
+        drains_unless: None,
     },
     ServerApi {
         name: "tonic",
@@ -473,6 +501,8 @@ pub const SERVERS: &[ServerApi] = &[
         missing: None,
         help: "use `.serve_with_shutdown(addr, shutdown_runtime::wait_for_shutdown())` (or `serve_with_incoming_shutdown`)",
         runtime_server: true,
+        drain_timeout: None,
+        drains_unless: None,
     },
     ServerApi {
         name: "axum-server",
@@ -481,12 +511,20 @@ pub const SERVERS: &[ServerApi] = &[
             "axum_server::bind_rustls",
             "axum_server::from_tcp",
             "axum_server::from_tcp_rustls",
+            // its shutdown handle (never serves by itself)
+            "axum_server::Handle::new",
         ],
         serve: &["serve"],
         graceful: &["handle"],
         missing: None,
         help: "pass an `axum_server::Handle` with `.handle(h)` and call `h.graceful_shutdown(..)` on shutdown",
         runtime_server: true,
+        drain_timeout: Some(DrainTimeout {
+            method: "graceful_shutdown",
+            arg: 0,
+            in_secs: false,
+        }),
+        drains_unless: None,
     },
     ServerApi {
         name: "warp",
@@ -511,6 +549,8 @@ pub const SERVERS: &[ServerApi] = &[
                or use `.bind_with_graceful_shutdown(addr, shutdown_runtime::wait_for_shutdown())` \
                (warp 0.3)",
         runtime_server: true,
+        drain_timeout: None,
+        drains_unless: None,
     },
     ServerApi {
         name: "poem",
@@ -522,6 +562,12 @@ pub const SERVERS: &[ServerApi] = &[
         help: "use `.run_with_graceful_shutdown(app, shutdown_runtime::wait_for_shutdown(), \
                Some(Duration::from_secs(20)))`, with a timeout shorter than the drain budget",
         runtime_server: false,
+        drain_timeout: Some(DrainTimeout {
+            method: "run_with_graceful_shutdown",
+            arg: 2,
+            in_secs: false,
+        }),
+        drains_unless: None,
     },
     ServerApi {
         name: "salvo",
@@ -553,6 +599,31 @@ pub const SERVERS: &[ServerApi] = &[
                `handle.stop_graceful(Duration::from_secs(20))` once \
                `shutdown_runtime::wait_for_shutdown()` returns",
         runtime_server: false,
+        drain_timeout: Some(DrainTimeout {
+            method: "stop_graceful",
+            arg: 0,
+            in_secs: false,
+        }),
+        drains_unless: None,
+    },
+    ServerApi {
+        name: "actix-web",
+        roots: &["actix_web::HttpServer::new"],
+        serve: &["run"],
+        graceful: &["handle"],
+        missing: Some(
+            "signal handling of its own (`.disable_signals()`), nor a `.handle()` told to `stop(true)`",
+        ),
+        help: "keep actix's own signal handling (drop `.disable_signals()`), or take \
+               `let handle = server.handle();` and call `handle.stop(true).await` once \
+               `shutdown_runtime::wait_for_shutdown()` returns",
+        runtime_server: false,
+        drain_timeout: Some(DrainTimeout {
+            method: "shutdown_timeout",
+            arg: 0,
+            in_secs: true,
+        }),
+        drains_unless: Some("disable_signals"),
     },
 ];
 
@@ -573,6 +644,14 @@ pub const SIGNALS: &[(&str, &[&str])] = &[
     ("shutdown_runtime::run", &["SIGTERM", "SIGINT"]),
     ("shutdown_runtime::signals::install", &["SIGTERM", "SIGINT"]),
     ("tokio::signal::unix::SignalKind::terminate", &["SIGTERM"]),
+    (
+        "actix_web::HttpServer::new",
+        &["SIGTERM", "SIGINT", "SIGQUIT"],
+    ),
+    (
+        "actix_server::Server::build",
+        &["SIGTERM", "SIGINT", "SIGQUIT"],
+    ),
     ("tokio::signal::unix::SignalKind::interrupt", &["SIGINT"]),
     ("tokio::signal::unix::SignalKind::quit", &["SIGQUIT"]),
     ("tokio::signal::unix::SignalKind::hangup", &["SIGHUP"]),
@@ -640,6 +719,8 @@ pub const NEEDLES: &[&str] = &[
     "warp",
     "poem",
     "salvo",
+    "HttpServer",
+    "actix_server",
     "TokioExecutor",
     "shutdown-lint",
 ];

@@ -1,9 +1,11 @@
-//! `http-timeout-over-budget`: a literal HTTP timeout longer than the drain budget.
+//! `http-timeout-over-budget`: a literal HTTP timeout longer than the drain budget: a
+//! client's or a request's, or how long a server's graceful shutdown waits for connections.
 
 use super::http_no_timeout::http_ctor;
 use super::{RuleContext, RuleMeta};
 use crate::finding::Finding;
 use crate::model::ArgValue;
+use crate::resolve::known;
 
 /// Metadata and documentation.
 pub const META: RuleMeta = crate::registry::HTTP_TIMEOUT_OVER_BUDGET;
@@ -42,6 +44,49 @@ pub fn check(cx: &RuleContext<'_>, out: &mut Vec<Finding>) {
                 );
                 let help = "lower the timeout below `drain-budget`, or raise the budget (and the deploy grace period)";
                 out.push(cx.finding(&META, *region, &cu.ctx.item, msg, help));
+            }
+        }
+    }
+    server_drain_timeouts(cx, budget, out);
+}
+
+/// A server's graceful shutdown told to wait for its connections longer than the budget
+/// (poem's `run_with_graceful_shutdown(.., Some(d))`, salvo's `stop_graceful(d)`,
+/// axum-server's `graceful_shutdown(Some(d))`, actix-web's `shutdown_timeout(secs)`).
+fn server_drain_timeouts(cx: &RuleContext<'_>, budget: f64, out: &mut Vec<Finding>) {
+    for cu in cx.model.resolved_chains() {
+        let ch = &cu.chain;
+        let root = ch.root_str();
+        let Some((api, dt)) = known::SERVERS.iter().find_map(|api| {
+            api.roots
+                .contains(&root.as_str())
+                .then_some(api)
+                .zip(api.drain_timeout)
+        }) else {
+            continue;
+        };
+        for (i, s) in ch.steps.iter().enumerate() {
+            if !ch.is_local_step(i) || s.name != dt.method {
+                continue;
+            }
+            let (d, region) = match s.args.get(dt.arg) {
+                Some(ArgValue::Duration(d, region)) if !dt.in_secs => (*d, *region),
+                Some(ArgValue::Num(n)) if dt.in_secs => (*n, s.region),
+                _ => continue,
+            };
+            if d > budget {
+                let msg = format!(
+                    "{}'s graceful shutdown (`.{}(..)`) waits up to {} for open connections, \
+                     longer than the drain budget of {}",
+                    api.name,
+                    s.name,
+                    secs(d),
+                    secs(budget)
+                );
+                let help = "let it wait less than `drain-budget` (the deploy's SIGKILL ends a \
+                            longer wait, cutting what it waited for), or raise the budget (and \
+                            the deploy grace period)";
+                out.push(cx.finding(&META, region, &cu.ctx.item, msg, help));
             }
         }
     }

@@ -83,10 +83,18 @@ pub fn check(cx: &RuleContext<'_>, out: &mut Vec<Finding>) {
         // what was written first, then what it is when that differs (`task::spawn`)
         let shown =
             crate::model::as_written(site.written.as_deref(), &site.name, |p| format!("`{p}`"));
-        let message = format!(
-            "{shown} starts a task the shutdown drain does not track: a drain neither waits for \
-             it nor aborts and names it at the budget"
-        );
+        // a blocking task cannot be aborted by anyone: only waited for and named
+        let message = if site.name.ends_with("spawn_blocking") {
+            format!(
+                "{shown} starts a blocking task the shutdown drain does not track: a drain \
+                 neither waits for it nor names it at the budget"
+            )
+        } else {
+            format!(
+                "{shown} starts a task the shutdown drain does not track: a drain neither waits \
+                 for it nor aborts and names it at the budget"
+            )
+        };
         out.push(cx.finding(&META, site.region, &site.item, message, &site.help));
     }
 }

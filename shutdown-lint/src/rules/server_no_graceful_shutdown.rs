@@ -64,6 +64,14 @@ pub fn sites(model: &FileModel) -> Vec<ServerSite> {
         }
     }
     for (api, uses) in groups.values() {
+        // a server that drains on SIGTERM by itself, unless told not to
+        if let Some(off) = api.drains_unless
+            && !uses
+                .iter()
+                .any(|u| u.chain.steps.iter().any(|s| s.name == off))
+        {
+            continue;
+        }
         let graceful = uses.iter().any(|u| {
             u.chain
                 .steps
@@ -111,8 +119,8 @@ pub fn sites(model: &FileModel) -> Vec<ServerSite> {
             "an idle keep-alive connection is never told to close (a drain waiting for it \
              waits out its whole budget), and requests in flight are cut when the process exits"
         } else {
-            "the server keeps accepting after SIGTERM, and connections and requests in flight \
-             are cut when the process exits"
+            "it never drains: it accepts until its future is dropped or the process exits, \
+             and then cuts every connection and request in flight"
         };
         out.push(ServerSite {
             region,
