@@ -577,13 +577,17 @@ impl FileAnalysis {
         if self.pending.is_empty() {
             return Vec::new();
         }
-        let model = FileModel {
-            chains: ws.resolve(&self.pending),
-            ..FileModel::default()
-        };
-        if model.chains.is_empty() {
+        let chains = ws.resolve(&self.pending);
+        if chains.is_empty() {
             return Vec::new();
         }
+        // the file's functions and their calls: a server whose builder came from a field is
+        // graceful when its function calls `graceful_shutdown` / `watch`
+        let model = FileModel {
+            chains,
+            fns: self.fns.clone(),
+            ..FileModel::default()
+        };
         let cx = RuleContext {
             model: &model,
             config,

@@ -645,7 +645,9 @@ fn file_context(job: &Job) -> FileContext {
         } else {
             guess.module_path
         };
-        ctx.is_test_file = guess.is_test_file;
+        // a build script (`build.rs` beside `Cargo.toml`) runs at compile time, never in
+        // the service a deploy stops: skipped with test code
+        ctx.is_test_file = guess.is_test_file || crate::testcode::is_build_script(rel);
         ctx.is_example_file = guess.is_example_file;
     } else {
         let guess = FileContext::from_path(&job.display);

@@ -2,7 +2,8 @@
 //! (`include-tests`, `include-examples`). By location — files under `tests/` or `benches/`,
 //! files named `tests.rs` / `test.rs` (the usual target of `#[cfg(test)] mod tests;`), and
 //! examples under `examples/` — and by attribute (`#[cfg(test)]`, `#[test]`, `#[tokio::test]`,
-//! ..) on items, statements and out-of-line modules.
+//! ..) on items, statements and out-of-line modules. A package's build script is skipped
+//! with test code: it runs at compile time, never in the service.
 
 use std::path::{Component, Path};
 
@@ -54,6 +55,20 @@ pub fn classify(rel: &Path) -> CodeKind {
         }
     }
     CodeKind::Normal
+}
+
+/// Whether `rel`, relative to its package's directory, is the package's build script
+/// (`build.rs` beside `Cargo.toml`): compile-time code, skipped with test code.
+///
+/// # Examples
+///
+/// ```
+/// use shutdown_lint::testcode::is_build_script;
+/// assert!(is_build_script("build.rs".as_ref()));
+/// assert!(!is_build_script("src/build.rs".as_ref()));
+/// ```
+pub fn is_build_script(rel: &Path) -> bool {
+    rel == Path::new("build.rs")
 }
 
 /// Whether items with these attributes are test code: a `#[cfg(..)]` whose predicate holds

@@ -212,6 +212,39 @@ fn tests_are_skipped_unless_included_and_excludes_apply() {
 }
 
 #[test]
+fn build_scripts_are_skipped_with_test_code() {
+    // a build script runs at compile time: its request or spawn never holds a drain
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "Cargo.toml",
+        "[package]\nname = \"app\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    );
+    write(
+        d.path(),
+        "build.rs",
+        "fn main() {\n    let _ = ureq::get(\"https://example.com\").call();\n    tokio::spawn(async {});\n}\n",
+    );
+    write(d.path(), "src/lib.rs", "pub fn f() {}\n");
+    let o = run_in(d.path(), &["--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["summary"]["findings"], 0, "{v}");
+    assert_eq!(o.status.code(), Some(0), "{v}");
+    let o = run_in(d.path(), &["--include-tests", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let rules: Vec<&str> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["rule"].as_str().unwrap())
+        .collect();
+    assert!(
+        rules.contains(&"http-no-timeout") && rules.contains(&"raw-spawn"),
+        "{v}"
+    );
+}
+
+#[test]
 fn explain_and_list_rules() {
     let d = tempfile::tempdir().unwrap();
     let o = run_in(d.path(), &["explain", "http-no-timeout"]);

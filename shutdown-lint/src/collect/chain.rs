@@ -117,8 +117,19 @@ impl Collector<'_, '_> {
                     }
                 }
                 Resolution::Path(path) => {
+                    // a static (`QUERY_RUNTIME.spawn(..)`, `HTTP.post(u).timeout(d)`): its
+                    // declared type is the workspace model's to tell, as a function's result
+                    let is_static = path.last().is_some_and(|l| {
+                        l.chars().any(|c| c.is_ascii_uppercase())
+                            && !l.chars().any(|c| c.is_ascii_lowercase())
+                    });
+                    let out = (symbolic_ok && is_static).then(|| {
+                        let mut ch = self.symbolic(SymRoot::Call(path.clone()), p.path.span());
+                        ch.via = Some(path_text(&p.path));
+                        ch
+                    });
                     self.record_ref(path, p.path.span());
-                    None
+                    out
                 }
                 Resolution::Unknown => None,
             },
@@ -279,8 +290,10 @@ impl Collector<'_, '_> {
 
     /// `self.rt`, `state.pool`, `self.inner.rt`: a field whose type the model may know.
     pub(super) fn field_root(&self, f: &syn::ExprField) -> Option<Chain> {
-        let syn::Member::Named(name) = &f.member else {
-            return None;
+        let name = match &f.member {
+            syn::Member::Named(name) => name.to_string(),
+            // a tuple struct's field (`self.0`), recorded under its position
+            syn::Member::Unnamed(i) => i.index.to_string(),
         };
         let owner = match &*f.base {
             syn::Expr::Path(p) if p.path.is_ident("self") => self.self_ty.clone(),
@@ -293,10 +306,7 @@ impl Collector<'_, '_> {
             },
             _ => None,
         };
-        let root = SymRoot::Field {
-            owner,
-            name: name.to_string(),
-        };
+        let root = SymRoot::Field { owner, name };
         Some(self.symbolic(root, f.member.span()))
     }
 
@@ -361,6 +371,9 @@ pub(super) const TRIGGERS: &[&str] = &[
     "build_http",
     "handshake",
     "timeout",
+    // a hyper connection builder held in a field or passed in
+    "serve_connection",
+    "serve_connection_with_upgrades",
 ];
 
 /// The closure of `recv.map(|x| ..)` / `recv.and_then(|x| ..)` (one argument, one

@@ -221,6 +221,17 @@ fn name_of(e: &syn::Expr) -> Option<String> {
     }
 }
 
+/// The expression a block (or nested blocks) evaluates to: its tail expression.
+fn block_value(mut e: &syn::Expr) -> &syn::Expr {
+    while let syn::Expr::Block(b) = strip(e)
+        && b.label.is_none()
+        && let Some(syn::Stmt::Expr(tail, None)) = b.block.stmts.last()
+    {
+        e = tail;
+    }
+    e
+}
+
 /// A method chain from the outside in: its methods innermost first and its receiver.
 fn unchain(mut e: &syn::Expr) -> (Vec<&syn::ExprMethodCall>, &syn::Expr) {
     let mut methods = Vec::new();
@@ -311,6 +322,8 @@ impl Pass {
 
     /// `let N = INIT`: a chain's sink, a closure's, or a call's `Ok` value bound to `N`.
     fn bind(&mut self, n: &str, init: &syn::Expr) {
+        // `let c = { ..; Client::builder(ex).build(conn) };`: the block's value
+        let init = block_value(init);
         if let Some(r) = root_offset(init) {
             self.flow.sinks.insert(r, Sink::Let(n.to_string()));
         }

@@ -113,7 +113,8 @@ impl Collector<'_, '_> {
     }
 
     /// A type with its references and wrappers peeled (`&`, `Arc`, `Rc`, `Box`, `Option`,
-    /// `Result`), resolved where it is written; `Self` is the `impl`'s type.
+    /// `Result`, and the lazy statics `Lazy`, `LazyLock`, `LazyCell`, which deref to what
+    /// they hold), resolved where it is written; `Self` is the `impl`'s type.
     pub(super) fn type_canon(&self, ty: &syn::Type) -> Option<Canon> {
         let mut ty = ty;
         for _ in 0..8 {
@@ -125,7 +126,14 @@ impl Collector<'_, '_> {
                     let last = p.path.segments.last()?;
                     let wrapper = matches!(
                         last.ident.to_string().as_str(),
-                        "Arc" | "Rc" | "Box" | "Option" | "Result"
+                        "Arc"
+                            | "Rc"
+                            | "Box"
+                            | "Option"
+                            | "Result"
+                            | "Lazy"
+                            | "LazyLock"
+                            | "LazyCell"
                     );
                     if wrapper
                         && let syn::PathArguments::AngleBracketed(a) = &last.arguments
@@ -466,9 +474,22 @@ impl<'ast> Visit<'ast> for Collector<'_, '_> {
                 self.ctx.in_drainable = false;
                 self.visit_expr(&c.expr);
             }
-            syn::Item::Static(s) => {
+            syn::Item::Static(st) => {
+                // `static RT: LazyLock<Runtime> = ..;` read like a function returning its
+                // type: `RT.spawn(..)` is asked of the workspace model as `RT()` would be
+                if let Some(ret) = self.type_canon(&st.ty) {
+                    let mut path = self.resolver.tree().module_path(self.resolver.module());
+                    path.push(st.ident.to_string());
+                    self.model.decls.fns.push(FnDecl {
+                        path,
+                        owner: None,
+                        name: st.ident.to_string(),
+                        ret,
+                        builder: None,
+                    });
+                }
                 self.ctx.in_drainable = false;
-                self.visit_expr(&s.expr);
+                self.visit_expr(&st.expr);
             }
             syn::Item::Macro(m) if m.ident.is_none() && !m.mac.path.is_ident("macro_rules") => {
                 self.ctx.in_drainable = false;
@@ -559,20 +580,22 @@ impl<'ast> Visit<'ast> for Collector<'_, '_> {
 }
 
 impl Collector<'_, '_> {
-    /// Field types of a struct, for `self.rt` in another file.
+    /// Field types of a struct, for `self.rt` in another file; a tuple struct's fields are
+    /// named by their position (`self.0`).
     fn record_fields(&mut self, st: &syn::ItemStruct) {
-        let syn::Fields::Named(named) = &st.fields else {
+        if matches!(st.fields, syn::Fields::Unit) {
             return;
-        };
+        }
         let mut owner = self.resolver.tree().module_path(self.resolver.module());
         owner.push(st.ident.to_string());
         let saved = self.self_ty.replace(owner.clone());
-        for f in &named.named {
-            if let (Some(name), Some(ty)) = (&f.ident, self.type_canon(&f.ty)) {
-                self.model
-                    .decls
-                    .fields
-                    .push((owner.clone(), name.to_string(), ty));
+        for (i, f) in st.fields.iter().enumerate() {
+            let name = f
+                .ident
+                .as_ref()
+                .map_or_else(|| i.to_string(), ToString::to_string);
+            if let Some(ty) = self.type_canon(&f.ty) {
+                self.model.decls.fields.push((owner.clone(), name, ty));
             }
         }
         self.self_ty = saved;

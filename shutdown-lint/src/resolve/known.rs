@@ -98,6 +98,21 @@ pub const TYPE_CTORS: &[(&str, &str)] = &[
         "reqwest::blocking::Client",
         "reqwest::blocking::Client::new",
     ),
+    // a hyper connection builder kept in a field or passed in (rust-rpxy's
+    // `self.connection_builder.serve_connection_with_upgrades(..)`): where it serves is
+    // judged like a builder made here
+    (
+        "hyper_util::server::conn::auto::Builder",
+        "hyper_util::server::conn::auto::Builder::new",
+    ),
+    (
+        "hyper::server::conn::http1::Builder",
+        "hyper::server::conn::http1::Builder::new",
+    ),
+    (
+        "hyper::server::conn::http2::Builder",
+        "hyper::server::conn::http2::Builder::new",
+    ),
 ];
 
 /// The constructor a value of type `ty` stands for ([`TYPE_CTORS`]).

@@ -64,6 +64,12 @@ pub fn sites(model: &FileModel) -> Vec<ServerSite> {
         }
     }
     for (api, uses) in groups.values() {
+        // the implementation of a connection type (hyper-util's `auto::Builder`): serving in
+        // a method that itself serves (`serve_connection` delegating to an inner builder)
+        // or polls the connection along
+        if uses.iter().all(|u| implements_serving(model, &u.ctx.item)) {
+            continue;
+        }
         // a server that drains on SIGTERM by itself, unless told not to
         if let Some(off) = api.drains_unless
             && !uses
@@ -194,5 +200,22 @@ fn item_calls_any(model: &FileModel, item: &str, names: &[&str]) -> bool {
         f.calls
             .iter()
             .any(|c| c.method && names.contains(&c.name.as_str()))
+    })
+}
+
+/// Whether `item` is a method that serves a connection for its caller (`serve_connection*`
+/// starting no task: the caller drives what it returns) or a future's `poll`: a library
+/// implementing the connection, whose callers are judged where they serve. A free
+/// function (`async fn serve()`) is never one, nor a method that spawns the serving
+/// (rust-rpxy's `serve_connection`, which is where its connections are served).
+fn implements_serving(model: &FileModel, item: &str) -> bool {
+    let name = item.rsplit("::").next().unwrap_or(item);
+    let polls = name == "poll" || name.starts_with("poll_");
+    model.fns.iter().any(|f| {
+        f.method
+            && f.item == item
+            && (polls
+                || (name.starts_with("serve_connection")
+                    && !f.calls.iter().any(|c| c.name.contains("spawn"))))
     })
 }
