@@ -166,7 +166,13 @@ impl<'a> Preparer<'a> {
     fn build(&self, cfg: usize, pkg: Option<&Package>) -> Arc<Analyzer> {
         let mut extra = Vec::new();
         if let Some(p) = pkg {
-            extra.extend(p.renames.iter().cloned());
+            // `tokio = { package = "madsim-tokio" }` is tokio itself: no rename to the shim
+            extra.extend(
+                p.renames
+                    .iter()
+                    .filter(|(local, krate)| !crate::resolve::known::is_whole_facade(krate, local))
+                    .cloned(),
+            );
             extra.extend(crate::workspace::reexports::for_package_in(
                 p,
                 self.cargo_home,

@@ -4,6 +4,18 @@
 
 use std::time::Duration;
 
+/// Whether crate `krate` re-exports the whole of crate `name` ([`FACADES`]): a dependency
+/// `name = { package = "krate" }` then is `name` itself.
+///
+/// # Examples
+/// ```
+/// assert!(shutdown_lint::resolve::known::is_whole_facade("madsim_tokio", "tokio"));
+/// assert!(!shutdown_lint::resolve::known::is_whole_facade("tokio", "tokio"));
+/// ```
+pub fn is_whole_facade(krate: &str, name: &str) -> bool {
+    FACADES.iter().any(|(f, t)| *f == krate && *t == name)
+}
+
 /// Facade re-exports, applied as prefix rewrites (`from`, `to`) after resolution.
 pub const FACADES: &[(&str, &str)] = &[
     ("tokio::task::spawn", "tokio::spawn"),
@@ -26,6 +38,10 @@ pub const FACADES: &[(&str, &str)] = &[
     ("hyper::client::Client", "hyper::Client"),
     ("shutdown_macros", "shutdown_runtime"),
     ("actix_web::rt", "actix_rt"),
+    // madsim's simulation shims re-export the real crate outside simulation builds
+    // (`tokio = { package = "madsim-tokio" }`, Xline)
+    ("madsim_tokio", "tokio"),
+    ("madsim_tonic", "tonic"),
     ("axum::serve::serve", "axum::serve"),
     ("axum::Server", "hyper::Server"),
     ("hyper::server::Server", "hyper::Server"),
@@ -226,7 +242,8 @@ pub enum HttpKind {
     Client,
     /// A client builder: needs an overall-timeout method before `build`.
     Builder,
-    /// A one-shot request through a shared default client; no timeout can be set.
+    /// A one-shot request through a default client (reqwest makes a new one per call, ureq
+    /// and isahc share one); no timeout can be set.
     OneShot,
     /// A one-shot request builder: a timeout method may follow in the chain.
     Request,

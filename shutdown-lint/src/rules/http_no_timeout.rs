@@ -145,7 +145,7 @@ pub fn clients_without_timeout(
                     continue;
                 }
                 let what = if kind == HttpKind::OneShot {
-                    "sends through a shared default client that"
+                    "sends through a default client that"
                 } else {
                     "builds a client that"
                 };
@@ -274,7 +274,7 @@ pub fn clients_without_timeout(
         });
         if let Some((kind @ (HttpKind::Client | HttpKind::OneShot), lib)) = ctor {
             let what = if kind == HttpKind::OneShot {
-                "sends through a shared default client that"
+                "sends through a default client that"
             } else {
                 "builds a client that"
             };
