@@ -581,11 +581,18 @@ impl FileAnalysis {
         if chains.is_empty() {
             return Vec::new();
         }
-        // the file's functions and their calls: a server whose builder came from a field is
-        // graceful when its function calls `graceful_shutdown` / `watch`
+        // the file's functions and their calls, for a server whose builder came from a
+        // field (graceful when its function calls `graceful_shutdown` / `watch`); only
+        // then: cloning them for every file with a pending chain costs
+        let serves = chains.iter().any(|cu| {
+            let root = cu.chain.root_str();
+            crate::resolve::known::SERVERS
+                .iter()
+                .any(|api| api.roots.contains(&root.as_str()))
+        });
         let model = FileModel {
             chains,
-            fns: self.fns.clone(),
+            fns: if serves { self.fns.clone() } else { Vec::new() },
             ..FileModel::default()
         };
         let cx = RuleContext {

@@ -131,7 +131,7 @@ pub fn sites(model: &FileModel) -> Vec<ServerSite> {
         out.push(ServerSite {
             region,
             item: u.ctx.item.clone(),
-            message: format!("{what} serves without a shutdown signal (no {instead}): {cost}"),
+            message: format!("{what} serves with no graceful shutdown (no {instead}): {cost}"),
             help: if api.runtime_server {
                 format!("{}; {RUNTIME_HELP}", api.help)
             } else {
