@@ -371,9 +371,12 @@ pub(super) const TRIGGERS: &[&str] = &[
     "build_http",
     "handshake",
     "timeout",
-    // a hyper connection builder held in a field or passed in
+    // a hyper connection builder or a tonic router held in a field, passed in or
+    // returned by a helper
     "serve_connection",
     "serve_connection_with_upgrades",
+    "serve",
+    "serve_with_incoming",
 ];
 
 /// The closure of `recv.map(|x| ..)` / `recv.and_then(|x| ..)` (one argument, one

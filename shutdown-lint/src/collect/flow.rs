@@ -17,9 +17,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use syn::visit::{self, Visit};
 
 /// Methods of a client that start a request.
-const REQUEST_METHODS: &[&str] = &["get", "post", "put", "patch", "delete", "head", "request"];
+pub(crate) const REQUEST_METHODS: &[&str] =
+    &["get", "post", "put", "patch", "delete", "head", "request"];
 /// Methods that send a prepared request.
-const SEND_METHODS: &[&str] = &["send", "execute"];
+pub(crate) const SEND_METHODS: &[&str] = &["send", "execute"];
 /// Methods of a `Result` that keep its `Ok` value as it is (`.context(..)?`).
 const OK_KEEPING: &[&str] = &["context", "with_context", "map_err", "expect", "unwrap"];
 

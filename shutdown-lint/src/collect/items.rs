@@ -313,7 +313,21 @@ impl Collector<'_, '_> {
             };
             let underscore = dropped && !matches!(pat_of(pat), syn::Pat::Wild(_));
             self.pending = if dropped { Usage::Dropped } else { Usage::Kept };
-            let chain = self.value_of_expr(init);
+            let chain = self.value_of_expr(init).map(|mut c| {
+                // a request made from a bound client (`let r = client.get(u)..send().await`)
+                // holds a response, not the client: later uses of `r` are not the client's
+                let made_here = &c.steps[c.inherited.min(c.steps.len())..];
+                if c.via_binding
+                    && made_here.iter().any(|s| {
+                        let m = s.name.as_str();
+                        super::flow::REQUEST_METHODS.contains(&m)
+                            || super::flow::SEND_METHODS.contains(&m)
+                    })
+                {
+                    c.origin = None;
+                }
+                c
+            });
             if underscore && let Some(i) = chain.as_ref().and_then(|c| c.origin) {
                 self.underscore_bound.insert(i);
             }

@@ -129,6 +129,16 @@ pub const TYPE_CTORS: &[(&str, &str)] = &[
         "hyper::server::conn::http2::Builder",
         "hyper::server::conn::http2::Builder::new",
     ),
+    // a tonic server or router a helper returns (defguard's
+    // `build_grpc_service_router(server).await?` then `router.serve(addr)`)
+    (
+        "tonic::transport::server::Router",
+        "tonic::transport::Server::builder",
+    ),
+    (
+        "tonic::transport::Server",
+        "tonic::transport::Server::builder",
+    ),
 ];
 
 /// The constructor a value of type `ty` stands for ([`TYPE_CTORS`]).
