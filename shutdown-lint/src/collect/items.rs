@@ -113,8 +113,9 @@ impl Collector<'_, '_> {
     }
 
     /// A type with its references and wrappers peeled (`&`, `Arc`, `Rc`, `Box`, `Option`,
-    /// `Result`, and the lazy statics `Lazy`, `LazyLock`, `LazyCell`, which deref to what
-    /// they hold), resolved where it is written; `Self` is the `impl`'s type.
+    /// `Result`, the lazy statics `Lazy`, `LazyLock`, `LazyCell`, which deref to what they
+    /// hold, and `OnceLock` / `OnceCell`, read through `get_or_init`), resolved where it is
+    /// written; `Self` is the `impl`'s type.
     pub(super) fn type_canon(&self, ty: &syn::Type) -> Option<Canon> {
         let mut ty = ty;
         for _ in 0..8 {
@@ -134,6 +135,8 @@ impl Collector<'_, '_> {
                             | "Lazy"
                             | "LazyLock"
                             | "LazyCell"
+                            | "OnceLock"
+                            | "OnceCell"
                     );
                     if wrapper
                         && let syn::PathArguments::AngleBracketed(a) = &last.arguments

@@ -287,9 +287,27 @@ pub fn clients_without_timeout(
 
 /// Reports HTTP clients without timeouts.
 pub fn check(cx: &RuleContext<'_>, out: &mut Vec<Finding>) {
-    for (region, item, message, help) in
+    // an implicit default longer than the drain budget says so (reqwest's blocking 30 s
+    // against a 25 s budget: the default is no bound the drain can wait out)
+    let budget = cx.config.drain_budget;
+    let over_budget: Vec<String> = [&known::REQWEST_BLOCKING]
+        .into_iter()
+        .filter(|lib| lib.default_timeout.zip(budget).is_some_and(|(d, b)| d > b))
+        .map(default_note)
+        .collect();
+    for (region, item, mut message, help) in
         clients_without_timeout(cx.model, &cx.config.http_no_timeout)
     {
+        if let Some(b) = budget
+            && over_budget
+                .iter()
+                .any(|note| message.contains(note.as_str()))
+        {
+            message.push_str(&format!(
+                ", longer than the drain budget of {} s",
+                b.as_secs_f64()
+            ));
+        }
         out.push(cx.finding(&META, region, &item, message, help));
     }
 }

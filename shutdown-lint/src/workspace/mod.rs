@@ -29,7 +29,17 @@ use std::collections::HashMap;
 /// Methods that hand back (a reference to) the value they are called on, or unwrap it:
 /// the type flows through them.
 const TRANSPARENT: &[&str] = &[
-    "?", "await", "clone", "as_ref", "borrow", "unwrap", "expect", "deref", "to_owned",
+    "?",
+    "await",
+    "clone",
+    "as_ref",
+    "borrow",
+    "unwrap",
+    "expect",
+    "deref",
+    "to_owned",
+    // a `OnceLock` / `OnceCell` static (`RT.get_or_init(|| Runtime::new()..).spawn(..)`)
+    "get_or_init",
 ];
 
 /// Indexed declarations of every analysed file.
