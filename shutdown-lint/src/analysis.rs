@@ -584,12 +584,9 @@ impl FileAnalysis {
         // the file's functions and their calls, for a server whose builder came from a
         // field (graceful when its function calls `graceful_shutdown` / `watch`); only
         // then: cloning them for every file with a pending chain costs
-        let serves = chains.iter().any(|cu| {
-            let root = cu.chain.root_str();
-            crate::resolve::known::SERVERS
-                .iter()
-                .any(|api| api.roots.contains(&root.as_str()))
-        });
+        let serves = chains
+            .iter()
+            .any(|cu| crate::resolve::known::server_api(&cu.chain.root_str()).is_some());
         let model = FileModel {
             chains,
             fns: if serves { self.fns.clone() } else { Vec::new() },

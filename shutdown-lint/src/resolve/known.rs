@@ -669,6 +669,18 @@ pub const SERVERS: &[ServerApi] = &[
     },
 ];
 
+/// The server API whose serving chains start at `root` (a canonical path).
+///
+/// # Examples
+/// ```
+/// use shutdown_lint::resolve::known::server_api;
+/// assert_eq!(server_api("poem::Server::new").map(|a| a.name), Some("poem"));
+/// assert!(server_api("tokio::spawn").is_none());
+/// ```
+pub fn server_api(root: &str) -> Option<&'static ServerApi> {
+    SERVERS.iter().find(|api| api.roots.contains(&root))
+}
+
 /// hyper-util's executor: every connection task it starts is a raw `tokio::spawn`.
 pub const TOKIO_EXECUTOR: &[&str] = &[
     "hyper_util::rt::TokioExecutor::new",

@@ -4,6 +4,7 @@ use super::{RuleContext, RuleMeta};
 use crate::finding::{Finding, Region};
 use crate::model::{ArgValue, Chain, FileModel};
 use crate::resolve::known::{self, HttpKind, HttpLib};
+use std::time::Duration;
 
 /// Timeouts that bound one phase of a request (connecting, one read or write), not the
 /// whole of it.
@@ -45,10 +46,9 @@ pub fn http_ctor(ch: &Chain, wrappers: &[String]) -> Option<(HttpKind, &'static 
 /// A client made for one request whose builder sets an overall timeout before sending it:
 /// `reqwest::Client::new().get(url).timeout(d).send()` (atuin `fetch_models`).
 fn one_request_with_timeout(lib: &HttpLib, steps: &[crate::model::Step]) -> bool {
-    const REQUEST_METHODS: &[&str] = &["get", "post", "put", "patch", "delete", "head", "request"];
     let Some(req) = steps
         .iter()
-        .position(|s| REQUEST_METHODS.contains(&s.name.as_str()))
+        .position(|s| crate::collect::flow::REQUEST_METHODS.contains(&s.name.as_str()))
     else {
         return false;
     };
@@ -112,13 +112,24 @@ fn display(ch: &crate::model::Chain, kind: HttpKind) -> String {
     crate::model::as_written(ch.written.as_deref(), &ch.root_str(), call)
 }
 
-fn default_note(lib: &HttpLib) -> String {
+/// What a client without a timeout of its own waits for: forever, or its library's implicit
+/// default — said to be longer than the drain budget when it is (reqwest's blocking 30 s
+/// against a 25 s budget is no bound the drain can wait out).
+fn default_note(lib: &HttpLib, budget: Option<Duration>) -> String {
     match lib.default_timeout {
-        Some(d) => format!(
-            "relies on {}'s implicit {} s default timeout",
-            lib.name,
-            d.as_secs()
-        ),
+        Some(d) => {
+            let over = match budget {
+                Some(b) if d > b => {
+                    format!(", longer than the drain budget of {} s", b.as_secs_f64())
+                }
+                _ => String::new(),
+            };
+            format!(
+                "relies on {}'s implicit {} s default timeout{over}",
+                lib.name,
+                d.as_secs()
+            )
+        }
         None => "has no overall timeout".to_string(),
     }
 }
@@ -127,6 +138,15 @@ fn default_note(lib: &HttpLib) -> String {
 pub fn clients_without_timeout(
     model: &FileModel,
     wrappers: &[String],
+) -> Vec<(Region, String, String, &'static str)> {
+    clients_without_timeout_in(model, wrappers, None)
+}
+
+/// [`clients_without_timeout`], the messages measuring implicit defaults against `budget`.
+fn clients_without_timeout_in(
+    model: &FileModel,
+    wrappers: &[String],
+    budget: Option<Duration>,
 ) -> Vec<(Region, String, String, &'static str)> {
     let mut found = Vec::new();
     for cu in model.resolved_chains() {
@@ -149,7 +169,7 @@ pub fn clients_without_timeout(
                 } else {
                     "builds a client that"
                 };
-                let msg = format!("{} {what} {}", display(ch, kind), default_note(lib));
+                let msg = format!("{} {what} {}", display(ch, kind), default_note(lib, budget));
                 found.push((ch.root_region, item, msg, lib.help));
             }
             HttpKind::Request => {
@@ -169,7 +189,7 @@ pub fn clients_without_timeout(
                         let note = if state == Some(false) {
                             "disables its timeout".to_string()
                         } else {
-                            default_note(lib)
+                            default_note(lib, budget)
                         };
                         let msg = format!("request made with {} {note}", display(ch, kind));
                         found.push((ch.steps[i].region, item, msg, lib.help));
@@ -252,7 +272,7 @@ pub fn clients_without_timeout(
                         };
                         let msg = format!(
                             "client built by {by} without `.timeout(..)` {}{extra}",
-                            default_note(lib)
+                            default_note(lib, budget)
                         );
                         found.push((region, item, msg, lib.help));
                     }
@@ -278,7 +298,10 @@ pub fn clients_without_timeout(
             } else {
                 "builds a client that"
             };
-            let msg = format!("`{p}` passed as a function {what} {}", default_note(lib));
+            let msg = format!(
+                "`{p}` passed as a function {what} {}",
+                default_note(lib, budget)
+            );
             found.push((r.region, r.ctx.item.clone(), msg, lib.help));
         }
     }
@@ -287,27 +310,9 @@ pub fn clients_without_timeout(
 
 /// Reports HTTP clients without timeouts.
 pub fn check(cx: &RuleContext<'_>, out: &mut Vec<Finding>) {
-    // an implicit default longer than the drain budget says so (reqwest's blocking 30 s
-    // against a 25 s budget: the default is no bound the drain can wait out)
-    let budget = cx.config.drain_budget;
-    let over_budget: Vec<String> = [&known::REQWEST_BLOCKING]
-        .into_iter()
-        .filter(|lib| lib.default_timeout.zip(budget).is_some_and(|(d, b)| d > b))
-        .map(default_note)
-        .collect();
-    for (region, item, mut message, help) in
-        clients_without_timeout(cx.model, &cx.config.http_no_timeout)
+    for (region, item, message, help) in
+        clients_without_timeout_in(cx.model, &cx.config.http_no_timeout, cx.config.drain_budget)
     {
-        if let Some(b) = budget
-            && over_budget
-                .iter()
-                .any(|note| message.contains(note.as_str()))
-        {
-            message.push_str(&format!(
-                ", longer than the drain budget of {} s",
-                b.as_secs_f64()
-            ));
-        }
         out.push(cx.finding(&META, region, &item, message, help));
     }
 }

@@ -56,12 +56,9 @@ pub fn check(cx: &RuleContext<'_>, out: &mut Vec<Finding>) {
 fn server_drain_timeouts(cx: &RuleContext<'_>, budget: f64, out: &mut Vec<Finding>) {
     for cu in cx.model.resolved_chains() {
         let ch = &cu.chain;
-        let root = ch.root_str();
-        let Some((api, dt)) = known::SERVERS.iter().find_map(|api| {
-            api.roots
-                .contains(&root.as_str())
-                .then_some(api)
-                .zip(api.drain_timeout)
+        let Some((api, dt)) = known::server_api(&ch.root_str()).and_then(|api| {
+            let dt = api.drain_timeout?;
+            Some((api, dt))
         }) else {
             continue;
         };
