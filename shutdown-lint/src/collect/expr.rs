@@ -94,6 +94,12 @@ impl Collector<'_, '_> {
                 let ch = if matches!(&*a.left, syn::Expr::Infer(_)) {
                     self.pending = Usage::Dropped;
                     self.visit_expr_value(&a.right)
+                } else if let syn::Expr::Macro(m) = &*a.right
+                    && let syn::Expr::Path(p) = &*a.left
+                    && let Some(id) = p.path.get_ident()
+                {
+                    // `builder = whatever!(builder.tls_config(cfg), "tls");`
+                    self.visit_macro_value(&m.mac, Some(&id.to_string()))
                 } else {
                     self.value_of_expr(&a.right)
                 };
@@ -181,7 +187,7 @@ impl Collector<'_, '_> {
                 }
                 return out;
             }
-            syn::Expr::Macro(m) => self.visit_macro_body(&m.mac, usage),
+            syn::Expr::Macro(m) => self.visit_macro_body(&m.mac),
             other => visit::visit_expr(self, other),
         }
         None

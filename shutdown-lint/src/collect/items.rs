@@ -217,8 +217,21 @@ impl Collector<'_, '_> {
         out
     }
 
-    pub(super) fn visit_macro_body(&mut self, mac: &syn::Macro, usage_hint: Usage) {
-        let _ = usage_hint;
+    pub(super) fn visit_macro_body(&mut self, mac: &syn::Macro) {
+        self.visit_macro_value(mac, None);
+    }
+
+    /// Visits a macro invocation's body; when `rebinds` names the binding the invocation is
+    /// assigned to and the macro's first argument transforms that very binding
+    /// (`builder = whatever!(builder.tls_config(cfg), "tls");`, snafu; `try!(..)`), returns
+    /// that argument's value. An assignment cannot change a binding's type, so such a macro
+    /// can only pass its argument through (wrapping an error): the builder is still the
+    /// builder it was, with the argument's steps.
+    pub(super) fn visit_macro_value(
+        &mut self,
+        mac: &syn::Macro,
+        rebinds: Option<&str>,
+    ) -> Option<Chain> {
         let name = mac
             .path
             .segments
@@ -229,22 +242,24 @@ impl Collector<'_, '_> {
         // method spawns through a macro of the workspace (`background_spawn!(..)`)
         self.record_call(format!("{name}!"), false);
         if mac.tokens.is_empty() || macros::is_opaque(&name) {
-            return;
+            return None;
         }
+        let mut out = None;
         // most bodies (asserts, format arguments, logging) name nothing a rule knows:
         // re-parsing them would cost about as much as parsing the file
         let body = self.index.span_text(mac.delimiter.span().join());
-        if !self
-            .opts
-            .needles
-            .iter()
-            .any(|f| f.find(body.as_bytes()).is_some())
+        if rebinds.is_none()
+            && !self
+                .opts
+                .needles
+                .iter()
+                .any(|f| f.find(body.as_bytes()).is_some())
             && !MACRO_BODY_WORDS
                 .iter()
                 .any(|w| memchr::memmem::find(body.as_bytes(), w.as_bytes()).is_some())
         {
             self.record_calls_in_tokens(mac.tokens.clone());
-            return;
+            return None;
         }
         let saved = self.ctx.clone();
         // `#[drainable]` rewrites no call inside a macro's tokens (`tokio::select!`, `vec!`):
@@ -253,8 +268,12 @@ impl Collector<'_, '_> {
         match macros::parse_body(&name, mac.tokens.clone()) {
             Some(MacroBody::Exprs(exprs)) => {
                 self.model.macros_analysed += 1;
-                for e in &exprs {
-                    self.visit_expr(e);
+                for (i, e) in exprs.iter().enumerate() {
+                    if i == 0 && rebinds.is_some() && chain_root_ident(e).as_deref() == rebinds {
+                        out = self.value_of_expr(e);
+                    } else {
+                        self.visit_expr(e);
+                    }
                 }
             }
             Some(MacroBody::Select(branches)) => {
@@ -295,6 +314,7 @@ impl Collector<'_, '_> {
             }
         }
         self.ctx = saved;
+        out
     }
 
     /// Binds the names of `let pat = init else { diverge };` to what `init` is (a chain,
@@ -468,7 +488,7 @@ impl<'ast> Visit<'ast> for Collector<'_, '_> {
                         syn::ImplItem::Const(c) => {
                             self.visit_expr(&c.expr);
                         }
-                        syn::ImplItem::Macro(m) => self.visit_macro_body(&m.mac, Usage::Kept),
+                        syn::ImplItem::Macro(m) => self.visit_macro_body(&m.mac),
                         _ => {}
                     }
                 }
@@ -510,7 +530,7 @@ impl<'ast> Visit<'ast> for Collector<'_, '_> {
             }
             syn::Item::Macro(m) if m.ident.is_none() && !m.mac.path.is_ident("macro_rules") => {
                 self.ctx.in_drainable = false;
-                self.visit_macro_body(&m.mac, Usage::Kept);
+                self.visit_macro_body(&m.mac);
             }
             _ => {}
         }
@@ -583,7 +603,7 @@ impl<'ast> Visit<'ast> for Collector<'_, '_> {
                     self.ctx.windows_only = true;
                 }
                 self.mark_test(&m.attrs);
-                self.visit_macro_body(&m.mac, Usage::Kept);
+                self.visit_macro_body(&m.mac);
                 self.ctx = saved;
             }
         }
@@ -661,6 +681,21 @@ fn tuple_pairs<'p>(
 /// served inside a spawn helper's macro (`bg!(async move { http.serve_connection(..) })`),
 /// a request bounded inside `select!` (`client.get(u).timeout(d).send()`).
 const MACRO_BODY_WORDS: &[&str] = &["serve", "timeout"];
+
+/// The local a method chain starts from: `b` of `b.tls_config(c)?.layer(l)`.
+fn chain_root_ident(e: &syn::Expr) -> Option<String> {
+    let mut e = e;
+    loop {
+        e = match e {
+            syn::Expr::MethodCall(m) => &m.receiver,
+            syn::Expr::Try(t) => &t.expr,
+            syn::Expr::Await(a) => &a.base,
+            syn::Expr::Paren(p) => &p.expr,
+            syn::Expr::Path(p) => return p.path.get_ident().map(ToString::to_string),
+            _ => return None,
+        };
+    }
+}
 
 /// The value wrapped by a tail `Ok(x)` or `Some(x)`.
 fn ok_or_some_arg(e: &syn::Expr) -> Option<&syn::Expr> {
