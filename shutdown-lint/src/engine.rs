@@ -841,8 +841,19 @@ fn sigterm_across_binaries(
         }
         // the module declarations of a file, analysing it first when it is not linted
         let mut decls_of = |p: &Path| -> Option<Vec<crate::model::ModDecl>> {
+            // a file the byte scan skipped kept only its test modules: its whole tree
+            // (`main.rs` that is only `mod commands;` and a call) is read from its text
+            let whole = |a: &FileAnalysis| {
+                if a.skipped_by_scan {
+                    std::fs::read_to_string(p)
+                        .map(|text| crate::lexscan::mod_decls(&text))
+                        .unwrap_or_default()
+                } else {
+                    a.mod_decls.clone()
+                }
+            };
             if let Some(&i) = by_path.get(p) {
-                return Some(analyses[i].mod_decls.clone());
+                return Some(whole(&analyses[i]));
             }
             extra
                 .entry(p.to_path_buf())
@@ -864,7 +875,7 @@ fn sigterm_across_binaries(
                     })
                 })
                 .as_ref()
-                .map(|a| a.mod_decls.clone())
+                .map(whole)
         };
         let own = pkg
             .as_ref()

@@ -213,6 +213,159 @@ pub(crate) fn find_word(code: &[u8], word: &[u8], from: usize) -> Option<usize> 
     None
 }
 
+/// Every out-of-line module a file declares (`mod name;`), found without parsing: with
+/// the inline modules around it (`mod a { mod b; }` declares `a/b.rs`), its `#[path = ".."]`
+/// and whether a test `cfg` (its own or an enclosing inline module's) makes it test code.
+/// For files the byte scan skips, whose module tree a binary still needs (`main.rs` that is
+/// only `mod commands;` and a call). A declaration inside a macro body is reported too: the
+/// caller keeps only files that exist.
+///
+/// # Examples
+/// ```
+/// let src = "//! Entry.\n#![allow(unused)]\npub mod commands;\n\
+///            #[cfg(test)]\nmod tests;\n#[path = \"x/y.rs\"] pub(crate) mod y;\n\
+///            mod outer { pub mod inner; fn f() { let module = 1; } }\n// mod commented;\n";
+/// let d = shutdown_lint::lexscan::mod_decls(src);
+/// let paths: Vec<String> = d.iter().map(|m| m.path.join("::")).collect();
+/// assert_eq!(paths, ["commands", "tests", "y", "outer::inner"]);
+/// assert_eq!(d.iter().map(|m| m.cfg_test).collect::<Vec<_>>(), [false, true, false, false]);
+/// assert_eq!(d[2].path_attr.as_deref(), Some("x/y.rs"));
+/// ```
+pub fn mod_decls(text: &str) -> Vec<crate::model::ModDecl> {
+    let code = code_only(text);
+    let mut out = Vec::new();
+    // inline modules open around the cursor: (name, brace depth inside it, test code)
+    let mut inline: Vec<(String, usize, bool)> = Vec::new();
+    // the contents of the outer attributes since the last item boundary
+    let mut attrs: Vec<&str> = Vec::new();
+    let mut depth = 0usize;
+    let mut i = 0;
+    let skip_ws = |i: &mut usize| {
+        while code.get(*i).is_some_and(u8::is_ascii_whitespace) {
+            *i += 1;
+        }
+    };
+    let word_at = |i: usize| -> &[u8] {
+        let mut e = i;
+        while code.get(e).is_some_and(|&c| is_ident(c)) {
+            e += 1;
+        }
+        &code[i..e]
+    };
+    while i < code.len() {
+        let c = code[i];
+        if c.is_ascii_whitespace() {
+            i += 1;
+        } else if c == b'#' {
+            let inner = code.get(i + 1) == Some(&b'!');
+            let open = i + 1 + usize::from(inner);
+            if code.get(open) != Some(&b'[') {
+                attrs.clear();
+                i += 1;
+                continue;
+            }
+            let close = matching(&code, open, b'[', b']').unwrap_or(code.len());
+            if !inner {
+                attrs.push(text.get(open + 1..close).unwrap_or(""));
+            }
+            i = close + 1;
+        } else if c == b'{' {
+            depth += 1;
+            attrs.clear();
+            i += 1;
+        } else if c == b'}' {
+            depth = depth.saturating_sub(1);
+            while inline.last().is_some_and(|m| m.1 > depth) {
+                inline.pop();
+            }
+            attrs.clear();
+            i += 1;
+        } else if is_ident(c) {
+            let w = word_at(i);
+            i += w.len();
+            match w {
+                b"pub" => {
+                    skip_ws(&mut i);
+                    if code.get(i) == Some(&b'(') {
+                        i = matching(&code, i, b'(', b')').map_or(code.len(), |e| e + 1);
+                    }
+                }
+                b"mod" => {
+                    skip_ws(&mut i);
+                    if code[i..].starts_with(b"r#") {
+                        i += 2;
+                    }
+                    let name = String::from_utf8_lossy(word_at(i)).into_owned();
+                    i += name.len();
+                    skip_ws(&mut i);
+                    let test =
+                        attrs.iter().any(|a| attr_is_test_cfg(a)) || inline.iter().any(|m| m.2);
+                    match code.get(i) {
+                        Some(b';') if !name.is_empty() => {
+                            let mut path: Vec<String> =
+                                inline.iter().map(|m| m.0.clone()).collect();
+                            path.push(name);
+                            out.push(crate::model::ModDecl {
+                                path,
+                                path_attr: attrs.iter().find_map(|a| path_attr_value(a)),
+                                cfg_test: test,
+                            });
+                        }
+                        Some(b'{') if !name.is_empty() => {
+                            depth += 1;
+                            inline.push((name, depth, test));
+                            i += 1;
+                        }
+                        _ => {}
+                    }
+                    attrs.clear();
+                }
+                _ => attrs.clear(),
+            }
+        } else {
+            attrs.clear();
+            i += 1;
+        }
+    }
+    out
+}
+
+/// The index of the delimiter closing the one at `open` in `code`.
+fn matching(code: &[u8], open: usize, l: u8, r: u8) -> Option<usize> {
+    let mut depth = 0usize;
+    for (k, &c) in code.iter().enumerate().skip(open) {
+        if c == l {
+            depth += 1;
+        } else if c == r {
+            depth -= 1;
+            if depth == 0 {
+                return Some(k);
+            }
+        }
+    }
+    None
+}
+
+/// Whether an attribute's contents (`cfg(all(test, unix))`) hold only in test builds.
+fn attr_is_test_cfg(attr: &str) -> bool {
+    attr.trim()
+        .strip_prefix("cfg")
+        .map(str::trim_start)
+        .and_then(|r| r.strip_prefix('('))
+        .and_then(|r| r.trim_end().strip_suffix(')'))
+        .is_some_and(cfg_implies_test)
+}
+
+/// The file of a `path = "x/y.rs"` attribute's contents.
+fn path_attr_value(attr: &str) -> Option<String> {
+    let v = attr
+        .trim()
+        .strip_prefix("path")?
+        .trim_start()
+        .strip_prefix('=')?;
+    Some(v.trim().trim_matches('"').to_string())
+}
+
 /// Out-of-line modules declared under a test attribute at the top of a file, found without
 /// parsing: `#[cfg(test)] mod helpers;` (other attributes and `pub(..)` allowed between),
 /// as [`crate::model::ModDecl`]s with `cfg_test` set. Used for files the byte scan skips.
@@ -402,5 +555,60 @@ mod tests {
         assert_eq!(code("fn f<'a>(x: &'a str) {}"), "fn f<'a>(x: &'a str) {}");
         assert_eq!(code("let s = \"abc"), "let s = \"   ");
         assert_eq!(code("/* never closed"), "               ");
+    }
+
+    #[test]
+    fn module_declarations_agree_with_the_parser() {
+        let src = "#![cfg_attr(docsrs, feature(doc_cfg))]\n\
+                   #[cfg(all(test, unix))]\nmod inline_tests { mod helpers; }\n\
+                   pub(in crate::a) mod r#async;\n\
+                   const S: &str = \"mod in_string;\";\n\
+                   /* mod in_block_comment; */\n\
+                   #[cfg(feature = \"x\")] mod featured;\n\
+                   mod a { mod b { pub mod c; } pub mod d; }\n\
+                   mod tail;";
+        let from_text: Vec<(String, bool)> = super::mod_decls(src)
+            .into_iter()
+            .map(|d| (d.path.join("::"), d.cfg_test))
+            .collect();
+        // the parser's view of the same file: out-of-line modules and their inline parents
+        fn walk(items: &[syn::Item], parents: &mut Vec<String>, out: &mut Vec<String>) {
+            for it in items {
+                if let syn::Item::Mod(m) = it {
+                    let name = syn::ext::IdentExt::unraw(&m.ident).to_string();
+                    match &m.content {
+                        None => out.push(
+                            parents
+                                .iter()
+                                .chain([&name])
+                                .cloned()
+                                .collect::<Vec<_>>()
+                                .join("::"),
+                        ),
+                        Some((_, inner)) => {
+                            parents.push(name);
+                            walk(inner, parents, out);
+                            parents.pop();
+                        }
+                    }
+                }
+            }
+        }
+        let file = syn::parse_file(src).unwrap();
+        let mut parsed = Vec::new();
+        walk(&file.items, &mut Vec::new(), &mut parsed);
+        let names: Vec<String> = from_text.iter().map(|(n, _)| n.clone()).collect();
+        assert_eq!(names, parsed);
+        assert_eq!(
+            from_text,
+            [
+                ("inline_tests::helpers".to_string(), true),
+                ("async".to_string(), false),
+                ("featured".to_string(), false),
+                ("a::b::c".to_string(), false),
+                ("a::d".to_string(), false),
+                ("tail".to_string(), false),
+            ]
+        );
     }
 }

@@ -173,7 +173,15 @@ impl Package {
             }
             if real == "ctrlc" {
                 let feats = t.and_then(|t| t.get("features")).and_then(|f| f.as_array());
-                if feats.is_some_and(|f| f.iter().any(|x| x.as_str() == Some("termination"))) {
+                let inherited =
+                    t.and_then(|t| t.get("workspace")).and_then(|x| x.as_bool()) == Some(true);
+                // `ctrlc = { workspace = true }` adds its features to the workspace's
+                if feats.is_some_and(|f| f.iter().any(|x| x.as_str() == Some("termination")))
+                    || (inherited
+                        && workspace_dep_features(dir, &link, name)
+                            .iter()
+                            .any(|f| f == "termination"))
+                {
                     p.ctrlc_termination = true;
                 }
             }
@@ -237,6 +245,24 @@ fn workspace_dep_path(dir: &Path, link: &WorkspaceLink, name: &str) -> Option<Pa
     let dep = doc.get("workspace")?.get("dependencies")?.get(name)?;
     let path = dep.get("path")?.as_str()?;
     Some(crate::paths::normalize(&root.join(path)))
+}
+
+/// `features` of `name` in the `[workspace.dependencies]` of `dir`'s workspace.
+fn workspace_dep_features(dir: &Path, link: &WorkspaceLink, name: &str) -> Vec<String> {
+    let Some((_, doc)) = link.doc(dir) else {
+        return Vec::new();
+    };
+    doc.get("workspace")
+        .and_then(|w| w.get("dependencies"))
+        .and_then(|d| d.get(name))
+        .and_then(|d| d.get("features"))
+        .and_then(|f| f.as_array())
+        .map(|f| {
+            f.iter()
+                .filter_map(|x| x.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// Forgets the manifests read so far ([`crate::engine::lint_paths`] calls it at the start

@@ -32,7 +32,8 @@ fn workspace() -> tempfile::TempDir {
     write(
         root,
         "Cargo.toml",
-        "[workspace]\nmembers = [\"crates/*\"]\nresolver = \"2\"\n",
+        "[workspace]\nmembers = [\"crates/*\"]\nresolver = \"2\"\n\n\
+         [workspace.dependencies]\nctrlc = { version = \"3\", features = [\"termination\"] }\n",
     );
     // a workspace crate with a SIGTERM helper
     package(root, "sigs", &[]);
@@ -79,6 +80,67 @@ fn workspace() -> tempfile::TempDir {
         "crates/app-d/src/main.rs",
         "#[shutdown_runtime::main]\nasync fn main() {\n    tokio::signal::ctrl_c().await.ok();\n}\n",
     );
+    // files the byte scan skips (no word a rule reads) still lead to their modules: a
+    // library that is only `pub mod commands;` (mithril's aggregator) ...
+    package(root, "app-e", &[]);
+    write(
+        root,
+        "crates/app-e/src/lib.rs",
+        "//! App.\npub mod commands;\n",
+    );
+    write(
+        root,
+        "crates/app-e/src/commands.rs",
+        "pub async fn run() {\n    tokio::signal::ctrl_c().await.unwrap();\n}\n",
+    );
+    write(
+        root,
+        "crates/app-e/src/main.rs",
+        "#[tokio::main]\nasync fn main() {\n    app_e::commands::run().await;\n}\n",
+    );
+    // ... a `main.rs` that is only `mod cli;` and a call ...
+    package(root, "app-f", &[]);
+    write(
+        root,
+        "crates/app-f/src/main.rs",
+        "mod cli;\n#[tokio::main]\nasync fn main() {\n    cli::run().await;\n}\n",
+    );
+    write(
+        root,
+        "crates/app-f/src/cli.rs",
+        "pub async fn run() {\n    tokio::signal::ctrl_c().await.unwrap();\n}\n",
+    );
+    // ... and a module declared inside an inline one, whose handler is credited
+    package(root, "app-g", &[]);
+    write(
+        root,
+        "crates/app-g/src/main.rs",
+        "mod app {\n    pub mod sig;\n}\n#[tokio::main]\nasync fn main() {\n    app::sig::wait().await;\n}\n",
+    );
+    write(
+        root,
+        "crates/app-g/src/app/sig.rs",
+        "use tokio::signal::unix::{signal, SignalKind};\n\
+         pub async fn wait() {\n    tokio::select! {\n        _ = tokio::signal::ctrl_c() => {}\n        \
+         _ = async { signal(SignalKind::terminate()).unwrap().recv().await } => {}\n    }\n}\n",
+    );
+    // ctrlc's `termination` feature (SIGTERM too) from the workspace's dependency table
+    // (iggy's server): credited; the same handler without the feature is not
+    for (name, dep) in [
+        ("app-h", "ctrlc = { workspace = true }"),
+        ("app-i", "ctrlc = \"3\""),
+    ] {
+        write(
+            root,
+            &format!("crates/{name}/Cargo.toml"),
+            &format!("[package]\nname = \"{name}\"\nedition = \"2021\"\n\n[dependencies]\n{dep}\n"),
+        );
+        write(
+            root,
+            &format!("crates/{name}/src/main.rs"),
+            "fn main() {\n    ctrlc::set_handler(|| std::process::exit(0)).unwrap();\n}\n",
+        );
+    }
     write(
         root,
         "crates/app-d/Dockerfile",
@@ -107,7 +169,13 @@ fn only_handlers_main_reaches_count() {
     got.sort();
     assert_eq!(
         got,
-        ["crates/app-b/src/main.rs:4", "crates/app-c/src/main.rs:4"],
+        [
+            "crates/app-b/src/main.rs:4",
+            "crates/app-c/src/main.rs:4",
+            "crates/app-e/src/commands.rs:2",
+            "crates/app-f/src/cli.rs:2",
+            "crates/app-i/src/main.rs:2",
+        ],
         "{:#?}",
         report.findings
     );
@@ -134,6 +202,9 @@ fn the_audit_reads_the_same_verdict() {
     assert!(!handles("app-b"));
     assert!(!handles("app-c"));
     assert!(handles("app-d"));
+    assert!(!handles("app-e"));
+    assert!(!handles("app-f"));
+    assert!(handles("app-g"));
     assert!(
         !report
             .findings
