@@ -42,6 +42,8 @@ pub const FACADES: &[(&str, &str)] = &[
     // (`tokio = { package = "madsim-tokio" }`, Xline)
     ("madsim_tokio", "tokio"),
     ("madsim_tonic", "tonic"),
+    // jsonrpsee's facade re-exports its server crate as a module
+    ("jsonrpsee_server", "jsonrpsee::server"),
     ("axum::serve::serve", "axum::serve"),
     ("axum::Server", "hyper::Server"),
     ("hyper::server::Server", "hyper::Server"),
@@ -475,6 +477,15 @@ pub struct ServerApi {
     /// A server that drains on SIGTERM by itself unless this method turns that off
     /// (actix-web's `.disable_signals()`): only then does it need a shutdown signal.
     pub drains_unless: Option<&'static str>,
+    /// A method that waits for the drain a `graceful` method only starts (jsonrpsee's
+    /// `stop()` asks the server to stop; `stopped()` waits until its connections are
+    /// done): both are needed.
+    pub drain_wait: Option<&'static str>,
+    /// Whether the serving method returns a handle that controls the server (jsonrpsee's
+    /// `start(..)` returns a `ServerHandle`): a handle that leaves the function (returned,
+    /// stored, passed on) is judged where it goes, and one this function never uses is
+    /// not judged here.
+    pub serve_returns_handle: bool,
 }
 
 /// A method that bounds a server's graceful shutdown: its argument number `arg` is the
@@ -502,6 +513,8 @@ pub const SERVERS: &[ServerApi] = &[
         runtime_server: true,
         drain_timeout: None,
         drains_unless: None,
+        drain_wait: None,
+        serve_returns_handle: false,
     },
     ServerApi {
         name: "hyper",
@@ -518,6 +531,8 @@ pub const SERVERS: &[ServerApi] = &[
         runtime_server: true,
         drain_timeout: None,
         drains_unless: None,
+        drain_wait: None,
+        serve_returns_handle: false,
     },
     ServerApi {
         name: "hyper",
@@ -534,6 +549,8 @@ pub const SERVERS: &[ServerApi] = &[
         runtime_server: true,
         drain_timeout: None,
         drains_unless: None,
+        drain_wait: None,
+        serve_returns_handle: false,
     },
     ServerApi {
         name: "tonic",
@@ -545,6 +562,8 @@ pub const SERVERS: &[ServerApi] = &[
         runtime_server: true,
         drain_timeout: None,
         drains_unless: None,
+        drain_wait: None,
+        serve_returns_handle: false,
     },
     ServerApi {
         name: "axum-server",
@@ -567,6 +586,8 @@ pub const SERVERS: &[ServerApi] = &[
             in_secs: false,
         }),
         drains_unless: None,
+        drain_wait: None,
+        serve_returns_handle: false,
     },
     ServerApi {
         name: "warp",
@@ -593,6 +614,8 @@ pub const SERVERS: &[ServerApi] = &[
         runtime_server: true,
         drain_timeout: None,
         drains_unless: None,
+        drain_wait: None,
+        serve_returns_handle: false,
     },
     ServerApi {
         name: "poem",
@@ -610,6 +633,8 @@ pub const SERVERS: &[ServerApi] = &[
             in_secs: false,
         }),
         drains_unless: None,
+        drain_wait: None,
+        serve_returns_handle: false,
     },
     ServerApi {
         name: "salvo",
@@ -647,6 +672,8 @@ pub const SERVERS: &[ServerApi] = &[
             in_secs: false,
         }),
         drains_unless: None,
+        drain_wait: None,
+        serve_returns_handle: false,
     },
     ServerApi {
         name: "actix-web",
@@ -666,6 +693,29 @@ pub const SERVERS: &[ServerApi] = &[
             in_secs: true,
         }),
         drains_unless: Some("disable_signals"),
+        drain_wait: None,
+        serve_returns_handle: false,
+    },
+    ServerApi {
+        name: "jsonrpsee",
+        // jsonrpsee-server, also through the `jsonrpsee::server` facade
+        roots: &[
+            "jsonrpsee::server::Server::builder",
+            "jsonrpsee::server::ServerBuilder::new",
+            "jsonrpsee::server::ServerBuilder::default",
+            "jsonrpsee::server::ServerBuilder::with_config",
+        ],
+        serve: &["start"],
+        graceful: &["stop"],
+        missing: Some("`stop()` on its `ServerHandle` followed by a wait for `stopped()`"),
+        help: "keep the `ServerHandle` that `.start(..)` returns; once \
+               `shutdown_runtime::wait_for_shutdown()` returns, call `handle.stop()` and then \
+               await `handle.stopped()`, which returns when its connections are done",
+        runtime_server: false,
+        drain_timeout: None,
+        drains_unless: None,
+        drain_wait: Some("stopped"),
+        serve_returns_handle: true,
     },
 ];
 
@@ -773,6 +823,7 @@ pub const NEEDLES: &[&str] = &[
     "warp",
     "poem",
     "salvo",
+    "jsonrpsee",
     "HttpServer",
     "actix_server",
     "TokioExecutor",

@@ -78,14 +78,19 @@ pub fn sites(model: &FileModel) -> Vec<ServerSite> {
         {
             continue;
         }
-        let graceful = uses.iter().any(|u| {
-            u.chain
-                .steps
-                .iter()
-                .any(|s| api.graceful.contains(&s.name.as_str()))
-                || item_calls_any(model, &u.ctx.item, api.graceful)
-        }) || handed_to_graceful_fn(model, uses, api.graceful);
-        if graceful {
+        if api.serve_returns_handle && !handle_judged_here(uses, api) {
+            continue;
+        }
+        let calls = |names: &[&str]| {
+            uses.iter().any(|u| {
+                u.chain
+                    .steps
+                    .iter()
+                    .any(|s| names.contains(&s.name.as_str()))
+                    || item_calls_any(model, &u.ctx.item, names)
+            }) || handed_to_graceful_fn(model, uses, names)
+        };
+        if calls(api.graceful) && api.drain_wait.is_none_or(|w| calls(&[w])) {
             continue;
         }
         // where it starts serving: the root call, or the first serving method written here
@@ -124,6 +129,9 @@ pub fn sites(model: &FileModel) -> Vec<ServerSite> {
         let cost = if api.serve.iter().any(|s| s.starts_with("serve_connection")) {
             "an idle keep-alive connection is never told to close (a drain waiting for it \
              waits out its whole budget), and requests in flight are cut when the process exits"
+        } else if api.serve_returns_handle {
+            "it never drains: it serves until the process exits, and then cuts every \
+             connection and request in flight"
         } else {
             "it never drains: it accepts until its future is dropped or the process exits, \
              and then cuts every connection and request in flight"
@@ -141,6 +149,23 @@ pub fn sites(model: &FileModel) -> Vec<ServerSite> {
     }
     out.sort_by_key(|s| s.region.offset);
     out
+}
+
+/// Whether a server whose serving method returns a handle (jsonrpsee's `start(..)`) is
+/// controlled here: the handle never leaves the function (returned, stored, passed on),
+/// and some method is called on it (`handle.stopped()`, `handle.clone()`), so what this
+/// function does with it is all that is done.
+fn handle_judged_here(uses: &[&ChainUse], api: &ServerApi) -> bool {
+    if uses.iter().any(|u| u.escapes) {
+        return false;
+    }
+    uses.iter().any(|u| {
+        u.chain
+            .steps
+            .iter()
+            .position(|s| api.serve.contains(&s.name.as_str()))
+            .is_some_and(|i| i + 1 < u.chain.steps.len())
+    })
 }
 
 /// Whether the serving value is passed on (`serve(conn, token)`) from its function to a
