@@ -158,6 +158,9 @@ pub struct ChainUse {
     /// The value, bound to a name, was later used as a plain value (moved, passed on,
     /// stored), not only through method calls.
     pub escapes: bool,
+    /// The value, bound to a name, was handed to a tower stack that bounds every call
+    /// (`ServiceBuilder::new().layer(TimeoutLayer::new(d)).service(client)`).
+    pub bounded_by_layer: bool,
 }
 
 /// A resolved path used as a value (not called) or as an attribute.

@@ -190,6 +190,7 @@ impl Collector<'_, '_> {
                     usage,
                     ctx,
                     escapes: false,
+                    bounded_by_layer: false,
                 });
             }
         }
@@ -224,7 +225,42 @@ impl Collector<'_, '_> {
                 }
             }
         }
+        self.note_timeout_layer(&layers);
         chain
+    }
+
+    /// A bound value handed to a tower stack that bounds every call
+    /// (`ServiceBuilder::new().layer(TimeoutLayer::new(d)).service(client)`, or
+    /// `.timeout(d)` in the stack): its chain is marked bounded.
+    fn note_timeout_layer(&mut self, layers: &[&syn::Expr]) {
+        for (k, layer) in layers.iter().enumerate() {
+            let syn::Expr::MethodCall(m) = layer else {
+                continue;
+            };
+            if m.method != "service" || m.args.len() != 1 {
+                continue;
+            }
+            // the layers after this one in `layers` are its receiver's
+            if !layers[k + 1..].iter().any(|l| is_timeout_layer(l)) {
+                continue;
+            }
+            let mut arg = &m.args[0];
+            loop {
+                arg = match arg {
+                    syn::Expr::Reference(r) => &r.expr,
+                    syn::Expr::Paren(p) => &p.expr,
+                    _ => break,
+                };
+            }
+            if let syn::Expr::Path(p) = arg
+                && let Some(id) = p.path.get_ident()
+                && let Some(BindVal::Chain(ch)) = self.binding_val(&id.to_string())
+                && let Some(o) = ch.origin
+                && let Some(cu) = self.model.chains.get_mut(o)
+            {
+                cu.bounded_by_layer = true;
+            }
+        }
     }
 
     /// Whether a rule may look at calls of `path`: a known or configured path (configured
@@ -355,6 +391,26 @@ impl Collector<'_, '_> {
             cu.escapes |= escapes;
         }
     }
+}
+
+/// A tower stack step that bounds every call through it: `.timeout(d)` or
+/// `.layer(TimeoutLayer::new(d))` (tower's or tower-http's).
+fn is_timeout_layer(e: &syn::Expr) -> bool {
+    let syn::Expr::MethodCall(m) = e else {
+        return false;
+    };
+    if m.args.len() != 1 {
+        return false;
+    }
+    if m.method == "timeout" {
+        return true;
+    }
+    m.method == "layer"
+        && matches!(&m.args[0], syn::Expr::Call(c) if matches!(&*c.func,
+        syn::Expr::Path(p) if {
+            let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+            segs.ends_with(&["TimeoutLayer".to_string(), "new".to_string()])
+        }))
 }
 
 /// Methods a rule looks at: a chain whose root only the workspace model can tell is

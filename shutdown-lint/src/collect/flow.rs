@@ -38,6 +38,17 @@ pub enum Use {
     CallInto(String),
     /// Printed by a `Debug` impl (`f.debug_struct(..).field("c", client)`).
     Debug,
+    /// A builder's method whose value is assigned back to it (`b = b.tls_info(true);`):
+    /// the name still holds the same builder.
+    Rebind,
+    /// Built into the value bound to that name (`let client = b.build()?;`).
+    Build(String),
+    /// Passed as argument number `.1` of the file's function `.0` (`fetch(&self.client,
+    /// url)`): its parameter holds the client there.
+    PassTo(String, usize),
+    /// Sends the prepared request bound to that name (`client.execute(req)`, where `let
+    /// req = client.get(u).timeout(d).build()?;`).
+    Execute(String),
     /// Anything else: passed on, returned, borrowed, cloned, another method.
     Other,
 }
@@ -65,6 +76,12 @@ pub struct ClientFlow {
     /// The file declares an out-of-line module (`mod x;`) or includes a file (`include!`):
     /// code this pass does not read may see its private fields.
     pub child_files: bool,
+    /// The parameter names of the file's free functions, by function name (`None` for a
+    /// name declared twice, or a parameter that is not a plain name).
+    pub fn_params: BTreeMap<String, Option<Vec<Option<String>>>>,
+    /// Names bound to a prepared request (`let req = client.get(u)...build()?;`), and
+    /// whether each such binding set `.timeout(..)`.
+    pub prepared: BTreeMap<String, Vec<bool>>,
 }
 
 impl ClientFlow {
@@ -105,9 +122,30 @@ impl ClientFlow {
                 for u in self.uses.get(&name).into_iter().flatten() {
                     match u {
                         Use::Request(true) => requests += 1,
-                        Use::Debug => {}
-                        Use::Store(f) => {
+                        Use::Execute(req) => {
+                            // every binding of that name is a request with its own timeout
+                            match self.prepared.get(req) {
+                                Some(timed) if timed.iter().all(|t| *t) => requests += 1,
+                                _ => return false,
+                            }
+                        }
+                        Use::Debug | Use::Rebind => {}
+                        Use::Store(f) | Use::Build(f) => {
                             clients.insert(f.clone());
+                        }
+                        Use::PassTo(f, i) => {
+                            match self
+                                .fn_params
+                                .get(f)
+                                .cloned()
+                                .flatten()
+                                .and_then(|ps| ps.get(*i).cloned().flatten())
+                            {
+                                Some(param) => {
+                                    clients.insert(param);
+                                }
+                                None => return false,
+                            }
                         }
                         _ => return false,
                     }
@@ -163,21 +201,46 @@ pub fn may_clear(text: &str, mod_decls_out_of_line: bool) -> bool {
 /// assert_eq!(flow.uses["c"], vec![Use::Request(false)]);
 /// ```
 pub fn summarize(text: &str) -> Option<ClientFlow> {
-    /// The file's struct names, known before their literals are met.
-    struct Structs(BTreeSet<String>);
-    impl<'ast> Visit<'ast> for Structs {
+    /// The file's struct names, known before their literals are met, and its free
+    /// functions' parameter names.
+    #[derive(Default)]
+    struct Items {
+        structs: BTreeSet<String>,
+        fns: BTreeMap<String, Option<Vec<Option<String>>>>,
+    }
+    impl<'ast> Visit<'ast> for Items {
         fn visit_item_struct(&mut self, s: &'ast syn::ItemStruct) {
-            self.0.insert(s.ident.to_string());
+            self.structs.insert(s.ident.to_string());
+        }
+        fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+            let params = f
+                .sig
+                .inputs
+                .iter()
+                .map(|a| match a {
+                    syn::FnArg::Typed(t) => match &*t.pat {
+                        syn::Pat::Ident(i) if i.subpat.is_none() => Some(i.ident.to_string()),
+                        _ => None,
+                    },
+                    syn::FnArg::Receiver(_) => None,
+                })
+                .collect();
+            let name = f.sig.ident.to_string();
+            // a name declared twice (in two modules) could be either
+            let twice = self.fns.contains_key(&name);
+            self.fns.insert(name, (!twice).then_some(params));
+            visit::visit_item_fn(self, f);
         }
         fn visit_expr(&mut self, _: &'ast syn::Expr) {}
     }
     let file = syn::parse_file(text).ok()?;
-    let mut structs = Structs(BTreeSet::new());
-    structs.visit_file(&file);
+    let mut items = Items::default();
+    items.visit_file(&file);
     let mut p = Pass {
-        structs: structs.0,
+        structs: items.structs,
         ..Pass::default()
     };
+    p.flow.fn_params = items.fns;
     p.visit_file(&file);
     Some(p.flow)
 }
@@ -333,6 +396,30 @@ impl Pass {
         {
             self.flow.sinks.insert(r, Sink::Closure(n.to_string()));
         }
+        let (methods, recv) = unchain(init);
+        let names: Vec<String> = methods.iter().map(|m| m.method.to_string()).collect();
+        let sends = names.iter().any(|m| SEND_METHODS.contains(&m.as_str()));
+        if let Some(b) = name_of(recv)
+            && !sends
+        {
+            if names
+                .first()
+                .is_some_and(|m| REQUEST_METHODS.contains(&m.as_str()))
+            {
+                // `let req = client.get(u).timeout(d).build()?;`: sent later by `execute`
+                let timed = timed_before(&methods, methods.len()) || self.timed_depth > 0;
+                self.flow
+                    .prepared
+                    .entry(n.to_string())
+                    .or_default()
+                    .push(timed);
+            } else if names.iter().any(|m| m == "build") {
+                // `let client = builder.build()?;`
+                self.classified(init);
+                self.done.insert(addr(strip(recv)));
+                self.note(b, Use::Build(n.to_string()));
+            }
+        }
         // the call whose `Ok` value is bound: `maker()?`, `maker().context(..)?`, or a
         // `match` whose `Ok(c)` arms give `c` and whose other arms are `Err(..)`
         let mut core = strip(init);
@@ -357,6 +444,23 @@ impl Pass {
         }
     }
 
+    /// Marks every expression of the chain `e` as classified: [`Self::method_chain`]
+    /// does not read it again.
+    fn classified(&mut self, e: &syn::Expr) {
+        let mut spine = e;
+        self.inner.insert(addr(spine));
+        loop {
+            spine = match spine {
+                syn::Expr::MethodCall(m) => &m.receiver,
+                syn::Expr::Try(t) => &t.expr,
+                syn::Expr::Await(a) => &a.base,
+                syn::Expr::Paren(p) => &p.expr,
+                _ => break,
+            };
+            self.inner.insert(addr(spine));
+        }
+    }
+
     /// A method chain on a name: a request, or a `Debug` impl's `field(..)` arguments.
     fn method_chain(&mut self, e: &syn::Expr) {
         let (methods, recv) = unchain(e);
@@ -369,12 +473,18 @@ impl Pass {
                     .iter()
                     .position(|m| SEND_METHODS.contains(&m.as_str()))
                     .unwrap_or(names.len());
-                let timed = methods[..sent].iter().any(|m| {
-                    m.method == "timeout"
-                        && !matches!(m.args.first().map(strip),
-                            Some(syn::Expr::Path(p)) if p.path.is_ident("None"))
-                });
-                Use::Request(timed || self.timed_depth > 0)
+                Use::Request(timed_before(&methods, sent) || self.timed_depth > 0)
+            } else if first == "execute"
+                && let [arg] = methods[0].args.iter().collect::<Vec<_>>()[..]
+                && let Some(req) = name_of(arg)
+            {
+                // `client.execute(req)`: bounded when `req` was prepared with a timeout
+                self.done.insert(addr(strip(arg)));
+                if self.timed_depth > 0 {
+                    Use::Request(true)
+                } else {
+                    Use::Execute(req)
+                }
             } else {
                 Use::Other
             };
@@ -396,6 +506,15 @@ impl Pass {
             }
         }
     }
+}
+
+/// Whether one of the first `sent` methods of a request sets a timeout (not `None`).
+fn timed_before(methods: &[&syn::ExprMethodCall], sent: usize) -> bool {
+    methods[..sent.min(methods.len())].iter().any(|m| {
+        m.method == "timeout"
+            && !matches!(m.args.first().map(strip),
+                Some(syn::Expr::Path(p)) if p.path.is_ident("None"))
+    })
 }
 
 /// `Ok(c) => c`, or any `Err(..)` arm.
@@ -506,7 +625,42 @@ impl<'ast> Visit<'ast> for Pass {
         if let Some(fut) = bounded_future(c) {
             self.timed_exprs.insert(addr(fut));
         }
+        // a name passed to a free function of this file (`fetch(&self.client, u)`)
+        if let syn::Expr::Path(p) = strip(&c.func)
+            && p.qself.is_none()
+            && let Some(f) = p.path.get_ident().map(ToString::to_string)
+            && self.flow.fn_params.contains_key(&f)
+        {
+            for (i, a) in c.args.iter().enumerate() {
+                let a = match strip(a) {
+                    syn::Expr::Reference(r) => &*r.expr,
+                    a => a,
+                };
+                if let Some(n) = name_of(a) {
+                    self.done.insert(addr(strip(a)));
+                    self.note(n, Use::PassTo(f.clone(), i));
+                }
+            }
+        }
         visit::visit_expr_call(self, c);
+    }
+
+    fn visit_expr_assign(&mut self, a: &'ast syn::ExprAssign) {
+        // `b = b.tls_info(true);`: a builder's step assigned back to it
+        if let Some(n) = name_of(&a.left) {
+            let (methods, recv) = unchain(&a.right);
+            let request = methods.iter().any(|m| {
+                let m = m.method.to_string();
+                REQUEST_METHODS.contains(&m.as_str()) || SEND_METHODS.contains(&m.as_str())
+            });
+            if !methods.is_empty() && !request && name_of(recv).as_deref() == Some(n.as_str()) {
+                self.classified(&a.right);
+                self.done.insert(addr(strip(&a.left)));
+                self.done.insert(addr(strip(recv)));
+                self.note(n, Use::Rebind);
+            }
+        }
+        visit::visit_expr_assign(self, a);
     }
 
     fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {

@@ -154,6 +154,10 @@ fn clients_without_timeout_in(
         let Some((kind, lib)) = http_ctor(ch, wrappers) else {
             continue;
         };
+        // wrapped in a tower stack that bounds every call (`TimeoutLayer`)
+        if cu.bounded_by_layer {
+            continue;
+        }
         let item = cu.ctx.item.clone();
         match kind {
             HttpKind::Client | HttpKind::OneShot => {
