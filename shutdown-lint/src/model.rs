@@ -332,6 +332,18 @@ pub struct BudgetSite {
     pub region: Region,
 }
 
+/// A request's timeout set through its accessor (`*req.timeout_mut() = Some(d);`, reqwest's
+/// `Request`), with the duration known at lint time.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TimeoutSet {
+    /// The duration, in seconds.
+    pub secs: f64,
+    /// Where the duration is written.
+    pub region: Region,
+    /// Context.
+    pub ctx: Ctx,
+}
+
 /// Everything the rules need from one file.
 #[derive(Debug, Clone, Default)]
 pub struct FileModel {
@@ -363,6 +375,8 @@ pub struct FileModel {
     pub decls: Decls,
     /// Shutdown budgets written in the file, in source order.
     pub budgets: Vec<BudgetSite>,
+    /// Request timeouts set through `timeout_mut()`.
+    pub timeout_sets: Vec<TimeoutSet>,
     /// Where the file's names carry an HTTP client (read only for a file that builds one,
     /// and not for a file streamed item by item).
     pub client_flow: Option<crate::collect::flow::ClientFlow>,

@@ -36,6 +36,8 @@ pub const BODY_WORDS: &[&str] = &[
     "timeout_global",
     "timeout_per_call",
     "timeout_connect",
+    // reqwest's `*req.timeout_mut() = Some(d)`
+    "timeout_mut",
     // `.serve(..)` too: the word starts after the dot
     "serve(",
     "serve_",

@@ -433,6 +433,8 @@ pub(super) const TRIGGERS: &[&str] = &[
     "serve_connection_with_upgrades",
     "serve",
     "serve_with_incoming",
+    // an axum-server handle held in a field: how long its drain waits
+    "graceful_shutdown",
 ];
 
 /// The closure of `recv.map(|x| ..)` / `recv.and_then(|x| ..)` (one argument, one

@@ -89,6 +89,19 @@ impl Collector<'_, '_> {
                 Resolution::Unknown => {}
             },
             syn::Expr::Assign(a) => {
+                // `*req.timeout_mut() = Some(d);` (reqwest's `Request`)
+                if let syn::Expr::Unary(u) = &*a.left
+                    && matches!(u.op, syn::UnOp::Deref(_))
+                    && let syn::Expr::MethodCall(m) = &*u.expr
+                    && m.method == "timeout_mut"
+                    && m.args.is_empty()
+                    && let crate::model::ArgValue::Duration(secs, region) = self.eval_arg(&a.right)
+                {
+                    let ctx = self.ctx();
+                    self.model
+                        .timeout_sets
+                        .push(crate::model::TimeoutSet { secs, region, ctx });
+                }
                 // `b = b.timeout(d);` rebinds what `b` holds; `_ = spawn(..);` drops it
                 self.visit_expr(&a.left);
                 let ch = if matches!(&*a.left, syn::Expr::Infer(_)) {

@@ -68,6 +68,19 @@ pub const KNOWN_CRATES: &[&str] = &[
     "isahc",
     "actix_rt",
     "shutdown_runtime",
+    // the servers `server-no-graceful-shutdown` knows (chirpstack's `pub use tonic;` in
+    // its API crate, served as `chirpstack_api::tonic::transport::Server`)
+    "tonic",
+    "axum",
+    "axum_server",
+    "warp",
+    "poem",
+    "salvo",
+    "salvo_core",
+    "actix_web",
+    "actix_server",
+    "jsonrpsee",
+    "jsonrpsee_server",
 ];
 
 /// Untracked task spawns (`raw-spawn`), called as paths.
@@ -77,6 +90,11 @@ pub const RAW_SPAWN_FNS: &[&str] = &[
     "tokio::task::spawn_local",
     // actix's runtime: `spawn_local` on the current arbiter (also `actix_web::rt::spawn`)
     "actix_rt::spawn",
+    // async-std's own executor, beside tokio (revolt's delta: write-behind workers that
+    // lose their buffered writes on every deploy)
+    "async_std::task::spawn",
+    "async_std::task::spawn_blocking",
+    "async_std::task::spawn_local",
 ];
 
 /// The paths `#[drainable]` rewrites into tracked spawns, as written in a call (with or
@@ -141,6 +159,10 @@ pub const TYPE_CTORS: &[(&str, &str)] = &[
         "tonic::transport::Server",
         "tonic::transport::Server::builder",
     ),
+    // axum-server's shutdown handle passed to the task that waits for the signal (conduit's
+    // `shutdown_signal(handle)` then `handle.graceful_shutdown(Some(d))`): its drain wait is
+    // checked against the budget
+    ("axum_server::Handle", "axum_server::Handle::new"),
 ];
 
 /// The constructor a value of type `ty` stands for ([`TYPE_CTORS`]).
@@ -499,6 +521,9 @@ pub struct DrainTimeout {
     /// Whether the argument is a number of seconds (actix's `shutdown_timeout(30)`), not a
     /// `Duration`.
     pub in_secs: bool,
+    /// How long the server waits when the method is never called (actix-web: 30 s), when
+    /// it waits at all by default.
+    pub default_secs: Option<f64>,
 }
 
 /// The server APIs `server-no-graceful-shutdown` knows.
@@ -584,6 +609,7 @@ pub const SERVERS: &[ServerApi] = &[
             method: "graceful_shutdown",
             arg: 0,
             in_secs: false,
+            default_secs: None,
         }),
         drains_unless: None,
         drain_wait: None,
@@ -607,7 +633,9 @@ pub const SERVERS: &[ServerApi] = &[
             // warp 0.4: `warp::serve(f).bind(addr).await.graceful(signal).run().await`
             "graceful",
         ],
-        missing: None,
+        missing: Some(
+            "`.graceful(signal)` before `.run()` (warp 0.4), nor `bind_with_graceful_shutdown(..)` (warp 0.3)",
+        ),
         help: "add `.graceful(shutdown_runtime::wait_for_shutdown())` before `.run()` (warp 0.4), \
                or use `.bind_with_graceful_shutdown(addr, shutdown_runtime::wait_for_shutdown())` \
                (warp 0.3)",
@@ -631,6 +659,7 @@ pub const SERVERS: &[ServerApi] = &[
             method: "run_with_graceful_shutdown",
             arg: 2,
             in_secs: false,
+            default_secs: None,
         }),
         drains_unless: None,
         drain_wait: None,
@@ -670,6 +699,7 @@ pub const SERVERS: &[ServerApi] = &[
             method: "stop_graceful",
             arg: 0,
             in_secs: false,
+            default_secs: None,
         }),
         drains_unless: None,
         drain_wait: None,
@@ -691,6 +721,8 @@ pub const SERVERS: &[ServerApi] = &[
             method: "shutdown_timeout",
             arg: 0,
             in_secs: true,
+            // actix-web's `ServerBuilder::shutdown_timeout` default
+            default_secs: Some(30.0),
         }),
         drains_unless: Some("disable_signals"),
         drain_wait: None,

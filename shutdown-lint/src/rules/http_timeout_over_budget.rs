@@ -47,6 +47,18 @@ pub fn check(cx: &RuleContext<'_>, out: &mut Vec<Finding>) {
             }
         }
     }
+    for t in &cx.model.timeout_sets {
+        if t.secs > budget {
+            let msg = format!(
+                "the request's timeout set through `timeout_mut()` ({}) is longer than the \
+                 drain budget of {}",
+                secs(t.secs),
+                secs(budget)
+            );
+            let help = "lower the timeout below `drain-budget`, or raise the budget (and the deploy grace period)";
+            out.push(cx.finding(&META, t.region, &t.ctx.item, msg, help));
+        }
+    }
     server_drain_timeouts(cx, budget, out);
 }
 
@@ -54,6 +66,62 @@ pub fn check(cx: &RuleContext<'_>, out: &mut Vec<Finding>) {
 /// (poem's `run_with_graceful_shutdown(.., Some(d))`, salvo's `stop_graceful(d)`,
 /// axum-server's `graceful_shutdown(Some(d))`, actix-web's `shutdown_timeout(secs)`).
 fn server_drain_timeouts(cx: &RuleContext<'_>, budget: f64, out: &mut Vec<Finding>) {
+    // servers whose default wait is longer than the budget, by the offset of their root:
+    // reported unless one of the chains of that server sets the wait
+    let mut defaults: std::collections::BTreeMap<
+        usize,
+        (&known::ServerApi, f64, &crate::model::ChainUse, bool),
+    > = std::collections::BTreeMap::new();
+    for cu in cx.model.resolved_chains() {
+        let ch = &cu.chain;
+        let Some(api) = known::server_api(&ch.root_str()) else {
+            continue;
+        };
+        let Some((dt, d)) = api
+            .drain_timeout
+            .and_then(|dt| Some((dt, dt.default_secs?)))
+        else {
+            continue;
+        };
+        let e = defaults
+            .entry(ch.root_region.offset)
+            .or_insert((api, d, cu, false));
+        // set here, or never draining at all (`.disable_signals()` with no handle to stop it
+        // gracefully: `server-no-graceful-shutdown`'s finding)
+        e.3 |= ch
+            .steps
+            .iter()
+            .any(|s| s.name == dt.method || api.drains_unless.is_some_and(|off| s.name == off));
+        if !ch.via_binding {
+            e.2 = cu;
+        }
+    }
+    for (api, d, cu, set) in defaults.into_values() {
+        let method = api.drain_timeout.map_or("", |dt| dt.method);
+        // also set on a value the chains lost track of (miniserve's server folded over its
+        // listeners, then `srv.shutdown_timeout(0)`)
+        let set = set
+            || super::server_no_graceful_shutdown::item_calls_any(
+                cx.model,
+                &cu.ctx.item,
+                &[method],
+            );
+        if set || d <= budget {
+            continue;
+        }
+        let msg = format!(
+            "{}'s graceful shutdown waits up to its default {} for open connections (no \
+             `.{method}(..)`), longer than the drain budget of {}",
+            api.name,
+            secs(d),
+            secs(budget)
+        );
+        let help = format!(
+            "set `.{method}(..)` below `drain-budget` (the deploy's SIGKILL ends a longer wait, \
+             cutting what it waited for), or raise the budget (and the deploy grace period)"
+        );
+        out.push(cx.finding(&META, cu.chain.root_region, &cu.ctx.item, msg, &help));
+    }
     for cu in cx.model.resolved_chains() {
         let ch = &cu.chain;
         let Some((api, dt)) = known::server_api(&ch.root_str()).and_then(|api| {

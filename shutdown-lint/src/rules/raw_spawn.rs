@@ -33,6 +33,17 @@ fn help(root: &str, method: Option<&str>, written: Option<&str>) -> String {
         ("actix_rt::spawn", None) => "use `shutdown_runtime::spawn_local(..)` (actix runs its \
              tasks on tokio's local set) so shutdown can drain the task"
             .into(),
+        ("async_std::task::spawn" | "async_std::task::spawn_local", None) => {
+            "run it as a tracked tokio task, `shutdown_runtime::spawn(..)` / `spawn_named(..)`: \
+             async-std's executor is invisible to shutdown, and its tasks vanish when the \
+             process exits"
+                .into()
+        }
+        ("async_std::task::spawn_blocking", None) => {
+            "use `shutdown_runtime::spawn_blocking(..)`: async-std's blocking pool is invisible \
+             to shutdown"
+                .into()
+        }
         ("tokio::task::Builder::new", Some(_)) => "use `shutdown_runtime::spawn_named(name, ..)` \
              so shutdown can drain the task and names it in its report"
             .into(),

@@ -63,7 +63,7 @@ pub fn sites(model: &FileModel) -> Vec<ServerSite> {
             }
         }
     }
-    for (api, uses) in groups.values() {
+    for (key, (api, uses)) in &groups {
         // the implementation of a connection type (hyper-util's `auto::Builder`): serving in
         // a method that itself serves (`serve_connection` delegating to an inner builder)
         // or polls the connection along
@@ -81,13 +81,28 @@ pub fn sites(model: &FileModel) -> Vec<ServerSite> {
         if api.serve_returns_handle && !handle_judged_here(uses, api) {
             continue;
         }
+        // a graceful method called in the function on a value the chains lost track of
+        // counts, unless another server of the function calls it in its own chain (two
+        // servers, one graceful: the call is that one's)
+        let claimed = |item: &str, names: &[&str]| {
+            groups.iter().any(|(k, (_, other))| {
+                k != key
+                    && other.iter().any(|u| {
+                        u.ctx.item == item
+                            && u.chain
+                                .steps
+                                .iter()
+                                .any(|s| names.contains(&s.name.as_str()))
+                    })
+            })
+        };
         let calls = |names: &[&str]| {
             uses.iter().any(|u| {
                 u.chain
                     .steps
                     .iter()
                     .any(|s| names.contains(&s.name.as_str()))
-                    || item_calls_any(model, &u.ctx.item, names)
+                    || (item_calls_any(model, &u.ctx.item, names) && !claimed(&u.ctx.item, names))
             }) || handed_to_graceful_fn(model, uses, names)
         };
         if calls(api.graceful) && api.drain_wait.is_none_or(|w| calls(&[w])) {
@@ -220,7 +235,7 @@ fn wrapper_spawns_itself(model: &FileModel, item: &str) -> bool {
 
 /// Whether the function `item` calls a method named one of `names` (a graceful shutdown
 /// written on a value the chains lost track of, e.g. `Pin::new(&mut conn).graceful_shutdown()`).
-fn item_calls_any(model: &FileModel, item: &str, names: &[&str]) -> bool {
+pub(crate) fn item_calls_any(model: &FileModel, item: &str, names: &[&str]) -> bool {
     model.fns.iter().filter(|f| f.item == item).any(|f| {
         f.calls
             .iter()
