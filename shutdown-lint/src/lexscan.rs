@@ -330,8 +330,9 @@ pub fn mod_decls(text: &str) -> Vec<crate::model::ModDecl> {
     out
 }
 
-/// The index of the delimiter closing the one at `open` in `code`.
-fn matching(code: &[u8], open: usize, l: u8, r: u8) -> Option<usize> {
+/// The index of the delimiter `r` closing the `l` at `open` in `code` (a [`code_only`]
+/// text: literals and comments are blank).
+pub(crate) fn matching(code: &[u8], open: usize, l: u8, r: u8) -> Option<usize> {
     let mut depth = 0usize;
     for (k, &c) in code.iter().enumerate().skip(open) {
         if c == l {

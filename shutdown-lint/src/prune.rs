@@ -19,7 +19,7 @@
 //! `FileAnalysis::pruned`) and syntax errors inside them. A file with a glob import of a
 //! crate a rule knows is not pruned (any name may come from it).
 
-use crate::lexscan::{code_and_doc_lines, find_word, is_ident};
+use crate::lexscan::{code_and_doc_lines, find_word, is_ident, matching};
 use aho_corasick::AhoCorasick;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -921,23 +921,6 @@ fn body_of(code: &[u8], from: usize) -> Option<(usize, usize)> {
     }
     let open = open?;
     matching(code, open, b'{', b'}').map(|close| (open, close))
-}
-
-/// The `closing` delimiter matching the `opening` one at `open` (code only: literals and
-/// comments are blank).
-fn matching(code: &[u8], open: usize, opening: u8, closing: u8) -> Option<usize> {
-    let mut level = 0usize;
-    for (k, &c) in code.iter().enumerate().skip(open) {
-        if c == opening {
-            level += 1;
-        } else if c == closing {
-            level -= 1;
-            if level == 0 {
-                return Some(k);
-            }
-        }
-    }
-    None
 }
 
 #[cfg(test)]

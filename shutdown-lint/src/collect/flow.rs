@@ -296,20 +296,26 @@ fn block_value(mut e: &syn::Expr) -> &syn::Expr {
     e
 }
 
+/// One step into a method chain: a method call's receiver, what `?`, `.await` or
+/// parentheses apply to; `None` at the chain's start.
+pub(super) fn spine_step(e: &syn::Expr) -> Option<&syn::Expr> {
+    match e {
+        syn::Expr::MethodCall(m) => Some(&m.receiver),
+        syn::Expr::Try(t) => Some(&t.expr),
+        syn::Expr::Await(a) => Some(&a.base),
+        syn::Expr::Paren(p) => Some(&p.expr),
+        _ => None,
+    }
+}
+
 /// A method chain from the outside in: its methods innermost first and its receiver.
-fn unchain(mut e: &syn::Expr) -> (Vec<&syn::ExprMethodCall>, &syn::Expr) {
+pub(super) fn unchain(mut e: &syn::Expr) -> (Vec<&syn::ExprMethodCall>, &syn::Expr) {
     let mut methods = Vec::new();
-    loop {
-        match e {
-            syn::Expr::MethodCall(m) => {
-                methods.push(m);
-                e = &m.receiver;
-            }
-            syn::Expr::Try(t) => e = &t.expr,
-            syn::Expr::Await(a) => e = &a.base,
-            syn::Expr::Paren(p) => e = &p.expr,
-            _ => break,
+    while let Some(next) = spine_step(e) {
+        if let syn::Expr::MethodCall(m) = e {
+            methods.push(m);
         }
+        e = next;
     }
     methods.reverse();
     (methods, e)
@@ -449,14 +455,8 @@ impl Pass {
     fn classified(&mut self, e: &syn::Expr) {
         let mut spine = e;
         self.inner.insert(addr(spine));
-        loop {
-            spine = match spine {
-                syn::Expr::MethodCall(m) => &m.receiver,
-                syn::Expr::Try(t) => &t.expr,
-                syn::Expr::Await(a) => &a.base,
-                syn::Expr::Paren(p) => &p.expr,
-                _ => break,
-            };
+        while let Some(next) = spine_step(spine) {
+            spine = next;
             self.inner.insert(addr(spine));
         }
     }
@@ -732,17 +732,7 @@ impl<'ast> Visit<'ast> for Pass {
         ) && !self.inner.contains(&addr(e))
         {
             // a chain is classified once, from its outermost expression
-            let mut spine = e;
-            loop {
-                spine = match spine {
-                    syn::Expr::MethodCall(m) => &m.receiver,
-                    syn::Expr::Try(t) => &t.expr,
-                    syn::Expr::Await(a) => &a.base,
-                    syn::Expr::Paren(p) => &p.expr,
-                    _ => break,
-                };
-                self.inner.insert(addr(spine));
-            }
+            self.classified(e);
             self.method_chain(e);
         }
         if let Some(unset) = optional_timeout(e) {

@@ -684,16 +684,9 @@ const MACRO_BODY_WORDS: &[&str] = &["serve", "timeout"];
 
 /// The local a method chain starts from: `b` of `b.tls_config(c)?.layer(l)`.
 fn chain_root_ident(e: &syn::Expr) -> Option<String> {
-    let mut e = e;
-    loop {
-        e = match e {
-            syn::Expr::MethodCall(m) => &m.receiver,
-            syn::Expr::Try(t) => &t.expr,
-            syn::Expr::Await(a) => &a.base,
-            syn::Expr::Paren(p) => &p.expr,
-            syn::Expr::Path(p) => return p.path.get_ident().map(ToString::to_string),
-            _ => return None,
-        };
+    match super::flow::unchain(e).1 {
+        syn::Expr::Path(p) => p.path.get_ident().map(ToString::to_string),
+        _ => None,
     }
 }
 

@@ -96,16 +96,23 @@ fn server_drain_timeouts(cx: &RuleContext<'_>, budget: f64, out: &mut Vec<Findin
             e.2 = cu;
         }
     }
+    // functions where some server sets the wait in its own chain
+    let claimed: Vec<String> = defaults
+        .values()
+        .filter(|e| e.3)
+        .map(|e| e.2.ctx.item.clone())
+        .collect();
     for (api, d, cu, set) in defaults.into_values() {
         let method = api.drain_timeout.map_or("", |dt| dt.method);
         // also set on a value the chains lost track of (miniserve's server folded over its
-        // listeners, then `srv.shutdown_timeout(0)`)
+        // listeners, then `srv.shutdown_timeout(0)`), unless another server of the function
+        // sets it in its own chain (rauthy's metrics server beside its main one)
         let set = set
-            || super::server_no_graceful_shutdown::item_calls_any(
+            || (super::server_no_graceful_shutdown::item_calls_any(
                 cx.model,
                 &cu.ctx.item,
                 &[method],
-            );
+            ) && !claimed.contains(&cu.ctx.item));
         if set || d <= budget {
             continue;
         }
