@@ -441,10 +441,9 @@ impl Analyzer {
         }
         if !self.may_match(text) {
             a.skipped_by_scan = true;
-            if memchr::memmem::find(text.as_bytes(), b"cfg(").is_some() {
-                // its test modules are still test code
-                a.mod_decls = crate::lexscan::cfg_test_mod_decls(text);
-            }
+            // its test modules are still test code, and a binary's module tree goes on
+            // through it (`main.rs` that is only `mod commands;` and a call)
+            a.mod_decls = crate::lexscan::mod_decls(text);
             return a;
         }
         let index = LineIndex::new(text);

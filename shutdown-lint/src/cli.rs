@@ -308,6 +308,7 @@ where
         config: cli.config.clone(),
         cwd: None,
         cargo_home: None,
+        all_dependency_signals: false,
     };
     if cli.fix || cli.diff {
         return crate::fix::cli::run_fix(&cli, opts, stdout, stderr, is_tty);

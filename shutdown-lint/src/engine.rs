@@ -39,6 +39,10 @@ pub struct LintOptions {
     pub config: Option<PathBuf>,
     /// Directory paths are shown relative to (default: the current directory).
     pub cwd: Option<PathBuf>,
+    /// Read the libraries of path dependencies outside the linted paths for every binary's
+    /// signal table ([`LintReport::binaries`]), not only when they could decide a
+    /// `sigterm-missing` finding (the audit's `stopsignal-unhandled` reads every signal).
+    pub all_dependency_signals: bool,
     /// Where registry dependencies' sources are read for their re-exports (default:
     /// `$CARGO_HOME`, else `~/.cargo`); never the network.
     pub cargo_home: Option<PathBuf>,
@@ -221,7 +225,14 @@ pub fn lint_paths(paths: &[PathBuf], opts: &LintOptions) -> Result<LintReport, L
     let mut cross: Vec<Vec<Finding>> = vec![Vec::new(); jobs.len()];
     let ws = workspace_model(&jobs, &mut analyses, &analyzer_of);
     workspace_phase(&jobs, &mut analyses, &configs, &ws, &mut cross);
-    let binaries = sigterm_across_binaries(&jobs, &analyses, &configs, &analyzer_of, &mut cross);
+    let binaries = sigterm_across_binaries(
+        &jobs,
+        &analyses,
+        &configs,
+        &analyzer_of,
+        opts.all_dependency_signals,
+        &mut cross,
+    );
     // phase 4: suppressions, counts, order
     let mut report = finish(analyses, cross, opts, &mut stats);
     report.binaries = binaries;
@@ -770,6 +781,51 @@ fn module_closure(
     out
 }
 
+/// The `sigterm-missing` verdict of one binary's files. The functions of files the byte
+/// scan skipped or pruned have no calls yet: more calls only make more reachable, so they
+/// are read (from the text, on all cores, once per run, into `text_fns`) only when that
+/// could change the verdict: a handler not reached yet (the audit reads every handled
+/// signal), or Ctrl-C sites to report.
+fn verdict_reading_calls(
+    loaded: &[(PathBuf, String, &FileAnalysis)],
+    text_fns: &mut HashMap<PathBuf, Option<Vec<crate::model::FnNode>>>,
+    root: &Path,
+    termination: bool,
+) -> sigterm_missing::Verdict {
+    let verdict = sigterm_missing::verdict(&bin_files(loaded, text_fns, root), termination);
+    let need: Vec<PathBuf> = loaded
+        .iter()
+        .filter(|(f, _, a)| (a.skipped_by_scan || a.pruned) && !text_fns.contains_key(f))
+        .map(|(f, _, _)| f.clone())
+        .collect();
+    let all_handled = loaded
+        .iter()
+        .flat_map(|(_, _, a)| a.signals.handled.iter())
+        .flat_map(|(_, sigs)| sigs.iter())
+        .all(|s| verdict.handled.contains(*s));
+    let sites_unreached = loaded
+        .iter()
+        .map(|(_, _, a)| a.signals.ctrl_c.len())
+        .sum::<usize>()
+        > verdict.ctrl_c.len();
+    let could_change = !all_handled || (!verdict.handles_sigterm() && sites_unreached);
+    if !could_change
+        || !loaded.iter().any(|(_, _, a)| !a.signals.handled.is_empty())
+        || need.is_empty()
+    {
+        return verdict;
+    }
+    let nodes = crate::pool::map_on_large_stacks(&need, None, |f| {
+        std::fs::read_to_string(f)
+            .ok()
+            .and_then(|text| crate::callgraph::nodes_from_text(&text))
+    });
+    for (f, n) in need.into_iter().zip(nodes) {
+        text_fns.insert(f, n.flatten());
+    }
+    sigterm_missing::verdict(&bin_files(loaded, text_fns, root), termination)
+}
+
 /// The files of one binary as the `sigterm-missing` verdict reads them: a file the byte
 /// scan skipped or pruned gives the functions read from its text, once they are.
 fn bin_files<'a>(
@@ -796,6 +852,7 @@ fn sigterm_across_binaries(
     analyses: &[FileAnalysis],
     configs: &[Config],
     analyzer_of: &dyn Fn(&Job) -> Arc<Analyzer>,
+    all_dependency_signals: bool,
     cross: &mut [Vec<Finding>],
 ) -> Vec<BinaryFacts> {
     let mut facts = Vec::new();
@@ -806,6 +863,8 @@ fn sigterm_across_binaries(
         .collect();
     // files outside the job set, analysed on demand for their signals and mod decls
     let mut extra: HashMap<PathBuf, Option<FileAnalysis>> = HashMap::new();
+    // every module each file declares, once per run
+    let mut mods: HashMap<PathBuf, Vec<crate::model::ModDecl>> = HashMap::new();
     let mut bins: Vec<(String, PathBuf, Option<Arc<Package>>, usize)> = Vec::new();
     let mut seen_roots = BTreeSet::new();
     for j in jobs {
@@ -840,57 +899,78 @@ fn sigterm_across_binaries(
             continue; // only binaries whose root is being linted
         }
         // the module declarations of a file, analysing it first when it is not linted
-        let mut decls_of = |p: &Path| -> Option<Vec<crate::model::ModDecl>> {
-            // a file the byte scan skipped kept only its test modules: its whole tree
-            // (`main.rs` that is only `mod commands;` and a call) is read from its text
-            let whole = |a: &FileAnalysis| {
-                if a.skipped_by_scan {
-                    std::fs::read_to_string(p)
-                        .map(|text| crate::lexscan::mod_decls(&text))
-                        .unwrap_or_default()
-                } else {
-                    a.mod_decls.clone()
-                }
-            };
-            if let Some(&i) = by_path.get(p) {
-                return Some(whole(&analyses[i]));
+        let decls_of = |p: &Path,
+                        extra: &mut HashMap<PathBuf, Option<FileAnalysis>>,
+                        mods: &mut HashMap<PathBuf, Vec<crate::model::ModDecl>>|
+         -> Option<Vec<crate::model::ModDecl>> {
+            if let Some(m) = mods.get(p) {
+                return Some(m.clone());
             }
-            extra
-                .entry(p.to_path_buf())
-                .or_insert_with(|| {
-                    std::fs::read_to_string(p).ok().map(|text| {
-                        let job = Job {
-                            abs: p.to_path_buf(),
-                            display: p.to_path_buf(),
-                            cfg,
-                            pkg: pkg.clone(),
-                            under: crate::testcode::CodeKind::Normal,
-                        };
-                        let ctx = FileContext {
-                            is_test_file: false,
-                            is_example_file: false,
-                            ..file_context(&job)
-                        };
-                        analyzer_of(&job).analyze(p, &text, &ctx)
-                    })
-                })
-                .as_ref()
-                .map(whole)
+            let found = if let Some(&i) = by_path.get(p) {
+                analyses[i].mod_decls.clone()
+            } else {
+                let text = std::fs::read_to_string(p).ok()?;
+                let a = if crate::resolve::known::SIGNAL_WORDS
+                    .iter()
+                    .any(|w| memchr::memmem::find(text.as_bytes(), w.as_bytes()).is_some())
+                {
+                    let job = Job {
+                        abs: p.to_path_buf(),
+                        display: p.to_path_buf(),
+                        cfg,
+                        pkg: pkg.clone(),
+                        under: crate::testcode::CodeKind::Normal,
+                    };
+                    let ctx = FileContext {
+                        is_test_file: false,
+                        is_example_file: false,
+                        ..file_context(&job)
+                    };
+                    analyzer_of(&job).analyze(p, &text, &ctx)
+                } else {
+                    // outside the linted paths the verdict needs a file's signals, its
+                    // calls and its modules: one naming no signal word has no signal, its
+                    // calls are read with the skipped files' when they matter, and its
+                    // modules come from its text (not analysing it: a path dependency's
+                    // generated API is hundreds of files)
+                    FileAnalysis {
+                        path: p.to_path_buf(),
+                        skipped_by_scan: true,
+                        mod_decls: crate::lexscan::mod_decls(&text),
+                        ..FileAnalysis::default()
+                    }
+                };
+                let decls = a.mod_decls.clone();
+                extra.insert(p.to_path_buf(), Some(a));
+                decls
+            };
+            mods.insert(p.to_path_buf(), found.clone());
+            Some(found)
         };
+        // the files below `start`, as files of crate `krate`
+        let mut closure =
+            |start: &Path,
+             krate: &str,
+             files: &mut Vec<(PathBuf, String)>,
+             extra: &mut HashMap<PathBuf, Option<FileAnalysis>>| {
+                let found = module_closure(start, &mut |p| decls_of(p, extra, &mut mods));
+                files.extend(found.into_iter().map(|f| (f, krate.to_string())));
+            };
         let own = pkg
             .as_ref()
             .map(|p| p.crate_name.clone())
             .unwrap_or_default();
-        let mut files: Vec<(PathBuf, String)> = module_closure(&root, &mut decls_of)
-            .into_iter()
-            .map(|f| (f, own.clone()))
-            .collect();
+        let mut files: Vec<(PathBuf, String)> = Vec::new();
+        closure(&root, &own, &mut files, &mut extra);
         if let Some(lib) = pkg.as_ref().and_then(|p| p.lib.clone()) {
-            let lib_files = module_closure(&lib, &mut decls_of);
-            files.extend(lib_files.into_iter().map(|f| (f, own.clone())));
+            closure(&lib, &own, &mut files, &mut extra);
         }
         // libraries of path dependencies are linked in too: a `shutdown` crate of the
-        // workspace may install the SIGTERM handler (credited when `main` calls into it)
+        // workspace may install the SIGTERM handler (credited when `main` calls into it).
+        // Those outside the linted paths are read only when they could decide something:
+        // a SIGTERM handler for Ctrl-C sites that would be reported, or the whole signal
+        // table when it is asked for (`LintOptions::all_dependency_signals`)
+        let mut deferred: Vec<(PathBuf, String)> = Vec::new();
         for lib in pkg
             .as_ref()
             .map(|p| p.dependency_libs())
@@ -899,58 +979,38 @@ fn sigterm_across_binaries(
             let krate = Package::find(&lib)
                 .map(|p| p.crate_name)
                 .unwrap_or_default();
-            let lib_files = module_closure(&lib, &mut decls_of);
-            files.extend(lib_files.into_iter().map(|f| (f, krate.clone())));
+            if by_path.contains_key(crate::paths::normalize(&lib).as_path()) {
+                closure(&lib, &krate, &mut files, &mut extra);
+            } else {
+                deferred.push((lib, krate));
+            }
         }
         let termination = pkg.as_ref().is_some_and(|p| p.ctrlc_termination);
-        let mut seen_files = BTreeSet::new();
-        let loaded: Vec<(PathBuf, String, &FileAnalysis)> = files
-            .into_iter()
-            .filter(|(f, _)| seen_files.insert(f.clone()))
-            .filter_map(|(f, krate)| {
-                let a = match by_path.get(f.as_path()) {
-                    Some(&i) => Some(&analyses[i]),
-                    None => extra.get(&f).and_then(Option::as_ref),
-                };
-                a.map(|a| (f, krate, a))
-            })
-            .collect();
-        let mut verdict =
-            sigterm_missing::verdict(&bin_files(&loaded, &text_fns, &root), termination);
-        // the functions of files the byte scan skipped or pruned have no calls yet: more
-        // calls only make more reachable, so they are read (from the text, on all cores,
-        // once per run) only when that could change the verdict: a handler not reached yet
-        // (the audit reads every handled signal), or Ctrl-C sites to report
-        let need: Vec<PathBuf> = loaded
-            .iter()
-            .filter(|(f, _, a)| (a.skipped_by_scan || a.pruned) && !text_fns.contains_key(f))
-            .map(|(f, _, _)| f.clone())
-            .collect();
-        let all_handled = loaded
-            .iter()
-            .flat_map(|(_, _, a)| a.signals.handled.iter())
-            .flat_map(|(_, sigs)| sigs.iter())
-            .all(|s| verdict.handled.contains(*s));
-        let sites_unreached = loaded
-            .iter()
-            .map(|(_, _, a)| a.signals.ctrl_c.len())
-            .sum::<usize>()
-            > verdict.ctrl_c.len();
-        let could_change = !all_handled || (!verdict.handles_sigterm() && sites_unreached);
-        if could_change
-            && loaded.iter().any(|(_, _, a)| !a.signals.handled.is_empty())
-            && !need.is_empty()
-        {
-            let nodes = crate::pool::map_on_large_stacks(&need, None, |f| {
-                std::fs::read_to_string(f)
-                    .ok()
-                    .and_then(|text| crate::callgraph::nodes_from_text(&text))
-            });
-            for (f, n) in need.into_iter().zip(nodes) {
-                text_fns.insert(f, n.flatten());
+        let (verdict, paths) = loop {
+            let mut seen_files = BTreeSet::new();
+            let loaded: Vec<(PathBuf, String, &FileAnalysis)> = files
+                .iter()
+                .filter(|(f, _)| seen_files.insert(f.clone()))
+                .filter_map(|(f, krate)| {
+                    let a = match by_path.get(f.as_path()) {
+                        Some(&i) => Some(&analyses[i]),
+                        None => extra.get(f).and_then(Option::as_ref),
+                    };
+                    a.map(|a| (f.clone(), krate.clone(), a))
+                })
+                .collect();
+            let verdict = verdict_reading_calls(&loaded, &mut text_fns, &root, termination);
+            let paths: Vec<PathBuf> = loaded.into_iter().map(|(f, _, _)| f).collect();
+            let more = !deferred.is_empty()
+                && (all_dependency_signals
+                    || (!verdict.handles_sigterm() && !verdict.ctrl_c.is_empty()));
+            if !more {
+                break (verdict, paths);
             }
-            verdict = sigterm_missing::verdict(&bin_files(&loaded, &text_fns, &root), termination);
-        }
+            for (lib, krate) in std::mem::take(&mut deferred) {
+                closure(&lib, &krate, &mut files, &mut extra);
+            }
+        };
         facts.push(BinaryFacts {
             name: name.clone(),
             root: root.clone(),
@@ -961,7 +1021,7 @@ fn sigterm_across_binaries(
             continue;
         }
         for (fi, site) in verdict.ctrl_c {
-            let f = loaded[fi].0.clone();
+            let f = paths[fi].clone();
             let Some(&i) = by_path.get(f.as_path()) else {
                 continue;
             };

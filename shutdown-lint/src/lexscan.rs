@@ -232,102 +232,171 @@ pub(crate) fn find_word(code: &[u8], word: &[u8], from: usize) -> Option<usize> 
 /// assert_eq!(d[2].path_attr.as_deref(), Some("x/y.rs"));
 /// ```
 pub fn mod_decls(text: &str) -> Vec<crate::model::ModDecl> {
+    // most files declare no out-of-line module (`mod tests {` is inline): only a file with
+    // `mod name;` somewhere in its text (perhaps in a comment) is lexed
+    let b = text.as_bytes();
+    let declares = memchr::memmem::find_iter(b, b"mod").any(|at| {
+        if at > 0 && is_ident(b[at - 1]) {
+            return false;
+        }
+        let mut i = at + 3;
+        let gap = i;
+        while b.get(i).is_some_and(u8::is_ascii_whitespace) {
+            i += 1;
+        }
+        if i == gap {
+            return false;
+        }
+        if b[i..].starts_with(b"r#") {
+            i += 2;
+        }
+        let name = i;
+        while b.get(i).is_some_and(|&c| is_ident(c)) {
+            i += 1;
+        }
+        while b.get(i).is_some_and(u8::is_ascii_whitespace) {
+            i += 1;
+        }
+        i > name && b.get(i) == Some(&b';')
+    });
+    if !declares {
+        return Vec::new();
+    }
     let code = code_only(text);
+    let ws = |i: usize| code.get(i).is_some_and(u8::is_ascii_whitespace);
+    // each `mod name` keyword: where its name is, and what follows (`;` or `{`)
+    let mut found: Vec<(usize, String, Option<usize>)> = Vec::new();
+    let mut from = 0;
+    while let Some(at) = find_word(&code, b"mod", from) {
+        from = at + 3;
+        let mut i = at + 3;
+        while ws(i) {
+            i += 1;
+        }
+        if code[i..].starts_with(b"r#") {
+            i += 2;
+        }
+        let start = i;
+        while code.get(i).is_some_and(|&c| is_ident(c)) {
+            i += 1;
+        }
+        if i == start {
+            continue;
+        }
+        let name = String::from_utf8_lossy(&code[start..i]).into_owned();
+        while ws(i) {
+            i += 1;
+        }
+        match code.get(i) {
+            Some(b';') => found.push((at, name, None)),
+            Some(b'{') => found.push((at, name, matching(&code, i, b'{', b'}'))),
+            _ => {}
+        }
+    }
+    // inline modules: their keyword and closing brace, and whether a test cfg is on them
+    let inline: Vec<(usize, usize, &str, bool)> = found
+        .iter()
+        .filter_map(|(at, name, close)| {
+            close.map(|c| {
+                (
+                    *at,
+                    c,
+                    name.as_str(),
+                    outer_attrs(text, &code, *at)
+                        .iter()
+                        .any(|a| attr_is_test_cfg(a)),
+                )
+            })
+        })
+        .collect();
     let mut out = Vec::new();
-    // inline modules open around the cursor: (name, brace depth inside it, test code)
-    let mut inline: Vec<(String, usize, bool)> = Vec::new();
-    // the contents of the outer attributes since the last item boundary
-    let mut attrs: Vec<&str> = Vec::new();
-    let mut depth = 0usize;
-    let mut i = 0;
-    let skip_ws = |i: &mut usize| {
-        while code.get(*i).is_some_and(u8::is_ascii_whitespace) {
-            *i += 1;
+    for (at, name, close) in &found {
+        if close.is_some() {
+            continue;
         }
-    };
-    let word_at = |i: usize| -> &[u8] {
-        let mut e = i;
-        while code.get(e).is_some_and(|&c| is_ident(c)) {
-            e += 1;
+        let parents: Vec<&(usize, usize, &str, bool)> =
+            inline.iter().filter(|m| m.0 < *at && *at < m.1).collect();
+        let attrs = outer_attrs(text, &code, *at);
+        let mut path: Vec<String> = parents.iter().map(|m| m.2.to_string()).collect();
+        path.push(name.clone());
+        out.push(crate::model::ModDecl {
+            path,
+            path_attr: attrs.iter().find_map(|a| path_attr_value(a)),
+            cfg_test: attrs.iter().any(|a| attr_is_test_cfg(a)) || parents.iter().any(|m| m.3),
+        });
+    }
+    out
+}
+
+/// The contents of the outer attributes of the item whose keyword is at `at` (visibility
+/// and `unsafe` skipped): `#[cfg(test)] pub(crate) mod x;` gives `["cfg(test)"]`.
+fn outer_attrs<'t>(text: &'t str, code: &[u8], at: usize) -> Vec<&'t str> {
+    let mut out = Vec::new();
+    let mut i = at;
+    loop {
+        while i > 0 && code[i - 1].is_ascii_whitespace() {
+            i -= 1;
         }
-        &code[i..e]
-    };
-    while i < code.len() {
-        let c = code[i];
-        if c.is_ascii_whitespace() {
-            i += 1;
-        } else if c == b'#' {
-            let inner = code.get(i + 1) == Some(&b'!');
-            let open = i + 1 + usize::from(inner);
-            if code.get(open) != Some(&b'[') {
-                attrs.clear();
-                i += 1;
-                continue;
-            }
-            let close = matching(&code, open, b'[', b']').unwrap_or(code.len());
-            if !inner {
-                attrs.push(text.get(open + 1..close).unwrap_or(""));
-            }
-            i = close + 1;
-        } else if c == b'{' {
-            depth += 1;
-            attrs.clear();
-            i += 1;
-        } else if c == b'}' {
-            depth = depth.saturating_sub(1);
-            while inline.last().is_some_and(|m| m.1 > depth) {
-                inline.pop();
-            }
-            attrs.clear();
-            i += 1;
-        } else if is_ident(c) {
-            let w = word_at(i);
-            i += w.len();
-            match w {
-                b"pub" => {
-                    skip_ws(&mut i);
-                    if code.get(i) == Some(&b'(') {
-                        i = matching(&code, i, b'(', b')').map_or(code.len(), |e| e + 1);
-                    }
+        if i == 0 {
+            break;
+        }
+        match code[i - 1] {
+            // `pub(crate)`: back over the group, then `pub`
+            b')' => {
+                let Some(open) = matching_back(code, i - 1, b'(', b')') else {
+                    break;
+                };
+                let mut k = open;
+                while k > 0 && code[k - 1].is_ascii_whitespace() {
+                    k -= 1;
                 }
-                b"mod" => {
-                    skip_ws(&mut i);
-                    if code[i..].starts_with(b"r#") {
-                        i += 2;
-                    }
-                    let name = String::from_utf8_lossy(word_at(i)).into_owned();
-                    i += name.len();
-                    skip_ws(&mut i);
-                    let test =
-                        attrs.iter().any(|a| attr_is_test_cfg(a)) || inline.iter().any(|m| m.2);
-                    match code.get(i) {
-                        Some(b';') if !name.is_empty() => {
-                            let mut path: Vec<String> =
-                                inline.iter().map(|m| m.0.clone()).collect();
-                            path.push(name);
-                            out.push(crate::model::ModDecl {
-                                path,
-                                path_attr: attrs.iter().find_map(|a| path_attr_value(a)),
-                                cfg_test: test,
-                            });
-                        }
-                        Some(b'{') if !name.is_empty() => {
-                            depth += 1;
-                            inline.push((name, depth, test));
-                            i += 1;
-                        }
-                        _ => {}
-                    }
-                    attrs.clear();
+                if k >= 3 && &code[k - 3..k] == b"pub" {
+                    i = k - 3;
+                } else {
+                    break;
                 }
-                _ => attrs.clear(),
             }
-        } else {
-            attrs.clear();
-            i += 1;
+            b']' => {
+                let Some(open) = matching_back(code, i - 1, b'[', b']') else {
+                    break;
+                };
+                if open == 0 || code[open - 1] != b'#' {
+                    break;
+                }
+                out.push(text.get(open + 1..i - 1).unwrap_or(""));
+                i = open - 1;
+            }
+            c if is_ident(c) => {
+                let mut k = i;
+                while k > 0 && is_ident(code[k - 1]) {
+                    k -= 1;
+                }
+                if matches!(&code[k..i], b"pub" | b"unsafe") {
+                    i = k;
+                } else {
+                    break;
+                }
+            }
+            _ => break,
         }
     }
     out
+}
+
+/// The index of the delimiter `l` opening the `r` at `close` in `code`.
+fn matching_back(code: &[u8], close: usize, l: u8, r: u8) -> Option<usize> {
+    let mut depth = 0usize;
+    for k in (0..=close).rev() {
+        if code[k] == r {
+            depth += 1;
+        } else if code[k] == l {
+            depth -= 1;
+            if depth == 0 {
+                return Some(k);
+            }
+        }
+    }
+    None
 }
 
 /// The index of the delimiter `r` closing the `l` at `open` in `code` (a [`code_only`]
@@ -365,70 +434,6 @@ fn path_attr_value(attr: &str) -> Option<String> {
         .trim_start()
         .strip_prefix('=')?;
     Some(v.trim().trim_matches('"').to_string())
-}
-
-/// Out-of-line modules declared under a test attribute at the top of a file, found without
-/// parsing: `#[cfg(test)] mod helpers;` (other attributes and `pub(..)` allowed between),
-/// as [`crate::model::ModDecl`]s with `cfg_test` set. Used for files the byte scan skips.
-///
-/// # Examples
-/// ```
-/// let d = shutdown_lint::lexscan::cfg_test_mod_decls("#[cfg(test)]\n#[path = \"t.rs\"]\npub(crate) mod helpers;\nmod real;\n");
-/// assert_eq!(d.len(), 1);
-/// assert_eq!(d[0].path, ["helpers"]);
-/// assert_eq!(d[0].path_attr.as_deref(), Some("t.rs"));
-/// ```
-pub fn cfg_test_mod_decls(text: &str) -> Vec<crate::model::ModDecl> {
-    let mut out = Vec::new();
-    let mut from = 0;
-    while let Some(at) = text[from..].find("#[cfg(") {
-        let start = from + at;
-        from = start + 6;
-        let Some(close) = text[start..].find(")]") else {
-            break;
-        };
-        let pred = &text[start + 6..start + close];
-        if !cfg_implies_test(pred) {
-            continue;
-        }
-        // skip further attributes and visibility, then expect `mod name;`
-        let mut rest = text[start + close + 2..].trim_start();
-        let mut path_attr = None;
-        while rest.starts_with("#[") {
-            let Some(end) = rest.find(']') else { break };
-            let attr = &rest[2..end];
-            if let Some(v) = attr.trim().strip_prefix("path") {
-                let v = v.trim().trim_start_matches('=').trim();
-                path_attr = Some(v.trim_matches('"').to_string());
-            }
-            rest = rest[end + 1..].trim_start();
-        }
-        if let Some(r) = rest.strip_prefix("pub") {
-            rest = r.trim_start();
-            if rest.starts_with('(')
-                && let Some(end) = rest.find(')')
-            {
-                rest = rest[end + 1..].trim_start();
-            }
-        }
-        let Some(r) = rest.strip_prefix("mod ") else {
-            continue;
-        };
-        let name: String = r
-            .trim_start()
-            .chars()
-            .take_while(|c| c.is_alphanumeric() || *c == '_')
-            .collect();
-        let after = r.trim_start()[name.len()..].trim_start();
-        if !name.is_empty() && after.starts_with(';') {
-            out.push(crate::model::ModDecl {
-                path: vec![name],
-                path_attr,
-                cfg_test: true,
-            });
-        }
-    }
-    out
 }
 
 /// Whether a `cfg` predicate holds only in test builds: `test`, `all(test, unix)`,

@@ -214,3 +214,37 @@ fn the_audit_reads_the_same_verdict() {
         report.findings
     );
 }
+
+#[test]
+fn a_dependency_outside_the_linted_paths_is_read_when_it_decides() {
+    let d = workspace();
+    let lint = |app: &str, all: bool| {
+        lint_paths(
+            &[d.path().join("crates").join(app)],
+            &LintOptions {
+                cwd: Some(d.path().to_path_buf()),
+                all_dependency_signals: all,
+                ..LintOptions::default()
+            },
+        )
+        .unwrap()
+    };
+    let sigterm = |r: &shutdown_lint::engine::LintReport| {
+        r.findings
+            .iter()
+            .filter(|f| f.rule == "sigterm-missing")
+            .count()
+    };
+    // app-a's SIGTERM handler lives in `sigs`, which is not linted: it is read because
+    // app-a's Ctrl-C site would be reported otherwise
+    let a = lint("app-a", false);
+    assert_eq!(sigterm(&a), 0, "{:#?}", a.findings);
+    assert!(a.binaries[0].handled.contains("SIGTERM"));
+    // app-b depends on it without calling it
+    assert_eq!(sigterm(&lint("app-b", false)), 1);
+    // app-d handles SIGTERM itself: its dependency is read for the whole table only when
+    // asked (the audit)
+    let d_all = lint("app-d", true);
+    assert_eq!(sigterm(&d_all), 0);
+    assert!(d_all.binaries[0].handled.contains("SIGINT"));
+}

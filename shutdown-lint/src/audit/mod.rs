@@ -165,6 +165,8 @@ pub fn audit(opts: &AuditOptions) -> Result<AuditReport, AuditError> {
         include_examples: opts.include_examples,
         no_suppressions: opts.no_suppressions,
         cwd: Some(cwd.clone()),
+        // every signal each binary handles, for `stopsignal-unhandled`
+        all_dependency_signals: true,
         ..LintOptions::default()
     };
     let lint = if roots.is_empty() {

@@ -57,6 +57,22 @@ pub const FACADES: &[(&str, &str)] = &[
     ),
 ];
 
+/// Crates whose re-exports are looked for in the sources of a package's dependencies
+/// (`pub use tokio::spawn;`, `pub use reqwest;`): those a renamed item of is often
+/// re-exported (spawns and clients). The servers of [`KNOWN_CRATES`] are only followed when
+/// re-exported whole under their own name, which needs no scan: scanning every dependency
+/// that depends on a web framework cost a small service's run more than its parse.
+pub const REEXPORT_SCAN_CRATES: &[&str] = &[
+    "tokio",
+    "reqwest",
+    "ureq",
+    "hyper",
+    "hyper_util",
+    "isahc",
+    "actix_rt",
+    "shutdown_runtime",
+];
+
 /// Crates whose paths the rules know. A path `other::tokio::..` through a crate that
 /// re-exports one of them under its own name is that crate's path (`tokio::..`).
 pub const KNOWN_CRATES: &[&str] = &[
@@ -767,6 +783,29 @@ pub fn server_api(root: &str) -> Option<&'static ServerApi> {
 pub const TOKIO_EXECUTOR: &[&str] = &[
     "hyper_util::rt::TokioExecutor::new",
     "hyper_util::rt::TokioExecutor::default",
+];
+
+/// Words one of which a file must contain to handle a signal ([`SIGNALS`]): a file outside
+/// the linted paths that names none is read only for its modules and calls.
+pub const SIGNAL_WORDS: &[&str] = &[
+    "ctrl_c",
+    "CtrlC",
+    "set_handler",
+    "SignalKind",
+    "SIGINT",
+    "SIGTERM",
+    "SIGQUIT",
+    "SIGHUP",
+    "SIGUSR",
+    "SIGALRM",
+    "SIGPIPE",
+    "SIGCHLD",
+    "SIGWINCH",
+    "shutdown_runtime",
+    "shutdown_macros",
+    "HttpServer",
+    "actix_server",
+    "signal",
 ];
 
 /// Paths whose use means the program handles these signals (the audit's

@@ -20,7 +20,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use crate::resolve::known::KNOWN_CRATES;
+use crate::resolve::known::{KNOWN_CRATES, REEXPORT_SCAN_CRATES};
 
 /// Documented fallback: re-exports of published crates, used when the crate's sources are
 /// not in the local registry. `(path in the re-exporting crate, what it is)`.
@@ -198,7 +198,7 @@ fn may_reexport(lib: &Path) -> bool {
 /// written by cargo, one table per dependency.
 fn names_known_dependency(manifest: &str) -> bool {
     let mentions = |s: &str| {
-        KNOWN_CRATES
+        REEXPORT_SCAN_CRATES
             .iter()
             .any(|c| s.contains(c) || s.contains(&c.replace('_', "-")))
     };
@@ -266,7 +266,8 @@ fn scan_file(
     stack: &mut Stack,
 ) {
     use crate::lexscan::is_ident;
-    let wants_uses = text.contains("pub use") && KNOWN_CRATES.iter().any(|c| text.contains(c));
+    let wants_uses =
+        text.contains("pub use") && REEXPORT_SCAN_CRATES.iter().any(|c| text.contains(c));
     if !wants_uses && !text.contains("pub mod") {
         // nothing exported from here, and no public module to follow (most files)
         return;
@@ -396,7 +397,7 @@ fn use_tree(
 ) {
     let known = |p: &[String]| {
         p.first()
-            .is_some_and(|f| KNOWN_CRATES.contains(&f.trim_start_matches("::")))
+            .is_some_and(|f| REEXPORT_SCAN_CRATES.contains(&f.trim_start_matches("::")))
     };
     match tree {
         syn::UseTree::Path(p) => {

@@ -2,7 +2,7 @@
 //! makes `x.rs` (and every module below it) test code, although nothing in `x.rs` says so.
 //!
 //! The declarations come from the walk ([`crate::model::ModDecl::cfg_test`]) for parsed
-//! files, and from a lexical scan ([`crate::lexscan::cfg_test_mod_decls`]) for files the
+//! files, and from a lexical scan ([`crate::lexscan::mod_decls`]) for files the
 //! byte scan skipped (a `lib.rs` with no spawn in it still declares its test modules).
 
 use crate::model::ModDecl;
