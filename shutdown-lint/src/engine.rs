@@ -783,47 +783,83 @@ fn module_closure(
 
 /// The `sigterm-missing` verdict of one binary's files. The functions of files the byte
 /// scan skipped or pruned have no calls yet: more calls only make more reachable, so they
-/// are read (from the text, on all cores, once per run, into `text_fns`) only when that
-/// could change the verdict: a handler not reached yet (the audit reads every handled
-/// signal), or Ctrl-C sites to report.
+/// are read (from the text, on all cores, once per run, into `text_fns`) only while that
+/// could change a finding (a SIGTERM handler not reached yet while Ctrl-C sites would be
+/// reported, or Ctrl-C sites not reached yet) or, when `complete` (the audit's signal
+/// table), any handler not reached yet; and only of the files that define a function the
+/// reached ones call, round by round as the reach grows.
 fn verdict_reading_calls(
     loaded: &[(PathBuf, String, &FileAnalysis)],
     text_fns: &mut HashMap<PathBuf, Option<Vec<crate::model::FnNode>>>,
     root: &Path,
     termination: bool,
+    complete: bool,
 ) -> sigterm_missing::Verdict {
-    let verdict = sigterm_missing::verdict(&bin_files(loaded, text_fns, root), termination);
-    let need: Vec<PathBuf> = loaded
-        .iter()
-        .filter(|(f, _, a)| (a.skipped_by_scan || a.pruned) && !text_fns.contains_key(f))
-        .map(|(f, _, _)| f.clone())
-        .collect();
-    let all_handled = loaded
-        .iter()
-        .flat_map(|(_, _, a)| a.signals.handled.iter())
-        .flat_map(|(_, sigs)| sigs.iter())
-        .all(|s| verdict.handled.contains(*s));
-    let sites_unreached = loaded
-        .iter()
-        .map(|(_, _, a)| a.signals.ctrl_c.len())
-        .sum::<usize>()
-        > verdict.ctrl_c.len();
-    let could_change = !all_handled || (!verdict.handles_sigterm() && sites_unreached);
-    if !could_change
-        || !loaded.iter().any(|(_, _, a)| !a.signals.handled.is_empty())
-        || need.is_empty()
-    {
-        return verdict;
+    // the names each unread file defines (`fn name`), from its text
+    let mut defined: HashMap<PathBuf, BTreeSet<String>> = HashMap::new();
+    loop {
+        let verdict = sigterm_missing::verdict(&bin_files(loaded, text_fns, root), termination);
+        let all_handled = loaded
+            .iter()
+            .flat_map(|(_, _, a)| a.signals.handled.iter())
+            .flat_map(|(_, sigs)| sigs.iter())
+            .all(|s| verdict.handled.contains(*s));
+        let sites_unreached = loaded
+            .iter()
+            .map(|(_, _, a)| a.signals.ctrl_c.len())
+            .sum::<usize>()
+            > verdict.ctrl_c.len();
+        // a SIGTERM handler not reached yet would clear the Ctrl-C sites to report; a
+        // Ctrl-C site not reached yet would be reported too; any other handler only
+        // completes the signal table (when it is asked for)
+        let sigterm_unreached = !verdict.handles_sigterm()
+            && loaded.iter().any(|(_, _, a)| {
+                a.signals
+                    .handled
+                    .iter()
+                    .any(|(_, sigs)| sigs.contains(&"SIGTERM"))
+            });
+        let could_change = (complete && !all_handled)
+            || (!verdict.handles_sigterm()
+                && ((sigterm_unreached && !verdict.ctrl_c.is_empty()) || sites_unreached));
+        if !could_change || !loaded.iter().any(|(_, _, a)| !a.signals.handled.is_empty()) {
+            return verdict;
+        }
+        let unread = loaded
+            .iter()
+            .filter(|(f, _, a)| (a.skipped_by_scan || a.pruned) && !text_fns.contains_key(f))
+            .map(|(f, _, _)| f);
+        let need: Vec<PathBuf> =
+            match sigterm_missing::called_names(&bin_files(loaded, text_fns, root)) {
+                // no `main` among the functions: every handler counts already
+                None => unread.cloned().collect(),
+                Some(called) => unread
+                    .filter(|f| {
+                        defined
+                            .entry((*f).clone())
+                            .or_insert_with(|| {
+                                std::fs::read_to_string(f)
+                                    .map(|t| crate::lexscan::fn_names(&t))
+                                    .unwrap_or_default()
+                            })
+                            .iter()
+                            .any(|n| called.contains(n))
+                    })
+                    .cloned()
+                    .collect(),
+            };
+        if need.is_empty() {
+            return verdict;
+        }
+        let nodes = crate::pool::map_on_large_stacks(&need, None, |f| {
+            std::fs::read_to_string(f)
+                .ok()
+                .and_then(|text| crate::callgraph::nodes_from_text(&text))
+        });
+        for (f, n) in need.into_iter().zip(nodes) {
+            text_fns.insert(f, n.flatten());
+        }
     }
-    let nodes = crate::pool::map_on_large_stacks(&need, None, |f| {
-        std::fs::read_to_string(f)
-            .ok()
-            .and_then(|text| crate::callgraph::nodes_from_text(&text))
-    });
-    for (f, n) in need.into_iter().zip(nodes) {
-        text_fns.insert(f, n.flatten());
-    }
-    sigterm_missing::verdict(&bin_files(loaded, text_fns, root), termination)
 }
 
 /// The files of one binary as the `sigterm-missing` verdict reads them: a file the byte
@@ -999,7 +1035,13 @@ fn sigterm_across_binaries(
                     a.map(|a| (f.clone(), krate.clone(), a))
                 })
                 .collect();
-            let verdict = verdict_reading_calls(&loaded, &mut text_fns, &root, termination);
+            let verdict = verdict_reading_calls(
+                &loaded,
+                &mut text_fns,
+                &root,
+                termination,
+                all_dependency_signals,
+            );
             let paths: Vec<PathBuf> = loaded.into_iter().map(|(f, _, _)| f).collect();
             let more = !deferred.is_empty()
                 && (all_dependency_signals

@@ -399,6 +399,43 @@ fn matching_back(code: &[u8], close: usize, l: u8, r: u8) -> Option<usize> {
     None
 }
 
+/// The names after every `fn` keyword of `text`, comments and strings included (a file
+/// that may define a function called `name` is one whose text has `fn name`).
+///
+/// # Examples
+/// ```
+/// let names = shutdown_lint::lexscan::fn_names("pub async fn serve() {}\nfn r#async() {}\nlet f: fn(u8) = g;");
+/// assert_eq!(names.into_iter().collect::<Vec<_>>(), ["async", "serve"]);
+/// ```
+pub fn fn_names(text: &str) -> std::collections::BTreeSet<String> {
+    let b = text.as_bytes();
+    let mut out = std::collections::BTreeSet::new();
+    for at in memchr::memmem::find_iter(b, b"fn") {
+        if at > 0 && is_ident(b[at - 1]) {
+            continue;
+        }
+        let mut i = at + 2;
+        let gap = i;
+        while b.get(i).is_some_and(u8::is_ascii_whitespace) {
+            i += 1;
+        }
+        if i == gap {
+            continue;
+        }
+        if b[i..].starts_with(b"r#") {
+            i += 2;
+        }
+        let start = i;
+        while b.get(i).is_some_and(|&c| is_ident(c)) {
+            i += 1;
+        }
+        if i > start {
+            out.insert(String::from_utf8_lossy(&b[start..i]).into_owned());
+        }
+    }
+    out
+}
+
 /// The index of the delimiter `r` closing the `l` at `open` in `code` (a [`code_only`]
 /// text: literals and comments are blank).
 pub(crate) fn matching(code: &[u8], open: usize, l: u8, r: u8) -> Option<usize> {

@@ -121,6 +121,43 @@ impl Verdict {
     }
 }
 
+/// The names the functions `main` reaches call (`None` when no `main` is among `files`):
+/// a file whose calls are not read yet matters only if it defines one of them.
+pub(crate) fn called_names(files: &[BinFile<'_>]) -> Option<BTreeSet<String>> {
+    let nodes = nodes_of(files);
+    let reach = callgraph::reachable(&nodes, &roots_of(files))?;
+    Some(
+        nodes
+            .iter()
+            .filter(|n| reach.contains(&(n.file, n.node.item.clone())))
+            .flat_map(|n| n.node.calls.iter().map(|c| c.name.clone()))
+            .collect(),
+    )
+}
+
+fn nodes_of<'a>(files: &'a [BinFile<'a>]) -> Vec<Node<'a>> {
+    files
+        .iter()
+        .enumerate()
+        .flat_map(|(i, f)| {
+            f.fns.iter().map(move |n| Node {
+                file: i,
+                krate: f.krate,
+                node: n,
+            })
+        })
+        .collect()
+}
+
+fn roots_of(files: &[BinFile<'_>]) -> Vec<(usize, &'static str)> {
+    files
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.root)
+        .map(|(i, _)| (i, "main"))
+        .collect()
+}
+
 /// Combines the files of one binary. `ctrlc_termination`: the package enables `ctrlc`'s
 /// `termination` feature (its handler then catches SIGTERM too).
 ///
@@ -139,24 +176,8 @@ impl Verdict {
 /// assert_eq!(v.ctrl_c.len(), 1);
 /// ```
 pub fn verdict(files: &[BinFile<'_>], ctrlc_termination: bool) -> Verdict {
-    let nodes: Vec<Node<'_>> = files
-        .iter()
-        .enumerate()
-        .flat_map(|(i, f)| {
-            f.fns.iter().map(move |n| Node {
-                file: i,
-                krate: f.krate,
-                node: n,
-            })
-        })
-        .collect();
-    let roots: Vec<(usize, &str)> = files
-        .iter()
-        .enumerate()
-        .filter(|(_, f)| f.root)
-        .map(|(i, _)| (i, "main"))
-        .collect();
-    let reach = callgraph::reachable(&nodes, &roots);
+    let nodes = nodes_of(files);
+    let reach = callgraph::reachable(&nodes, &roots_of(files));
     let reached = |file: usize, item: &str| match &reach {
         None => true,
         // a site outside any function (a `static`, an `impl` const) counts
