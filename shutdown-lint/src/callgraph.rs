@@ -69,12 +69,24 @@ pub fn reachable(nodes: &[Node<'_>], roots: &[(usize, &str)]) -> Option<BTreeSet
     for &i in &stack {
         seen[i] = true;
     }
+    // the functions nested in each item path of a file (`outer::inner` under `outer`), every
+    // enclosing path of an item: one lookup per reached node, not a pass over all
+    let mut nested: HashMap<(usize, &str), Vec<usize>> = HashMap::new();
+    for (j, m) in nodes.iter().enumerate() {
+        let item = m.node.item.as_str();
+        for (k, _) in item.match_indices("::") {
+            nested.entry((m.file, &item[..k])).or_default().push(j);
+        }
+    }
     while let Some(i) = stack.pop() {
         let n = nodes[i];
         // nested functions are reached with their parent (they can only be called from it)
-        let prefix = format!("{}::", n.node.item);
-        for (j, m) in nodes.iter().enumerate() {
-            if !seen[j] && m.file == n.file && m.node.item.starts_with(&prefix) {
+        for &j in nested
+            .get(&(n.file, n.node.item.as_str()))
+            .into_iter()
+            .flatten()
+        {
+            if !seen[j] {
                 seen[j] = true;
                 stack.push(j);
             }

@@ -795,8 +795,8 @@ fn verdict_reading_calls(
     termination: bool,
     complete: bool,
 ) -> sigterm_missing::Verdict {
-    // the names each unread file defines (`fn name`), from its text
-    let mut defined: HashMap<PathBuf, BTreeSet<String>> = HashMap::new();
+    // the names each unread file defines (`fn name`), and its text
+    let mut defined: HashMap<PathBuf, (BTreeSet<String>, String)> = HashMap::new();
     loop {
         let verdict = sigterm_missing::verdict(&bin_files(loaded, text_fns, root), termination);
         let all_handled = loaded
@@ -829,25 +829,25 @@ fn verdict_reading_calls(
             .iter()
             .filter(|(f, _, a)| (a.skipped_by_scan || a.pruned) && !text_fns.contains_key(f))
             .map(|(f, _, _)| f);
-        let need: Vec<PathBuf> =
-            match sigterm_missing::called_names(&bin_files(loaded, text_fns, root)) {
-                // no `main` among the functions: every handler counts already
-                None => unread.cloned().collect(),
-                Some(called) => unread
-                    .filter(|f| {
-                        defined
-                            .entry((*f).clone())
-                            .or_insert_with(|| {
-                                std::fs::read_to_string(f)
-                                    .map(|t| crate::lexscan::fn_names(&t))
-                                    .unwrap_or_default()
-                            })
-                            .iter()
-                            .any(|n| called.contains(n))
-                    })
-                    .cloned()
-                    .collect(),
-            };
+        let files = bin_files(loaded, text_fns, root);
+        // a file matters only on a path from `main` to a signal site: it defines a function
+        // the reached ones call, and its text names a function that leads to a site
+        let toward = sites_reached_through(loaded, &files, complete);
+        let need: Vec<PathBuf> = match sigterm_missing::called_names(&files) {
+            // no `main` among the functions: every handler counts already
+            None => unread.cloned().collect(),
+            Some(called) => unread
+                .filter(|f| {
+                    let (names, text) = defined.entry((*f).clone()).or_insert_with(|| {
+                        let text = std::fs::read_to_string(f).unwrap_or_default();
+                        (crate::lexscan::fn_names(&text), text)
+                    });
+                    names.iter().any(|n| called.contains(n))
+                        && toward.as_ref().is_none_or(|t| mentions_any(t, text))
+                })
+                .cloned()
+                .collect(),
+        };
         if need.is_empty() {
             return verdict;
         }
@@ -860,6 +860,58 @@ fn verdict_reading_calls(
             text_fns.insert(f, n.flatten());
         }
     }
+}
+
+/// The names of the functions holding the signal sites that matter (every Ctrl-C site;
+/// SIGTERM handlers, or every handler when `complete`) and of every function known to call
+/// one of them, transitively: a call toward a site names one of these. `None` when a site
+/// lies outside any function (nothing narrows the search then).
+fn sites_reached_through(
+    loaded: &[(PathBuf, String, &FileAnalysis)],
+    files: &[sigterm_missing::BinFile<'_>],
+    complete: bool,
+) -> Option<aho_corasick::AhoCorasick> {
+    let mut names: BTreeSet<String> = BTreeSet::new();
+    for (_, _, a) in loaded {
+        let items = a.signals.ctrl_c.iter().map(|c| c.item.as_str()).chain(
+            a.signals
+                .handled
+                .iter()
+                .filter(|(_, sigs)| complete || sigs.contains(&"SIGTERM"))
+                .map(|(item, _)| item.as_str()),
+        );
+        for item in items {
+            let last = item.rsplit("::").next().unwrap_or(item);
+            if last.is_empty() {
+                return None;
+            }
+            names.insert(last.to_string());
+        }
+    }
+    loop {
+        let before = names.len();
+        for f in files {
+            for n in f.fns {
+                if n.calls.iter().any(|c| names.contains(&c.name)) {
+                    let last = n.item.rsplit("::").next().unwrap_or(&n.item);
+                    names.insert(last.to_string());
+                }
+            }
+        }
+        if names.len() == before {
+            break;
+        }
+    }
+    aho_corasick::AhoCorasick::new(&names).ok()
+}
+
+/// Whether `text` names one of the automaton's words as a whole identifier.
+fn mentions_any(words: &aho_corasick::AhoCorasick, text: &str) -> bool {
+    let b = text.as_bytes();
+    words.find_overlapping_iter(b).any(|m| {
+        (m.start() == 0 || !crate::lexscan::is_ident(b[m.start() - 1]))
+            && !b.get(m.end()).is_some_and(|&c| crate::lexscan::is_ident(c))
+    })
 }
 
 /// The files of one binary as the `sigterm-missing` verdict reads them: a file the byte
