@@ -42,6 +42,8 @@ pub const BODY_WORDS: &[&str] = &[
     "serve(",
     "serve_",
     "graceful",
+    // a metrics exporter's `.install()` (its own listener)
+    "install(",
     "Handle",
     "Runtime",
     "Builder",

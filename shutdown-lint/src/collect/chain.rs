@@ -435,6 +435,8 @@ pub(super) const TRIGGERS: &[&str] = &[
     "serve_with_incoming",
     // an axum-server handle held in a field: how long its drain waits
     "graceful_shutdown",
+    // a metrics exporter's builder returned by a helper
+    "install",
 ];
 
 /// The closure of `recv.map(|x| ..)` / `recv.and_then(|x| ..)` (one argument, one

@@ -179,6 +179,12 @@ pub const TYPE_CTORS: &[(&str, &str)] = &[
     // `shutdown_signal(handle)` then `handle.graceful_shutdown(Some(d))`): its drain wait is
     // checked against the budget
     ("axum_server::Handle", "axum_server::Handle::new"),
+    // a metrics exporter's builder made by a helper and installed by its caller (TEI's
+    // `prom_builder.install()?`)
+    (
+        "metrics_exporter_prometheus::PrometheusBuilder",
+        "metrics_exporter_prometheus::PrometheusBuilder::new",
+    ),
 ];
 
 /// The constructor a value of type `ty` stands for ([`TYPE_CTORS`]).
@@ -745,6 +751,23 @@ pub const SERVERS: &[ServerApi] = &[
         serve_returns_handle: false,
     },
     ServerApi {
+        name: "metrics-exporter-prometheus",
+        // `install()` starts the exporter's own HTTP listener (or push loop) as an untracked
+        // task or thread, with no way to stop it (text-embeddings-inference)
+        roots: &["metrics_exporter_prometheus::PrometheusBuilder::new"],
+        serve: &["install"],
+        graceful: &[],
+        missing: Some("way to stop it at all: its listener runs until the process exits"),
+        help: "install only the recorder (`PrometheusBuilder::new().install_recorder()?` \
+               returns a `PrometheusHandle`) and serve `handle.render()` from a route of the \
+               service's own server, which drains on shutdown",
+        runtime_server: false,
+        drain_timeout: None,
+        drains_unless: None,
+        drain_wait: None,
+        serve_returns_handle: false,
+    },
+    ServerApi {
         name: "jsonrpsee",
         // jsonrpsee-server, also through the `jsonrpsee::server` facade
         roots: &[
@@ -895,6 +918,7 @@ pub const NEEDLES: &[&str] = &[
     "poem",
     "salvo",
     "jsonrpsee",
+    "PrometheusBuilder",
     "HttpServer",
     "actix_server",
     "TokioExecutor",
