@@ -59,7 +59,7 @@ pub const FACADES: &[(&str, &str)] = &[
 
 /// Crates whose re-exports are looked for in the sources of a package's dependencies
 /// (`pub use tokio::spawn;`, `pub use reqwest;`): those a renamed item of is often
-/// re-exported (spawns and clients). The servers of [`KNOWN_CRATES`] are only followed when
+/// re-exported (spawns and clients). The [`SERVER_CRATES`] are only followed when
 /// re-exported whole under their own name, which needs no scan: scanning every dependency
 /// that depends on a web framework cost a small service's run more than its parse.
 pub const REEXPORT_SCAN_CRATES: &[&str] = &[
@@ -73,19 +73,9 @@ pub const REEXPORT_SCAN_CRATES: &[&str] = &[
     "shutdown_runtime",
 ];
 
-/// Crates whose paths the rules know. A path `other::tokio::..` through a crate that
-/// re-exports one of them under its own name is that crate's path (`tokio::..`).
-pub const KNOWN_CRATES: &[&str] = &[
-    "tokio",
-    "reqwest",
-    "ureq",
-    "hyper",
-    "hyper_util",
-    "isahc",
-    "actix_rt",
-    "shutdown_runtime",
-    // the servers `server-no-graceful-shutdown` knows (chirpstack's `pub use tonic;` in
-    // its API crate, served as `chirpstack_api::tonic::transport::Server`)
+/// The servers `server-no-graceful-shutdown` knows, as crates (chirpstack's `pub use tonic;`
+/// in its API crate, served as `chirpstack_api::tonic::transport::Server`).
+pub const SERVER_CRATES: &[&str] = &[
     "tonic",
     "axum",
     "axum_server",
@@ -98,6 +88,20 @@ pub const KNOWN_CRATES: &[&str] = &[
     "jsonrpsee",
     "jsonrpsee_server",
 ];
+
+/// Whether the rules know paths of crate `name` ([`REEXPORT_SCAN_CRATES`] and
+/// [`SERVER_CRATES`]). A path `other::tokio::..` through a crate that re-exports one of them
+/// under its own name is that crate's path (`tokio::..`).
+///
+/// # Examples
+/// ```
+/// use shutdown_lint::resolve::known::is_known_crate;
+/// assert!(is_known_crate("tokio") && is_known_crate("tonic"));
+/// assert!(!is_known_crate("serde"));
+/// ```
+pub fn is_known_crate(name: &str) -> bool {
+    REEXPORT_SCAN_CRATES.contains(&name) || SERVER_CRATES.contains(&name)
+}
 
 /// Untracked task spawns (`raw-spawn`), called as paths.
 pub const RAW_SPAWN_FNS: &[&str] = &[

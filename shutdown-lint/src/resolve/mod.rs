@@ -85,15 +85,12 @@ impl Aliases {
     /// `vendored_common::tokio::spawn` is `tokio::spawn` (issue 10). Configured
     /// `[reexports]` entries are applied first and so win.
     fn known_name(&self, path: &[String]) -> Option<Canon> {
-        if path.len() < 2 || !known::KNOWN_CRATES.contains(&path[1].as_str()) {
+        if path.len() < 2 || !known::is_known_crate(&path[1]) {
             return None;
         }
         let first = path[0].as_str();
         let not_a_crate = matches!(first, "crate" | "self" | "super" | "std" | "core" | "alloc");
-        if not_a_crate
-            || known::KNOWN_CRATES.contains(&first)
-            || self.own_crate.as_deref() == Some(first)
-        {
+        if not_a_crate || known::is_known_crate(first) || self.own_crate.as_deref() == Some(first) {
             return None;
         }
         Some(path[1..].to_vec())

@@ -20,7 +20,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use crate::resolve::known::{KNOWN_CRATES, REEXPORT_SCAN_CRATES};
+use crate::resolve::known::{REEXPORT_SCAN_CRATES, is_known_crate};
 
 /// Documented fallback: re-exports of published crates, used when the crate's sources are
 /// not in the local registry. `(path in the re-exporting crate, what it is)`.
@@ -96,7 +96,7 @@ pub fn for_package_in(pkg: &Package, cargo_home: Option<&Path>) -> Vec<(String, 
     }
     for (local, real, dir) in &pkg.deps {
         let real_ident = real.replace('-', "_");
-        if KNOWN_CRATES.contains(&real_ident.as_str()) {
+        if is_known_crate(&real_ident) {
             continue;
         }
         let src = match dir {
