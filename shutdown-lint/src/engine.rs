@@ -798,7 +798,8 @@ fn verdict_reading_calls(
     // the names each unread file defines (`fn name`), and its text
     let mut defined: HashMap<PathBuf, (BTreeSet<String>, String)> = HashMap::new();
     loop {
-        let verdict = sigterm_missing::verdict(&bin_files(loaded, text_fns, root), termination);
+        let files = bin_files(loaded, text_fns, root);
+        let (verdict, called) = sigterm_missing::verdict_and_calls(&files, termination);
         let all_handled = loaded
             .iter()
             .flat_map(|(_, _, a)| a.signals.handled.iter())
@@ -829,11 +830,10 @@ fn verdict_reading_calls(
             .iter()
             .filter(|(f, _, a)| (a.skipped_by_scan || a.pruned) && !text_fns.contains_key(f))
             .map(|(f, _, _)| f);
-        let files = bin_files(loaded, text_fns, root);
         // a file matters only on a path from `main` to a signal site: it defines a function
         // the reached ones call, and its text names a function that leads to a site
         let toward = sites_reached_through(loaded, &files, complete);
-        let need: Vec<PathBuf> = match sigterm_missing::called_names(&files) {
+        let need: Vec<PathBuf> = match called {
             // no `main` among the functions: every handler counts already
             None => unread.cloned().collect(),
             Some(called) => unread
@@ -949,10 +949,9 @@ fn sigterm_across_binaries(
         .enumerate()
         .map(|(i, j)| (j.abs.as_path(), i))
         .collect();
-    // files outside the job set, analysed on demand for their signals and mod decls
+    // files outside the job set, read on demand (once per run) for their signals and mod
+    // decls (`None`: unreadable)
     let mut extra: HashMap<PathBuf, Option<FileAnalysis>> = HashMap::new();
-    // every module each file declares, once per run
-    let mut mods: HashMap<PathBuf, Vec<crate::model::ModDecl>> = HashMap::new();
     let mut bins: Vec<(String, PathBuf, Option<Arc<Package>>, usize)> = Vec::new();
     let mut seen_roots = BTreeSet::new();
     for j in jobs {
@@ -988,17 +987,16 @@ fn sigterm_across_binaries(
         }
         // the module declarations of a file, analysing it first when it is not linted
         let decls_of = |p: &Path,
-                        extra: &mut HashMap<PathBuf, Option<FileAnalysis>>,
-                        mods: &mut HashMap<PathBuf, Vec<crate::model::ModDecl>>|
+                        extra: &mut HashMap<PathBuf, Option<FileAnalysis>>|
          -> Option<Vec<crate::model::ModDecl>> {
-            if let Some(m) = mods.get(p) {
-                return Some(m.clone());
+            if let Some(&i) = by_path.get(p) {
+                return Some(analyses[i].mod_decls.clone());
             }
-            let found = if let Some(&i) = by_path.get(p) {
-                analyses[i].mod_decls.clone()
-            } else {
-                let text = std::fs::read_to_string(p).ok()?;
-                let a = if crate::resolve::known::SIGNAL_WORDS
+            if let Some(a) = extra.get(p) {
+                return a.as_ref().map(|a| a.mod_decls.clone());
+            }
+            let read = std::fs::read_to_string(p).ok().map(|text| {
+                if crate::resolve::known::SIGNAL_WORDS
                     .iter()
                     .any(|w| memchr::memmem::find(text.as_bytes(), w.as_bytes()).is_some())
                 {
@@ -1027,23 +1025,20 @@ fn sigterm_across_binaries(
                         mod_decls: crate::lexscan::mod_decls(&text),
                         ..FileAnalysis::default()
                     }
-                };
-                let decls = a.mod_decls.clone();
-                extra.insert(p.to_path_buf(), Some(a));
-                decls
-            };
-            mods.insert(p.to_path_buf(), found.clone());
-            Some(found)
+                }
+            });
+            let decls = read.as_ref().map(|a| a.mod_decls.clone());
+            extra.insert(p.to_path_buf(), read);
+            decls
         };
         // the files below `start`, as files of crate `krate`
-        let mut closure =
-            |start: &Path,
-             krate: &str,
-             files: &mut Vec<(PathBuf, String)>,
-             extra: &mut HashMap<PathBuf, Option<FileAnalysis>>| {
-                let found = module_closure(start, &mut |p| decls_of(p, extra, &mut mods));
-                files.extend(found.into_iter().map(|f| (f, krate.to_string())));
-            };
+        let closure = |start: &Path,
+                       krate: &str,
+                       files: &mut Vec<(PathBuf, String)>,
+                       extra: &mut HashMap<PathBuf, Option<FileAnalysis>>| {
+            let found = module_closure(start, &mut |p| decls_of(p, extra));
+            files.extend(found.into_iter().map(|f| (f, krate.to_string())));
+        };
         let own = pkg
             .as_ref()
             .map(|p| p.crate_name.clone())

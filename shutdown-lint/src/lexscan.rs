@@ -236,57 +236,22 @@ pub fn mod_decls(text: &str) -> Vec<crate::model::ModDecl> {
     // `mod name;` somewhere in its text (perhaps in a comment) is lexed
     let b = text.as_bytes();
     let declares = memchr::memmem::find_iter(b, b"mod").any(|at| {
-        if at > 0 && is_ident(b[at - 1]) {
-            return false;
-        }
-        let mut i = at + 3;
-        let gap = i;
-        while b.get(i).is_some_and(u8::is_ascii_whitespace) {
-            i += 1;
-        }
-        if i == gap {
-            return false;
-        }
-        if b[i..].starts_with(b"r#") {
-            i += 2;
-        }
-        let name = i;
-        while b.get(i).is_some_and(|&c| is_ident(c)) {
-            i += 1;
-        }
-        while b.get(i).is_some_and(u8::is_ascii_whitespace) {
-            i += 1;
-        }
-        i > name && b.get(i) == Some(&b';')
+        keyword_name(b, at, 3).is_some_and(|(_, end)| b.get(skip_ws(b, end)) == Some(&b';'))
     });
     if !declares {
         return Vec::new();
     }
     let code = code_only(text);
-    let ws = |i: usize| code.get(i).is_some_and(u8::is_ascii_whitespace);
     // each `mod name` keyword: where its name is, and what follows (`;` or `{`)
     let mut found: Vec<(usize, String, Option<usize>)> = Vec::new();
     let mut from = 0;
     while let Some(at) = find_word(&code, b"mod", from) {
         from = at + 3;
-        let mut i = at + 3;
-        while ws(i) {
-            i += 1;
-        }
-        if code[i..].starts_with(b"r#") {
-            i += 2;
-        }
-        let start = i;
-        while code.get(i).is_some_and(|&c| is_ident(c)) {
-            i += 1;
-        }
-        if i == start {
+        let Some((start, end)) = keyword_name(&code, at, 3) else {
             continue;
-        }
-        let name = String::from_utf8_lossy(&code[start..i]).into_owned();
-        while ws(i) {
-            i += 1;
-        }
+        };
+        let name = String::from_utf8_lossy(&code[start..end]).into_owned();
+        let i = skip_ws(&code, end);
         match code.get(i) {
             Some(b';') => found.push((at, name, None)),
             Some(b'{') => found.push((at, name, matching(&code, i, b'{', b'}'))),
@@ -411,29 +376,40 @@ pub fn fn_names(text: &str) -> std::collections::BTreeSet<String> {
     let b = text.as_bytes();
     let mut out = std::collections::BTreeSet::new();
     for at in memchr::memmem::find_iter(b, b"fn") {
-        if at > 0 && is_ident(b[at - 1]) {
-            continue;
-        }
-        let mut i = at + 2;
-        let gap = i;
-        while b.get(i).is_some_and(u8::is_ascii_whitespace) {
-            i += 1;
-        }
-        if i == gap {
-            continue;
-        }
-        if b[i..].starts_with(b"r#") {
-            i += 2;
-        }
-        let start = i;
-        while b.get(i).is_some_and(|&c| is_ident(c)) {
-            i += 1;
-        }
-        if i > start {
-            out.insert(String::from_utf8_lossy(&b[start..i]).into_owned());
+        if let Some((start, end)) = keyword_name(b, at, 2) {
+            out.insert(String::from_utf8_lossy(&b[start..end]).into_owned());
         }
     }
     out
+}
+
+/// The name a keyword of `len` bytes at `at` introduces (`mod name`, `fn r#async`): its
+/// byte range (without `r#`), when the keyword is a whole word followed by whitespace and
+/// an identifier.
+fn keyword_name(b: &[u8], at: usize, len: usize) -> Option<(usize, usize)> {
+    if at > 0 && is_ident(b[at - 1]) {
+        return None;
+    }
+    let mut i = skip_ws(b, at + len);
+    if i == at + len {
+        return None;
+    }
+    if b[i..].starts_with(b"r#") {
+        i += 2;
+    }
+    let start = i;
+    while b.get(i).is_some_and(|&c| is_ident(c)) {
+        i += 1;
+    }
+    (i > start).then_some((start, i))
+}
+
+/// The first index at or after `i` that is not ASCII whitespace.
+fn skip_ws(b: &[u8], mut i: usize) -> usize {
+    while b.get(i).is_some_and(u8::is_ascii_whitespace) {
+        i += 1;
+    }
+    i
 }
 
 /// The index of the delimiter `r` closing the `l` at `open` in `code` (a [`code_only`]

@@ -143,44 +143,44 @@ impl Package {
             .collect();
         for (name, v) in all_deps {
             let t = v.as_table();
+            // `name = { workspace = true }`: the rest is in `[workspace.dependencies]`
+            let inherited =
+                t.and_then(|t| t.get("workspace")).and_then(|x| x.as_bool()) == Some(true);
+            let real = t
+                .and_then(|t| t.get("package"))
+                .and_then(|x| x.as_str())
+                .unwrap_or(name);
             if linked.contains(&name) {
                 let local = t.and_then(|t| t.get("path")).and_then(|x| x.as_str());
-                let inherited =
-                    t.and_then(|t| t.get("workspace")).and_then(|x| x.as_bool()) == Some(true);
                 let dep_dir = match local {
                     Some(rel) => Some(crate::paths::normalize(&dir.join(rel))),
-                    None if inherited => workspace_dep_path(dir, &link, name),
+                    None if inherited => workspace_dep(dir, &link, name).and_then(|(root, dep)| {
+                        let path = dep.get("path")?.as_str()?;
+                        Some(crate::paths::normalize(&root.join(path)))
+                    }),
                     None => None,
                 };
                 let dep_dir = dep_dir.filter(|d| d.join("Cargo.toml").is_file());
                 if let Some(d) = &dep_dir {
                     p.path_deps.push(d.clone());
                 }
-                let real = t
-                    .and_then(|t| t.get("package"))
-                    .and_then(|x| x.as_str())
-                    .unwrap_or(name);
                 p.deps
                     .push((name.replace('-', "_"), real.to_string(), dep_dir));
             }
-            let real = t
-                .and_then(|t| t.get("package"))
-                .and_then(|x| x.as_str())
-                .unwrap_or(name);
             if real != name {
                 p.renames
                     .push((name.replace('-', "_"), real.replace('-', "_")));
             }
             if real == "ctrlc" {
-                let feats = t.and_then(|t| t.get("features")).and_then(|f| f.as_array());
-                let inherited =
-                    t.and_then(|t| t.get("workspace")).and_then(|x| x.as_bool()) == Some(true);
                 // `ctrlc = { workspace = true }` adds its features to the workspace's
-                if feats.is_some_and(|f| f.iter().any(|x| x.as_str() == Some("termination")))
+                let termination = |dep: Option<&toml::Value>| {
+                    dep.and_then(|d| d.get("features"))
+                        .and_then(|f| f.as_array())
+                        .is_some_and(|f| f.iter().any(|x| x.as_str() == Some("termination")))
+                };
+                if termination(Some(v))
                     || (inherited
-                        && workspace_dep_features(dir, &link, name)
-                            .iter()
-                            .any(|f| f == "termination"))
+                        && termination(workspace_dep(dir, &link, name).as_ref().map(|(_, d)| d)))
                 {
                     p.ctrlc_termination = true;
                 }
@@ -239,30 +239,16 @@ fn workspace_package_key(dir: &Path, link: &WorkspaceLink, key: &str) -> Option<
     ws.get("package")?.get(key)?.as_str().map(str::to_owned)
 }
 
-/// `path` of `name` in the `[workspace.dependencies]` of `dir`'s workspace.
-fn workspace_dep_path(dir: &Path, link: &WorkspaceLink, name: &str) -> Option<PathBuf> {
+/// The entry of `name` in the `[workspace.dependencies]` of `dir`'s workspace, with the
+/// workspace's root directory (its `path` is relative to it).
+fn workspace_dep(dir: &Path, link: &WorkspaceLink, name: &str) -> Option<(PathBuf, toml::Value)> {
     let (root, doc) = link.doc(dir)?;
-    let dep = doc.get("workspace")?.get("dependencies")?.get(name)?;
-    let path = dep.get("path")?.as_str()?;
-    Some(crate::paths::normalize(&root.join(path)))
-}
-
-/// `features` of `name` in the `[workspace.dependencies]` of `dir`'s workspace.
-fn workspace_dep_features(dir: &Path, link: &WorkspaceLink, name: &str) -> Vec<String> {
-    let Some((_, doc)) = link.doc(dir) else {
-        return Vec::new();
-    };
-    doc.get("workspace")
-        .and_then(|w| w.get("dependencies"))
-        .and_then(|d| d.get(name))
-        .and_then(|d| d.get("features"))
-        .and_then(|f| f.as_array())
-        .map(|f| {
-            f.iter()
-                .filter_map(|x| x.as_str().map(str::to_owned))
-                .collect()
-        })
-        .unwrap_or_default()
+    let dep = doc
+        .get("workspace")?
+        .get("dependencies")?
+        .get(name)?
+        .clone();
+    Some((root, dep))
 }
 
 /// Forgets the manifests read so far ([`crate::engine::lint_paths`] calls it at the start

@@ -407,10 +407,7 @@ fn is_timeout_layer(e: &syn::Expr) -> bool {
     }
     m.method == "layer"
         && matches!(&m.args[0], syn::Expr::Call(c) if matches!(&*c.func,
-        syn::Expr::Path(p) if {
-            let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
-            segs.ends_with(&["TimeoutLayer".to_string(), "new".to_string()])
-        }))
+        syn::Expr::Path(p) if super::attrs::path_segs(&p.path).ends_with(&["TimeoutLayer".into(), "new".into()])))
 }
 
 /// Methods a rule looks at: a chain whose root only the workspace model can tell is

@@ -21,6 +21,12 @@ pub(crate) const REQUEST_METHODS: &[&str] =
     &["get", "post", "put", "patch", "delete", "head", "request"];
 /// Methods that send a prepared request.
 pub(crate) const SEND_METHODS: &[&str] = &["send", "execute"];
+/// Whether method `m` starts or sends a request ([`REQUEST_METHODS`], [`SEND_METHODS`]):
+/// a chain through it holds a request or a response, not the client.
+pub(crate) fn is_request_step(m: &str) -> bool {
+    REQUEST_METHODS.contains(&m) || SEND_METHODS.contains(&m)
+}
+
 /// Methods of a `Result` that keep its `Ok` value as it is (`.context(..)?`).
 const OK_KEEPING: &[&str] = &["context", "with_context", "map_err", "expect", "unwrap"];
 
@@ -325,10 +331,10 @@ pub(super) fn unchain(mut e: &syn::Expr) -> (Vec<&syn::ExprMethodCall>, &syn::Ex
 /// a chain that goes on to make a request: its value is no client).
 fn root_offset(e: &syn::Expr) -> Option<usize> {
     let (methods, inner) = unchain(e);
-    if methods.iter().any(|m| {
-        let m = m.method.to_string();
-        REQUEST_METHODS.contains(&m.as_str()) || SEND_METHODS.contains(&m.as_str())
-    }) {
+    if methods
+        .iter()
+        .any(|m| is_request_step(&m.method.to_string()))
+    {
         return None;
     }
     match inner {
@@ -649,10 +655,9 @@ impl<'ast> Visit<'ast> for Pass {
         // `b = b.tls_info(true);`: a builder's step assigned back to it
         if let Some(n) = name_of(&a.left) {
             let (methods, recv) = unchain(&a.right);
-            let request = methods.iter().any(|m| {
-                let m = m.method.to_string();
-                REQUEST_METHODS.contains(&m.as_str()) || SEND_METHODS.contains(&m.as_str())
-            });
+            let request = methods
+                .iter()
+                .any(|m| is_request_step(&m.method.to_string()));
             if !methods.is_empty() && !request && name_of(recv).as_deref() == Some(n.as_str()) {
                 self.classified(&a.right);
                 self.done.insert(addr(strip(&a.left)));

@@ -341,11 +341,9 @@ impl Collector<'_, '_> {
                 // holds a response, not the client: later uses of `r` are not the client's
                 let made_here = &c.steps[c.inherited.min(c.steps.len())..];
                 if c.via_binding
-                    && made_here.iter().any(|s| {
-                        let m = s.name.as_str();
-                        super::flow::REQUEST_METHODS.contains(&m)
-                            || super::flow::SEND_METHODS.contains(&m)
-                    })
+                    && made_here
+                        .iter()
+                        .any(|s| super::flow::is_request_step(&s.name))
                 {
                     c.origin = None;
                 }

@@ -121,20 +121,6 @@ impl Verdict {
     }
 }
 
-/// The names the functions `main` reaches call (`None` when no `main` is among `files`):
-/// a file whose calls are not read yet matters only if it defines one of them.
-pub(crate) fn called_names(files: &[BinFile<'_>]) -> Option<BTreeSet<String>> {
-    let nodes = nodes_of(files);
-    let reach = callgraph::reachable(&nodes, &roots_of(files))?;
-    Some(
-        nodes
-            .iter()
-            .filter(|n| reach.contains(&(n.file, n.node.item.clone())))
-            .flat_map(|n| n.node.calls.iter().map(|c| c.name.clone()))
-            .collect(),
-    )
-}
-
 fn nodes_of<'a>(files: &'a [BinFile<'a>]) -> Vec<Node<'a>> {
     files
         .iter()
@@ -176,8 +162,25 @@ fn roots_of(files: &[BinFile<'_>]) -> Vec<(usize, &'static str)> {
 /// assert_eq!(v.ctrl_c.len(), 1);
 /// ```
 pub fn verdict(files: &[BinFile<'_>], ctrlc_termination: bool) -> Verdict {
+    verdict_and_calls(files, ctrlc_termination).0
+}
+
+/// [`verdict`], and the names the functions `main` reaches call (`None` when no `main` is
+/// among `files`): a file whose calls are not read yet matters only if it defines one of
+/// them. One reachability walk gives both.
+pub(crate) fn verdict_and_calls(
+    files: &[BinFile<'_>],
+    ctrlc_termination: bool,
+) -> (Verdict, Option<BTreeSet<String>>) {
     let nodes = nodes_of(files);
     let reach = callgraph::reachable(&nodes, &roots_of(files));
+    let called = reach.as_ref().map(|set| {
+        nodes
+            .iter()
+            .filter(|n| set.contains(&(n.file, n.node.item.clone())))
+            .flat_map(|n| n.node.calls.iter().map(|c| c.name.clone()))
+            .collect()
+    });
     let reached = |file: usize, item: &str| match &reach {
         None => true,
         // a site outside any function (a `static`, an `impl` const) counts
@@ -206,5 +209,5 @@ pub fn verdict(files: &[BinFile<'_>], ctrlc_termination: bool) -> Verdict {
             v.ctrl_c.push((i, site.clone()));
         }
     }
-    v
+    (v, called)
 }
