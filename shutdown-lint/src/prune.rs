@@ -2,10 +2,11 @@
 //!
 //! Most of a file that passes the byte scan is code no rule reads: a parser's `fn parse`, a
 //! handler's formatting helpers. Parsing them is most of the linter's time. Before the file
-//! is parsed, the body of every `fn` that mentions none of the words a rule or the model
-//! works from (the byte scan's needles, the spawn/build/timeout method names, `Handle`,
-//! `Runtime`, ... and every name the file imports from a `use` that mentions one of them)
-//! has its contents replaced by spaces. Newlines and every other byte stay where they were,
+//! is parsed, the body of every `fn` whose signature and body mention none of the words a
+//! rule or the model works from (the byte scan's needles, the spawn/build/timeout method
+//! names, `Handle`, `Runtime`, ... and every name the file imports from a `use` that
+//! mentions one of them; a parameter of a type the model knows is bound in the body) has
+//! its contents replaced by spaces. Newlines and every other byte stay where they were,
 //! so lines, columns and byte offsets of what is left are those of the original file, and
 //! the signature (parameters, return type, attributes) is kept for the workspace model.
 //!
@@ -310,7 +311,7 @@ impl Automata {
             if opts.declarations_only || (opts.skip_tests && is_test) {
                 blank.push((open, close));
                 i = close + 1;
-            } else if mentions(open, close) {
+            } else if mentions(at, close) {
                 if test_macros
                     && (opts.test_file
                         || is_test
@@ -956,6 +957,15 @@ mod tests {
         assert!(out.contains("Http::new()"));
         assert!(out.contains("tokio::spawn(x)"));
         assert!(!out.contains("{ 1 }"));
+    }
+
+    #[test]
+    fn a_signature_naming_a_word_keeps_its_body() {
+        // the parameter's type is what the model binds `starter` to
+        let src = "async fn run(starter: dropshot::HttpServerStarter<C>) { starter.start().await; }\nfn quiet(x: u32) { x.start(); }\n";
+        let out = filter().prune(src).unwrap();
+        assert!(out.contains("starter.start().await"));
+        assert!(!out.contains("x.start()"));
     }
 
     #[test]

@@ -168,7 +168,10 @@ impl Collector<'_, '_> {
                 };
                 ch.steps.push(step);
             }
+            // a binding of a chain recorded already: every later use counts too
+            // (`let t = starter.start();` then `t.await`)
             let triggered = ch.pending.is_none()
+                || (ch.via_binding && ch.origin.is_some())
                 || ch.steps[ch.inherited.min(ch.steps.len())..]
                     .iter()
                     .any(|s| TRIGGERS.contains(&s.name.as_str()));
@@ -326,6 +329,22 @@ impl Collector<'_, '_> {
 
     /// `self.rt`, `state.pool`, `self.inner.rt`: a field whose type the model may know.
     pub(super) fn field_root(&self, f: &syn::ExprField) -> Option<Chain> {
+        if let syn::Member::Unnamed(i) = &f.member
+            && let syn::Expr::Path(p) = &*f.base
+            && let Some(n) = p.path.get_ident()
+            && let Some(BindVal::Tuple(vals)) = self.binding_val(&n.to_string())
+        {
+            // `cfg.1` of a tuple whose elements are known
+            return match vals.get(i.index as usize)? {
+                Some(BindVal::Chain(ch)) => {
+                    let mut ch = (**ch).clone();
+                    ch.inherited = ch.steps.len();
+                    ch.via_binding = true;
+                    Some(ch)
+                }
+                _ => None,
+            };
+        }
         let name = match &f.member {
             syn::Member::Named(name) => name.to_string(),
             // a tuple struct's field (`self.0`), recorded under its position
@@ -434,6 +453,8 @@ pub(super) const TRIGGERS: &[&str] = &[
     "graceful_shutdown",
     // a metrics exporter's builder returned by a helper
     "install",
+    // a dropshot server starter returned by a helper
+    "start",
 ];
 
 /// The closure of `recv.map(|x| ..)` / `recv.and_then(|x| ..)` (one argument, one

@@ -113,10 +113,25 @@ impl Collector<'_, '_> {
     }
 
     /// A type with its references and wrappers peeled (`&`, `Arc`, `Rc`, `Box`, `Option`,
-    /// `Result`, the lazy statics `Lazy`, `LazyLock`, `LazyCell`, which deref to what they
+    /// `Result` and aliases of it named `..Result<T>`, the lazy statics `Lazy`, `LazyLock`, `LazyCell`, which deref to what they
     /// hold, and `OnceLock` / `OnceCell`, read through `get_or_init`), resolved where it is
     /// written; `Self` is the `impl`'s type.
     pub(super) fn type_canon(&self, ty: &syn::Type) -> Option<Canon> {
+        let syn::Type::Path(p) = self.peel_type(ty)? else {
+            return None;
+        };
+        if p.qself.is_none() && p.path.is_ident("Self") {
+            return self.self_ty.clone();
+        }
+        match self.resolve(&p.path, false) {
+            Resolution::Path(c) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// `ty` without its references, parentheses, the wrappers [`Self::type_canon`] sees
+    /// through and the file's own aliases; `None` when that does not end.
+    fn peel_type<'t>(&'t self, ty: &'t syn::Type) -> Option<&'t syn::Type> {
         let mut ty = ty;
         for _ in 0..8 {
             match ty {
@@ -125,28 +140,29 @@ impl Collector<'_, '_> {
                 syn::Type::Group(g) => ty = &g.elem,
                 syn::Type::Path(p) => {
                     let last = p.path.segments.last()?;
-                    let wrapper = matches!(
-                        last.ident.to_string().as_str(),
-                        "Arc"
-                            | "Rc"
-                            | "Box"
-                            | "Option"
-                            | "Result"
-                            | "Lazy"
-                            | "LazyLock"
-                            | "LazyCell"
-                            | "OnceLock"
-                            | "OnceCell"
-                    );
+                    let name = last.ident.to_string();
+                    // a crate's own `Result` alias (`type AppResult<T> = Result<T, AppError>`,
+                    // `anyhow::Result<T>`) holds its first argument, wherever it is declared
+                    let wrapper = name.ends_with("Result")
+                        || matches!(
+                            name.as_str(),
+                            "Arc"
+                                | "Rc"
+                                | "Box"
+                                | "Option"
+                                | "Result"
+                                | "Lazy"
+                                | "LazyLock"
+                                | "LazyCell"
+                                | "OnceLock"
+                                | "OnceCell"
+                        );
                     if wrapper
                         && let syn::PathArguments::AngleBracketed(a) = &last.arguments
                         && let Some(syn::GenericArgument::Type(inner)) = a.args.first()
                     {
                         ty = inner;
                         continue;
-                    }
-                    if p.qself.is_none() && p.path.is_ident("Self") {
-                        return self.self_ty.clone();
                     }
                     if p.qself.is_none()
                         && let Some(id) = p.path.get_ident()
@@ -156,12 +172,9 @@ impl Collector<'_, '_> {
                         ty = aliased;
                         continue;
                     }
-                    return match self.resolve(&p.path, false) {
-                        Resolution::Path(c) => Some(c),
-                        _ => None,
-                    };
+                    return Some(ty);
                 }
-                _ => return None,
+                other => return Some(other),
             }
         }
         None
@@ -172,6 +185,14 @@ impl Collector<'_, '_> {
     /// `Handle::current()`), or a value of a workspace type (the owner of its fields and
     /// methods).
     pub(super) fn type_value(&self, ty: &syn::Type) -> Option<BindVal> {
+        if let syn::Type::Tuple(t) = self.peel_type(ty)? {
+            // `Arc<(Option<String>, http1::Builder)>`: each element by position
+            let vals: Vec<_> = t.elems.iter().map(|e| self.type_value(e)).collect();
+            return vals
+                .iter()
+                .any(Option::is_some)
+                .then_some(BindVal::Tuple(vals));
+        }
         let canon = self.type_canon(ty)?;
         match known::type_ctor(&canon) {
             Some(root) => Some(BindVal::Chain(Box::new(Chain {
@@ -279,7 +300,21 @@ impl Collector<'_, '_> {
             Some(MacroBody::Select(branches)) => {
                 self.model.macros_analysed += 1;
                 for b in &branches {
-                    self.visit_expr(&b.future);
+                    // a branch polls its future to the end: `_ = server_task => ..` is
+                    // `server_task.await` (a dropshot server awaited beside other tasks)
+                    match &b.future {
+                        syn::Expr::Path(p) if p.path.get_ident().is_some() => {
+                            let span = p.path.span();
+                            let awaited = syn::Expr::Await(syn::ExprAwait {
+                                attrs: Vec::new(),
+                                base: Box::new(b.future.clone()),
+                                dot_token: syn::Token![.](span),
+                                await_token: syn::Token![await](span),
+                            });
+                            self.visit_expr(&awaited);
+                        }
+                        f => self.visit_expr(f),
+                    }
                     if let Some(g) = &b.guard {
                         self.visit_expr(g);
                     }
@@ -366,6 +401,12 @@ impl Collector<'_, '_> {
                 self.visit_expr(e);
             }
         }
+        if val.is_none()
+            && let Some(t) = init.and_then(|e| self.tuple_value(e))
+        {
+            // `let (_, http1) = cfg.as_ref();` of a tuple whose elements are known
+            val = Some(t);
+        }
         if let syn::Pat::Type(t) = pat {
             // the declared type, where the value says less: a runtime handle or
             // runtime is one whatever its (`Some(h)`, a helper's) expression
@@ -382,6 +423,37 @@ impl Collector<'_, '_> {
             }
         }
         self.bind_unwrapped(pat, val);
+    }
+
+    /// The tuple a binding holds, also through `&x`, `*x`, `x.as_ref()`, `x.clone()`,
+    /// `x.deref()`, `x.borrow()`.
+    fn tuple_value(&self, e: &syn::Expr) -> Option<BindVal> {
+        match e {
+            syn::Expr::Paren(p) => self.tuple_value(&p.expr),
+            syn::Expr::Reference(r) => self.tuple_value(&r.expr),
+            syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => self.tuple_value(&u.expr),
+            syn::Expr::MethodCall(m)
+                if m.args.is_empty()
+                    && matches!(
+                        m.method.to_string().as_str(),
+                        "as_ref" | "clone" | "deref" | "borrow"
+                    ) =>
+            {
+                self.tuple_value(&m.receiver)
+            }
+            syn::Expr::Path(p) => {
+                let name = p.path.get_ident()?.to_string();
+                match self
+                    .resolver
+                    .is_binding(&name)
+                    .then(|| self.binding_val(&name))??
+                {
+                    t @ BindVal::Tuple(_) => Some(t.clone()),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
     }
 
     pub(super) fn cfg_windows_macro(e: &syn::Expr) -> bool {

@@ -23,6 +23,10 @@ pub(super) enum BindVal {
     /// A parameter or binding of a declared type no rule knows (a workspace type): the
     /// owner of its fields and methods.
     Typed(crate::resolve::Canon),
+    /// A tuple whose elements' values are known by position (a parameter of type
+    /// `Arc<(Option<String>, http1::Builder)>`): `let (_, b) = cfg.as_ref();` and `cfg.1`
+    /// see them.
+    Tuple(Vec<Option<BindVal>>),
 }
 
 pub(super) struct Collector<'a, 'i> {
@@ -103,6 +107,14 @@ impl<'a, 'i> Collector<'a, 'i> {
     }
 
     pub(super) fn bind_pat(&mut self, pat: &syn::Pat, val: Option<BindVal>) {
+        if let Some(BindVal::Tuple(vals)) = &val
+            && let Some(elems) = tuple_pat_elems(pat, vals.len())
+        {
+            for (p, v) in elems.iter().zip(vals) {
+                self.bind_pat(p, v.clone());
+            }
+            return;
+        }
         let mut names = Vec::new();
         pat_idents(pat, &mut names);
         let single = matches!(pat, syn::Pat::Ident(_))
@@ -315,5 +327,21 @@ impl<'a, 'i> Collector<'a, 'i> {
     pub(super) fn leave_scope_empty(&mut self) {
         self.resolver_blocks -= 1;
         self.pop_scope_raw();
+    }
+}
+
+/// The element patterns of `(a, b)` (also `&(a, b)` and `(a, b): T`) when there are `n` and
+/// none is `..`.
+fn tuple_pat_elems(pat: &syn::Pat, n: usize) -> Option<Vec<&syn::Pat>> {
+    match pat {
+        syn::Pat::Type(t) => tuple_pat_elems(&t.pat, n),
+        syn::Pat::Reference(r) => tuple_pat_elems(&r.pat, n),
+        syn::Pat::Paren(p) => tuple_pat_elems(&p.pat, n),
+        syn::Pat::Tuple(t)
+            if t.elems.len() == n && !t.elems.iter().any(|p| matches!(p, syn::Pat::Rest(_))) =>
+        {
+            Some(t.elems.iter().collect())
+        }
+        _ => None,
     }
 }

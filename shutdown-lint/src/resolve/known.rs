@@ -87,6 +87,7 @@ pub const SERVER_CRATES: &[&str] = &[
     "actix_server",
     "jsonrpsee",
     "jsonrpsee_server",
+    "dropshot",
 ];
 
 /// Whether the rules know paths of crate `name` ([`REEXPORT_SCAN_CRATES`] and
@@ -188,6 +189,12 @@ pub const TYPE_CTORS: &[(&str, &str)] = &[
     (
         "metrics_exporter_prometheus::PrometheusBuilder",
         "metrics_exporter_prometheus::PrometheusBuilder::new",
+    ),
+    // a dropshot server starter a helper builds and its caller starts (buildomat's lab
+    // factory: `minder::server(..).await?.start()`)
+    (
+        "dropshot::HttpServerStarter",
+        "dropshot::HttpServerStarter::new",
     ),
 ];
 
@@ -552,6 +559,10 @@ pub struct DrainTimeout {
     pub default_secs: Option<f64>,
 }
 
+/// The name of metrics-exporter-prometheus's entry in [`SERVERS`]: its listener is not the
+/// service's own server.
+pub const METRICS_EXPORTER: &str = "metrics-exporter-prometheus";
+
 /// The server APIs `server-no-graceful-shutdown` knows.
 pub const SERVERS: &[ServerApi] = &[
     ServerApi {
@@ -755,7 +766,7 @@ pub const SERVERS: &[ServerApi] = &[
         serve_returns_handle: false,
     },
     ServerApi {
-        name: "metrics-exporter-prometheus",
+        name: METRICS_EXPORTER,
         // `install()` starts the exporter's own HTTP listener (or push loop) as an untracked
         // task or thread, with no way to stop it (text-embeddings-inference)
         roots: &["metrics_exporter_prometheus::PrometheusBuilder::new"],
@@ -790,6 +801,28 @@ pub const SERVERS: &[ServerApi] = &[
         drain_timeout: None,
         drains_unless: None,
         drain_wait: Some("stopped"),
+        serve_returns_handle: true,
+    },
+    ServerApi {
+        name: "dropshot",
+        // `start()` returns the running `HttpServer`; it installs no signal handler and
+        // stops (finishing the requests in flight) only when `close()` is awaited
+        // (buildomat)
+        roots: &[
+            "dropshot::HttpServerStarter::new",
+            "dropshot::HttpServerStarter::new_with_tls",
+            "dropshot::ServerBuilder::new",
+        ],
+        serve: &["start"],
+        graceful: &["close"],
+        missing: Some("`close()` on the `HttpServer` that `.start()` returns"),
+        help: "keep the `HttpServer` that `.start()` returns; once \
+               `shutdown_runtime::wait_for_shutdown()` returns, await `server.close()`, which \
+               stops accepting and returns when the requests in flight are done",
+        runtime_server: false,
+        drain_timeout: None,
+        drains_unless: None,
+        drain_wait: None,
         serve_returns_handle: true,
     },
 ];
@@ -922,6 +955,7 @@ pub const NEEDLES: &[&str] = &[
     "poem",
     "salvo",
     "jsonrpsee",
+    "dropshot",
     "PrometheusBuilder",
     "HttpServer",
     "actix_server",
