@@ -536,6 +536,10 @@ impl Analyzer {
             rules::http_no_timeout::clients_without_timeout(&model, &config.http_no_timeout).len();
         a.facts.detached_threads = rules::detached_thread::detached_threads(&model).len();
         a.signals = rules::sigterm_missing::signal_sites(&model);
+        if fctx.is_test_file {
+            // a binary never runs a test file's servers (`--include-tests`)
+            a.signals.servers.clear();
+        }
         a.facts.fix_sites = crate::fix::site::from_model(&model);
         a.facts.budgets = model.budgets.clone();
         a.facts.handles_sigterm = a.signals.sigterm;

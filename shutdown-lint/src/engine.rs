@@ -820,10 +820,21 @@ fn verdict_reading_calls(
                     .iter()
                     .any(|(_, sigs)| sigs.contains(&"SIGTERM"))
             });
+        // nothing handled: a server not reached yet would be reported, a handler not
+        // reached yet would clear the servers reached
+        let any_handler = loaded.iter().any(|(_, _, a)| !a.signals.handled.is_empty());
+        let servers_unreached = loaded
+            .iter()
+            .map(|(_, _, a)| a.signals.servers.len())
+            .sum::<usize>()
+            > verdict.servers.len();
+        let no_signal_open = verdict.handles_nothing()
+            && (servers_unreached || (any_handler && !verdict.servers.is_empty()));
         let could_change = (complete && !all_handled)
+            || no_signal_open
             || (!verdict.handles_sigterm()
                 && ((sigterm_unreached && !verdict.ctrl_c.is_empty()) || sites_unreached));
-        if !could_change || !loaded.iter().any(|(_, _, a)| !a.signals.handled.is_empty()) {
+        if !could_change || !(any_handler || no_signal_open) {
             return verdict;
         }
         let unread = loaded
@@ -832,7 +843,7 @@ fn verdict_reading_calls(
             .map(|(f, _, _)| f);
         // a file matters only on a path from `main` to a signal site: it defines a function
         // the reached ones call, and its text names a function that leads to a site
-        let toward = sites_reached_through(loaded, &files, complete);
+        let toward = sites_reached_through(loaded, &files, complete, no_signal_open);
         let need: Vec<PathBuf> = match called {
             // no `main` among the functions: every handler counts already
             None => unread.cloned().collect(),
@@ -870,16 +881,29 @@ fn sites_reached_through(
     loaded: &[(PathBuf, String, &FileAnalysis)],
     files: &[sigterm_missing::BinFile<'_>],
     complete: bool,
+    servers: bool,
 ) -> Option<aho_corasick::AhoCorasick> {
     let mut names: BTreeSet<String> = BTreeSet::new();
     for (_, _, a) in loaded {
-        let items = a.signals.ctrl_c.iter().map(|c| c.item.as_str()).chain(
-            a.signals
-                .handled
-                .iter()
-                .filter(|(_, sigs)| complete || sigs.contains(&"SIGTERM"))
-                .map(|(item, _)| item.as_str()),
-        );
+        let items = a
+            .signals
+            .ctrl_c
+            .iter()
+            .map(|c| c.item.as_str())
+            .chain(
+                a.signals
+                    .handled
+                    .iter()
+                    .filter(|(_, sigs)| complete || servers || sigs.contains(&"SIGTERM"))
+                    .map(|(item, _)| item.as_str()),
+            )
+            .chain(
+                a.signals
+                    .servers
+                    .iter()
+                    .filter(|_| servers)
+                    .map(|s| s.item.as_str()),
+            );
         for item in items {
             let last = item.rsplit("::").next().unwrap_or(item);
             if last.is_empty() {
@@ -1045,6 +1069,10 @@ fn sigterm_across_binaries(
             .unwrap_or_default();
         let mut files: Vec<(PathBuf, String)> = Vec::new();
         closure(&root, &own, &mut files, &mut extra);
+        // the binary's own modules: only a server there makes it a daemon for the
+        // no-signal check (calls are matched by name, so a CLI of the workspace would
+        // "reach" its library's server)
+        let own_files: BTreeSet<PathBuf> = files.iter().map(|(f, _)| f.clone()).collect();
         if let Some(lib) = pkg.as_ref().and_then(|p| p.lib.clone()) {
             closure(&lib, &own, &mut files, &mut extra);
         }
@@ -1090,9 +1118,17 @@ fn sigterm_across_binaries(
                 all_dependency_signals,
             );
             let paths: Vec<PathBuf> = loaded.into_iter().map(|(f, _, _)| f).collect();
+            let loaded_paths = &paths;
+            // a dependency's handler could clear a finding: Ctrl-C sites, or servers
+            // reached with nothing handled
             let more = !deferred.is_empty()
                 && (all_dependency_signals
-                    || (!verdict.handles_sigterm() && !verdict.ctrl_c.is_empty()));
+                    || (!verdict.handles_sigterm() && !verdict.ctrl_c.is_empty())
+                    || (verdict.handles_nothing()
+                        && verdict
+                            .servers
+                            .iter()
+                            .any(|(fi, _)| own_files.contains(&loaded_paths[*fi]))));
             if !more {
                 break (verdict, paths);
             }
@@ -1109,12 +1145,41 @@ fn sigterm_across_binaries(
         if verdict.handles_sigterm() {
             continue;
         }
-        for (fi, site) in verdict.ctrl_c {
+        let mut sites: Vec<(usize, Region, String, String, &str)> = verdict
+            .ctrl_c
+            .iter()
+            .map(|(fi, site)| {
+                let message = sigterm_missing::message(site, &name);
+                (
+                    *fi,
+                    site.region,
+                    site.item.clone(),
+                    message,
+                    sigterm_missing::HELP,
+                )
+            })
+            .collect();
+        if verdict.handles_nothing()
+            && let Some((fi, site)) = verdict
+                .servers
+                .iter()
+                .find(|(fi, _)| own_files.contains(&paths[*fi]))
+        {
+            let message = sigterm_missing::no_signal_message(site, &name);
+            sites.push((
+                *fi,
+                site.region,
+                site.item.clone(),
+                message,
+                sigterm_missing::NO_SIGNAL_HELP,
+            ));
+        }
+        for (fi, region, item, message, help) in sites {
             let f = paths[fi].clone();
             let Some(&i) = by_path.get(f.as_path()) else {
                 continue;
             };
-            if !reported.insert((f.clone(), site.region.offset)) {
+            if !reported.insert((f.clone(), region.offset)) {
                 continue;
             }
             let config = &configs[jobs[i].cfg];
@@ -1126,10 +1191,10 @@ fn sigterm_across_binaries(
                 rule: sigterm_missing::META.name.to_string(),
                 severity: sev,
                 path: jobs[i].display.clone(),
-                region: site.region,
-                message: sigterm_missing::message(&site, &name),
-                help: Some(sigterm_missing::HELP.to_string()),
-                item: site.item.clone(),
+                region,
+                message,
+                help: Some(help.to_string()),
+                item,
                 suppressed: None,
             });
         }

@@ -130,7 +130,7 @@ pub const DETACHED_THREAD: RuleMeta = RuleMeta {
 pub const SIGTERM_MISSING: RuleMeta = RuleMeta {
     name: "sigterm-missing",
     default_severity: Severity::Deny,
-    summary: "binary handles Ctrl-C (SIGINT) but not SIGTERM",
+    summary: "binary handles Ctrl-C (SIGINT) but not SIGTERM, or serves and handles no signal",
     doc: include_str!("../docs/rules/sigterm-missing.md"),
     kind: RuleKind::Binary,
 };

@@ -390,3 +390,18 @@ fn every_finding_gets_an_outcome() {
             .any(|o| matches!(o, Outcome::NoFix(w) if w.contains("io::Result")))
     );
 }
+
+#[test]
+fn a_binary_that_serves_and_handles_no_signal_is_left_to_the_user() {
+    // the runtime's signals alone would not reach this server's shutdown (an admin channel)
+    let text = "#[tokio::main]\nasync fn main() {\n    let (tx, rx) = tokio::sync::oneshot::channel::<()>();\n    let l = tokio::net::TcpListener::bind(\"0.0.0.0:8080\").await.unwrap();\n    axum::serve(l, routes(tx))\n        .with_graceful_shutdown(async { rx.await.ok(); })\n        .await\n        .unwrap();\n}\n";
+    let dir = package("main.rs", text, None);
+    let (code, _, err) = cli(&["--fix", "--unsafe-fixes", "."], dir.path());
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("src/main.rs:5:5: sigterm-missing: the binary handles no signal"),
+        "{err}"
+    );
+    let after = std::fs::read_to_string(dir.path().join("src/main.rs")).unwrap();
+    assert_eq!(after, text);
+}

@@ -11,7 +11,9 @@
 //!
 //! All of a file's Ctrl-C sites and its `main` change together or not at all (tokio's
 //! Ctrl-C handler and the runtime's should not race). A Ctrl-C wait whose result is used,
-//! or that is in another file than `main`, is left to the user.
+//! or that is in another file than `main`, is left to the user, and so is a binary that
+//! serves and handles no signal at all (the runtime's signals alone would not reach its
+//! server's shutdown).
 
 use super::cx::FileCx;
 use super::edit::{Applicability, Edit, Fix};
@@ -115,6 +117,17 @@ fn ctrl_c_edit(cx: &FileCx<'_>, f: &Finding) -> Result<Edit, String> {
 /// One fix for every sigterm-missing finding of the file (`(index, finding)` pairs), or
 /// why there is none.
 pub fn fix(cx: &FileCx<'_>, found: &[(usize, &Finding)]) -> Result<Fix, String> {
+    if found
+        .iter()
+        .any(|(_, f)| crate::rules::sigterm_missing::is_no_signal(f))
+    {
+        // the runtime's signals alone would not reach the server's own shutdown
+        return Err(
+            "the binary handles no signal: listen for SIGTERM and Ctrl-C and connect \
+                    them to the server's graceful shutdown by hand"
+                .into(),
+        );
+    }
     let mut edits = vec![main_attr(cx)?];
     for (_, f) in found {
         edits.push(ctrl_c_edit(cx, f)?);

@@ -50,8 +50,9 @@ impl fmt::Display for Diag<'_> {
 
 impl std::error::Error for Diag<'_> {}
 
-fn label_for(rule: &str) -> &'static str {
-    match rule {
+fn label_for(f: &Finding) -> &'static str {
+    match f.rule.as_str() {
+        "sigterm-missing" if crate::rules::sigterm_missing::is_no_signal(f) => "no signal handled",
         "raw-spawn" => "untracked spawn",
         "http-no-timeout" => "no overall timeout",
         "http-timeout-over-budget" => "longer than the drain budget",
@@ -91,11 +92,7 @@ impl Diagnostic for Diag<'_> {
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
         self.src.as_ref()?;
         let r = &self.f.region;
-        let span = LabeledSpan::new(
-            Some(label_for(&self.f.rule).to_string()),
-            r.offset,
-            r.len.max(1),
-        );
+        let span = LabeledSpan::new(Some(label_for(self.f).to_string()), r.offset, r.len.max(1));
         Some(Box::new(std::iter::once(span)))
     }
 }

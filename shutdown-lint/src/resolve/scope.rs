@@ -126,15 +126,24 @@ impl ModuleTree {
                 names.insert(name, Name::Item);
                 continue;
             }
-            let child = ModId(self.modules.len());
-            let mut path = self.modules[id.0].path.clone();
-            path.push(name.clone());
-            self.modules.push(Module {
-                parent: Some(id),
-                path,
-                ..Module::default()
-            });
-            self.modules[id.0].children.insert(name.clone(), child);
+            // two modules of one name are `cfg` alternatives (`#[cfg(unix)] mod imp {..}`
+            // and `#[cfg(not(unix))] mod imp {..}`): one module with the names of both, so
+            // neither loses its imports to the other
+            let child = match self.modules[id.0].children.get(&name) {
+                Some(&existing) => existing,
+                None => {
+                    let child = ModId(self.modules.len());
+                    let mut path = self.modules[id.0].path.clone();
+                    path.push(name.clone());
+                    self.modules.push(Module {
+                        parent: Some(id),
+                        path,
+                        ..Module::default()
+                    });
+                    self.modules[id.0].children.insert(name.clone(), child);
+                    child
+                }
+            };
             names.insert(name, Name::Module(child));
             self.fill(child, &content, depth + 1);
         }

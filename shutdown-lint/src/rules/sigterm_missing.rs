@@ -1,10 +1,12 @@
-//! `sigterm-missing`: a binary that listens for Ctrl-C (SIGINT) but never for SIGTERM.
+//! `sigterm-missing`: a binary that listens for Ctrl-C (SIGINT) but never for SIGTERM, or
+//! that serves and handles no signal at all.
 //!
 //! Per file, [`signal_sites`] finds the Ctrl-C registrations and the signal handlers, each
 //! with its enclosing function; the engine combines the files of each binary target (its
 //! root file, the modules it declares, its package's library and its path dependencies'
 //! libraries) and [`verdict`] credits only the handlers of functions that `main` reaches
-//! ([`crate::callgraph`]), then reports at the reached Ctrl-C sites.
+//! ([`crate::callgraph`]), then reports at the reached Ctrl-C sites (or, when nothing is
+//! handled, at the first server reached).
 
 use super::RuleMeta;
 use crate::callgraph::{self, Node};
@@ -32,11 +34,25 @@ pub struct CtrlCSite {
     pub ctrlc_crate: bool,
 }
 
+/// A server that serves (any [`known::SERVERS`] API but a metrics exporter's listener,
+/// graceful or not): a binary that reaches one and handles no signal at all is reported.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServeSite {
+    /// Where (the server's root call).
+    pub region: Region,
+    /// Enclosing item.
+    pub item: String,
+    /// The server's framework, e.g. `axum`.
+    pub what: &'static str,
+}
+
 /// Signal handling found in one file.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SignalSites {
     /// Ctrl-C registrations outside Windows-only code.
     pub ctrl_c: Vec<CtrlCSite>,
+    /// Servers started in the file.
+    pub servers: Vec<ServeSite>,
     /// Whether the file handles SIGTERM.
     pub sigterm: bool,
     /// Every handler: the enclosing function (item path) and the signals it handles.
@@ -77,7 +93,46 @@ pub fn signal_sites(model: &FileModel) -> SignalSites {
     for r in &model.refs {
         consider(r.path.join("::"), r.region, &r.ctx.item, r.ctx.windows_only);
     }
+    s.servers = serve_sites(model);
     s
+}
+
+/// The servers a file starts: a chain of a [`known::SERVERS`] API that reaches its serving
+/// method (on the chain or on a binding of it), once per root call.
+fn serve_sites(model: &FileModel) -> Vec<ServeSite> {
+    let mut out: Vec<ServeSite> = Vec::new();
+    for cu in &model.chains {
+        let root = cu.chain.root_str();
+        let Some(api) = known::SERVERS
+            .iter()
+            .find(|a| a.roots.contains(&root.as_str()))
+        else {
+            continue;
+        };
+        // an exporter's own listener is not the service: a tool that installs one is not
+        // a daemon for it; a binary never runs test code
+        if api.name == known::METRICS_EXPORTER || cu.ctx.windows_only || cu.ctx.test_code {
+            continue;
+        }
+        let serves = api.serve.is_empty()
+            || cu
+                .chain
+                .steps
+                .iter()
+                .any(|s| api.serve.contains(&s.name.as_str()));
+        if serves
+            && !out
+                .iter()
+                .any(|s| s.region.offset == cu.chain.root_region.offset)
+        {
+            out.push(ServeSite {
+                region: cu.chain.root_region,
+                item: cu.ctx.item.clone(),
+                what: api.name,
+            });
+        }
+    }
+    out
 }
 
 /// The message for a Ctrl-C site of a binary named `bin`.
@@ -87,6 +142,25 @@ pub fn message(site: &CtrlCSite, bin: &str) -> String {
          systemd stop it with: SIGTERM ends it at once, with no drain",
         site.what
     )
+}
+
+/// The message for a binary named `bin` that serves at `site` and handles no signal.
+pub fn no_signal_message(site: &ServeSite, bin: &str) -> String {
+    format!(
+        "binary `{bin}` serves ({}) but handles no signal at all: SIGTERM, the signal \
+         Kubernetes, Docker and systemd stop it with, ends it at once, cutting every request \
+         and task in flight",
+        site.what
+    )
+}
+
+/// Help for [`no_signal_message`].
+pub const NO_SIGNAL_HELP: &str = "handle SIGTERM and Ctrl-C (`#[shutdown_runtime::main]`, or `tokio::signal::unix::signal(SignalKind::terminate())` beside `tokio::signal::ctrl_c()`) and shut the server down gracefully when either arrives";
+
+/// Whether `f` is a finding of a binary that serves and handles no signal
+/// ([`no_signal_message`]), not one of a Ctrl-C site.
+pub fn is_no_signal(f: &crate::finding::Finding) -> bool {
+    f.rule == META.name && f.help.as_deref() == Some(NO_SIGNAL_HELP)
 }
 
 /// One file of a binary, as [`verdict`] sees it.
@@ -109,6 +183,8 @@ pub struct Verdict {
     pub handled: BTreeSet<String>,
     /// Reached Ctrl-C sites: (index into the files, site).
     pub ctrl_c: Vec<(usize, CtrlCSite)>,
+    /// Reached servers: (index into the files, site).
+    pub servers: Vec<(usize, ServeSite)>,
     /// Whether call chains from `main` decided it (`false`: no `main` was found among the
     /// walked functions, so every handler counted).
     pub by_reachability: bool,
@@ -118,6 +194,11 @@ impl Verdict {
     /// Whether the binary handles SIGTERM.
     pub fn handles_sigterm(&self) -> bool {
         self.handled.contains("SIGTERM")
+    }
+
+    /// Whether the binary handles no signal at all (no handler, no Ctrl-C site reached).
+    pub fn handles_nothing(&self) -> bool {
+        self.handled.is_empty() && self.ctrl_c.is_empty()
     }
 }
 
@@ -207,6 +288,11 @@ pub(crate) fn verdict_and_calls(
                 v.handled.insert("SIGTERM".into());
             }
             v.ctrl_c.push((i, site.clone()));
+        }
+        for site in &f.signals.servers {
+            if reached(i, &site.item) {
+                v.servers.push((i, site.clone()));
+            }
         }
     }
     (v, called)
