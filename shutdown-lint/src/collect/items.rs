@@ -373,12 +373,15 @@ impl Collector<'_, '_> {
             self.pending = if dropped { Usage::Dropped } else { Usage::Kept };
             let chain = self.value_of_expr(init).map(|mut c| {
                 // a request made from a bound client (`let r = client.get(u)..send().await`)
-                // holds a response, not the client: later uses of `r` are not the client's
+                // holds a response, not the client, and an address read from a server
+                // (`let addr = server.local_addr()?`) is not the server: later uses of
+                // either are not the value's
                 let made_here = &c.steps[c.inherited.min(c.steps.len())..];
                 if c.via_binding
-                    && made_here
-                        .iter()
-                        .any(|s| super::flow::is_request_step(&s.name))
+                    && made_here.iter().any(|s| {
+                        super::flow::is_request_step(&s.name)
+                            || known::PLAIN_DATA_ACCESSORS.contains(&s.name.as_str())
+                    })
                 {
                     c.origin = None;
                 }

@@ -559,6 +559,10 @@ pub struct DrainTimeout {
     pub default_secs: Option<f64>,
 }
 
+/// Methods of a server, client or handle that return plain data about it (an address, a
+/// port), not the value itself: a binding of their result does not move the value on.
+pub const PLAIN_DATA_ACCESSORS: &[&str] = &["local_addr", "local_addrs", "local_port"];
+
 /// The name of metrics-exporter-prometheus's entry in [`SERVERS`]: its listener is not the
 /// service's own server.
 pub const METRICS_EXPORTER: &str = "metrics-exporter-prometheus";

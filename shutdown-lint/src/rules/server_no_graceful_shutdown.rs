@@ -105,7 +105,11 @@ pub fn sites(model: &FileModel) -> Vec<ServerSite> {
                     || (item_calls_any(model, &u.ctx.item, names) && !claimed(&u.ctx.item, names))
             }) || handed_to_graceful_fn(model, uses, names)
         };
-        if calls(api.graceful) && api.drain_wait.is_none_or(|w| calls(&[w])) {
+        if calls(api.graceful)
+            && api
+                .drain_wait
+                .is_none_or(|w| calls(&[w]) && !waits_only_before(uses, api.graceful, w))
+        {
             continue;
         }
         // where it starts serving: the root call, or the first serving method written here
@@ -164,6 +168,32 @@ pub fn sites(model: &FileModel) -> Vec<ServerSite> {
     }
     out.sort_by_key(|s| s.region.offset);
     out
+}
+
+/// Whether every wait for the drain (`wait`, jsonrpsee's `stopped()`) written on the
+/// server's chains comes before its first stop (`stop()`): the wait then races the stop
+/// (`select! { _ = handle.stopped() => .., _ = sigterm.recv() => { handle.stop(); } }`, and
+/// nothing waits once it is stopped). `false` when either is not written on the chains.
+fn waits_only_before(uses: &[&ChainUse], stop: &[&str], wait: &str) -> bool {
+    let offsets = |names: &[&str]| -> Vec<usize> {
+        uses.iter()
+            .flat_map(|u| {
+                u.chain
+                    .steps
+                    .iter()
+                    .enumerate()
+                    .filter(|&(i, s)| u.chain.is_local_step(i) && names.contains(&s.name.as_str()))
+                    .map(|(_, s)| s.region.offset)
+            })
+            .collect()
+    };
+    match (
+        offsets(stop).into_iter().min(),
+        offsets(&[wait]).into_iter().max(),
+    ) {
+        (Some(first_stop), Some(last_wait)) => last_wait < first_stop,
+        _ => false,
+    }
 }
 
 /// Whether a server whose serving method returns a handle (jsonrpsee's `start(..)`) is
