@@ -785,15 +785,17 @@ fn module_closure(
 /// scan skipped or pruned have no calls yet: more calls only make more reachable, so they
 /// are read (from the text, on all cores, once per run, into `text_fns`) only while that
 /// could change a finding (a SIGTERM handler not reached yet while Ctrl-C sites would be
-/// reported, or Ctrl-C sites not reached yet) or, when `complete` (the audit's signal
-/// table), any handler not reached yet; and only of the files that define a function the
-/// reached ones call, round by round as the reach grows.
+/// reported, or Ctrl-C sites not reached yet; with nothing handled, a server of the
+/// binary's `own_files` not reached yet, or a handler not reached yet while one is) or,
+/// when `complete` (the audit's signal table), any handler not reached yet; and only of the
+/// files that define a function the reached ones call, round by round as the reach grows.
 fn verdict_reading_calls(
     loaded: &[(PathBuf, String, &FileAnalysis)],
     text_fns: &mut HashMap<PathBuf, Option<Vec<crate::model::FnNode>>>,
     root: &Path,
     termination: bool,
     complete: bool,
+    own_files: &BTreeSet<PathBuf>,
 ) -> sigterm_missing::Verdict {
     // the names each unread file defines (`fn name`), and its text
     let mut defined: HashMap<PathBuf, (BTreeSet<String>, String)> = HashMap::new();
@@ -823,13 +825,18 @@ fn verdict_reading_calls(
         // nothing handled: a server not reached yet would be reported, a handler not
         // reached yet would clear the servers reached
         let any_handler = loaded.iter().any(|(_, _, a)| !a.signals.handled.is_empty());
+        // (only the binary's own servers count)
+        let own = |fi: usize| own_files.contains(&loaded[fi].0);
         let servers_unreached = loaded
             .iter()
-            .map(|(_, _, a)| a.signals.servers.len())
+            .enumerate()
+            .filter(|&(fi, _)| own(fi))
+            .map(|(_, (_, _, a))| a.signals.servers.len())
             .sum::<usize>()
-            > verdict.servers.len();
-        let no_signal_open = verdict.handles_nothing()
-            && (servers_unreached || (any_handler && !verdict.servers.is_empty()));
+            > verdict.servers.iter().filter(|(fi, _)| own(*fi)).count();
+        let own_reached = verdict.servers.iter().any(|(fi, _)| own(*fi));
+        let no_signal_open =
+            verdict.handles_nothing() && (servers_unreached || (any_handler && own_reached));
         let could_change = (complete && !all_handled)
             || no_signal_open
             || (!verdict.handles_sigterm()
@@ -1116,6 +1123,7 @@ fn sigterm_across_binaries(
                 &root,
                 termination,
                 all_dependency_signals,
+                &own_files,
             );
             let paths: Vec<PathBuf> = loaded.into_iter().map(|(f, _, _)| f).collect();
             let loaded_paths = &paths;

@@ -38,6 +38,7 @@ pub const FACADES: &[(&str, &str)] = &[
     ("hyper::client::Client", "hyper::Client"),
     ("shutdown_macros", "shutdown_runtime"),
     ("actix_web::rt", "actix_rt"),
+    ("ntex::rt", "ntex_rt"),
     // madsim's simulation shims re-export the real crate outside simulation builds
     // (`tokio = { package = "madsim-tokio" }`, Xline)
     ("madsim_tokio", "tokio"),
@@ -111,6 +112,8 @@ pub const RAW_SPAWN_FNS: &[&str] = &[
     "tokio::task::spawn_local",
     // actix's runtime: `spawn_local` on the current arbiter (also `actix_web::rt::spawn`)
     "actix_rt::spawn",
+    // ntex's runtime (its `tokio` feature: a `spawn_local` on tokio; rmqtt's MQTT bridges)
+    "ntex_rt::spawn",
     // async-std's own executor, beside tokio (revolt's delta: write-behind workers that
     // lose their buffered writes on every deploy)
     "async_std::task::spawn",

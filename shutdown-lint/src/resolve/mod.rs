@@ -82,18 +82,26 @@ impl Aliases {
     }
 
     /// A crate re-exported under a known crate's own name is that crate:
-    /// `vendored_common::tokio::spawn` is `tokio::spawn` (issue 10). Configured
+    /// `vendored_common::tokio::spawn` is `tokio::spawn` (issue 10), also from a module of
+    /// the re-exporting crate (`alloy::transports::http::reqwest::Client` is
+    /// `reqwest::Client`; up to [`KNOWN_NAME_DEPTH`] modules deep). Configured
     /// `[reexports]` entries are applied first and so win.
     fn known_name(&self, path: &[String]) -> Option<Canon> {
-        if path.len() < 2 || !known::is_known_crate(&path[1]) {
-            return None;
-        }
-        let first = path[0].as_str();
+        let first = path.first()?.as_str();
         let not_a_crate = matches!(first, "crate" | "self" | "super" | "std" | "core" | "alloc");
         if not_a_crate || known::is_known_crate(first) || self.own_crate.as_deref() == Some(first) {
             return None;
         }
-        Some(path[1..].to_vec())
+        // modules only (`a::b::tokio`, not a type's associated item `A::tokio`)
+        let at = path
+            .iter()
+            .enumerate()
+            .skip(1)
+            .take(KNOWN_NAME_DEPTH)
+            .take_while(|(_, s)| !s.starts_with(|c: char| c.is_ascii_uppercase()))
+            .find(|(_, s)| known::is_known_crate(s))
+            .map(|(i, _)| i)?;
+        Some(path[at..].to_vec())
     }
 
     /// Rewrites `path` until no rule applies (bounded, so cyclic config cannot loop).
@@ -122,6 +130,10 @@ impl Aliases {
         path
     }
 }
+
+/// How many modules deep inside a crate [`Aliases`] looks for a known crate re-exported
+/// under its own name (`alloy::transports::http::reqwest`: 3).
+const KNOWN_NAME_DEPTH: usize = 4;
 
 /// Splits `a::b::c` (a leading `::` is dropped) into segments.
 ///

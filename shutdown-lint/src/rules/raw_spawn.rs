@@ -30,9 +30,11 @@ fn help(root: &str, method: Option<&str>, written: Option<&str>) -> String {
         ("tokio::task::spawn_local", None) => {
             format!("use `shutdown_runtime::spawn_local(..)`{drainable}")
         }
-        ("actix_rt::spawn", None) => "use `shutdown_runtime::spawn_local(..)` (actix runs its \
-             tasks on tokio's local set) so shutdown can drain the task"
-            .into(),
+        ("actix_rt::spawn" | "ntex_rt::spawn", None) => {
+            "use `shutdown_runtime::spawn_local(..)` (actix and ntex run their tasks on tokio's \
+             local set) so shutdown can drain the task"
+                .into()
+        }
         ("async_std::task::spawn" | "async_std::task::spawn_local", None) => {
             "run it as a tracked tokio task, `shutdown_runtime::spawn(..)` / `spawn_named(..)`: \
              async-std's executor is invisible to shutdown, and its tasks vanish when the \
