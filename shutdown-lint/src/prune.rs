@@ -2,11 +2,11 @@
 //!
 //! Most of a file that passes the byte scan is code no rule reads: a parser's `fn parse`, a
 //! handler's formatting helpers. Parsing them is most of the linter's time. Before the file
-//! is parsed, the body of every `fn` whose signature and body mention none of the words a
-//! rule or the model works from (the byte scan's needles, the spawn/build/timeout method
-//! names, `Handle`, `Runtime`, ... and every name the file imports from a `use` that
-//! mentions one of them; a parameter of a type the model knows is bound in the body) has
-//! its contents replaced by spaces. Newlines and every other byte stay where they were,
+//! is parsed, the body of every `fn` that mentions none of the words a rule or the model
+//! works from (the byte scan's needles, the spawn/build/timeout method names, `Handle`,
+//! `Runtime`, ... and every name the file imports from a `use` that mentions one of them),
+//! and has no parameter of a type whose use names none of them (`PARAM_WORDS`), has its
+//! contents replaced by spaces. Newlines and every other byte stay where they were,
 //! so lines, columns and byte offsets of what is left are those of the original file, and
 //! the signature (parameters, return type, attributes) is kept for the workspace model.
 //!
@@ -55,6 +55,12 @@ pub const BODY_WORDS: &[&str] = &[
     "RunConfig",
     "Budgets",
 ];
+
+/// Types a parameter may hold whose use in the body names no [`BODY_WORDS`] word (a
+/// dropshot starter's `starter.start()`): a parameter of one keeps its function's body.
+/// (A parameter's type in general does not: `req: Request<Body>` of a hyper handler would
+/// keep most bodies of a web service.)
+const PARAM_WORDS: &[&str] = &["HttpServerStarter"];
 
 /// [`BODY_WORDS`] that count only as a whole identifier: the types the rules and the
 /// model read (`Client::new`, `Handle::current`, `Builder::new_multi_thread`), not every
@@ -311,7 +317,13 @@ impl Automata {
             if opts.declarations_only || (opts.skip_tests && is_test) {
                 blank.push((open, close));
                 i = close + 1;
-            } else if mentions(at, close) {
+            } else if mentions(open, close)
+                || params_of(&code, at, open).is_some_and(|(po, pc)| {
+                    PARAM_WORDS
+                        .iter()
+                        .any(|w| find_word(&code[po..pc], w.as_bytes(), 0).is_some())
+                })
+            {
                 if test_macros
                     && (opts.test_file
                         || is_test
@@ -803,6 +815,41 @@ fn next_fn(code: &[u8], from: usize) -> Option<usize> {
     }
 }
 
+/// The parentheses of the parameter list of the function whose `fn` is at `at` and whose
+/// body opens at `open` (generics skipped, `->` in their bounds too).
+fn params_of(code: &[u8], at: usize, open: usize) -> Option<(usize, usize)> {
+    let mut i = at + 2;
+    while code.get(i).is_some_and(|c| c.is_ascii_whitespace()) {
+        i += 1;
+    }
+    while code.get(i).is_some_and(|&c| is_ident(c)) {
+        i += 1;
+    }
+    while code.get(i).is_some_and(|c| c.is_ascii_whitespace()) {
+        i += 1;
+    }
+    if code.get(i) == Some(&b'<') {
+        let mut depth = 0usize;
+        while i < open {
+            match code[i] {
+                b'<' => depth += 1,
+                b'>' if code[i - 1] != b'-' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        i += 1;
+    }
+    let po = i + code.get(i..open)?.iter().position(|&c| c == b'(')?;
+    let pc = matching(code, po, b'(', b')')?;
+    (pc < open).then_some((po, pc))
+}
+
 /// The head of a macro invocation whose `!` is at `bang` (code only): `path!` then an
 /// opening delimiter, or a definition `macro_rules! name` then one.
 struct Invocation {
@@ -960,12 +1007,16 @@ mod tests {
     }
 
     #[test]
-    fn a_signature_naming_a_word_keeps_its_body() {
-        // the parameter's type is what the model binds `starter` to
-        let src = "async fn run(starter: dropshot::HttpServerStarter<C>) { starter.start().await; }\nfn quiet(x: u32) { x.start(); }\n";
+    fn a_parameter_naming_a_word_keeps_its_body() {
+        // the parameter's type is what the model binds `starter` to; a return type binds
+        // nothing in the body
+        let src = "async fn run<F: Fn() -> u8>(f: F, starter: dropshot::HttpServerStarter<C>) { starter.start().await; }\n\
+                   fn quiet(x: u32) { x.start(); }\n\
+                   fn made() -> reqwest::Result<u8> { Ok(parse()) }\n";
         let out = filter().prune(src).unwrap();
         assert!(out.contains("starter.start().await"));
         assert!(!out.contains("x.start()"));
+        assert!(!out.contains("Ok(parse())"));
     }
 
     #[test]
