@@ -39,6 +39,46 @@ pub struct Package {
     /// Linked dependencies (normal and target-specific): `(name in code, package name,
     /// path dependency's directory)`; the workspace model reads their re-exports.
     pub deps: Vec<(String, String, Option<PathBuf>)>,
+    /// Some linked dependency can install a signal handler ([`signal_capable`]), or one's
+    /// features could not be read: only then can this package's code handle a signal.
+    pub may_handle_signals: bool,
+}
+
+/// Whether a dependency on package `real` with `features` (its own and the workspace's),
+/// at `version` when known, lets code install a signal handler: tokio with `signal` (or
+/// `full`), nix with `signal` (or before 0.27, when it was a default feature), and the
+/// crates that exist for it or wrap it.
+fn signal_capable(real: &str, features: &[String], version: Option<&str>) -> bool {
+    let has = |f: &str| features.iter().any(|x| x == f);
+    match real {
+        "tokio" => has("signal") || has("full"),
+        "nix" => {
+            has("signal")
+                || version.is_none_or(|v| {
+                    let mut parts = v.trim_start_matches(['^', '=', '~']).split('.');
+                    let major = parts.next().and_then(|m| m.parse::<u32>().ok());
+                    let minor = parts.next().and_then(|m| m.parse::<u32>().ok());
+                    !matches!((major, minor), (Some(0), Some(27..)) | (Some(1..), _))
+                })
+        }
+        _ => matches!(
+            real,
+            "libc"
+                | "ctrlc"
+                | "signal-hook"
+                | "signal-hook-tokio"
+                | "signal-hook-async-std"
+                | "signal-hook-mio"
+                | "signal-hook-registry"
+                | "async-ctrlc"
+                | "tokio-graceful-shutdown"
+                | "shutdown-runtime"
+                | "shutdown-macros"
+                | "actix-web"
+                | "actix-server"
+                | "actix-rt"
+        ),
+    }
 }
 
 #[derive(Debug, Deserialize, Default)]
@@ -171,6 +211,36 @@ impl Package {
                 p.renames
                     .push((name.replace('-', "_"), real.replace('-', "_")));
             }
+            if linked.contains(&name) && !p.may_handle_signals {
+                let features = |dep: &toml::Value| -> Vec<String> {
+                    dep.get("features")
+                        .and_then(|f| f.as_array())
+                        .map(|f| {
+                            f.iter()
+                                .filter_map(|x| x.as_str().map(str::to_string))
+                                .collect()
+                        })
+                        .unwrap_or_default()
+                };
+                let version = |dep: &toml::Value| -> Option<String> {
+                    dep.as_str()
+                        .or_else(|| dep.get("version").and_then(|x| x.as_str()))
+                        .map(str::to_string)
+                };
+                let mut feats = features(v);
+                let mut ver = version(v);
+                let mut read = true;
+                if inherited {
+                    match workspace_dep(dir, &link, name) {
+                        Some((_, d)) => {
+                            feats.extend(features(&d));
+                            ver = ver.or_else(|| version(&d));
+                        }
+                        None => read = false,
+                    }
+                }
+                p.may_handle_signals = !read || signal_capable(real, &feats, ver.as_deref());
+            }
             if real == "ctrlc" {
                 // `ctrlc = { workspace = true }` adds its features to the workspace's
                 let termination = |dep: Option<&toml::Value>| {
@@ -211,6 +281,16 @@ impl Package {
             }
         }
         out
+    }
+
+    /// Whether code of this package or of its path dependencies (transitively) can install
+    /// a signal handler ([`Package::may_handle_signals`]).
+    pub fn signals_possible(&self) -> bool {
+        self.may_handle_signals
+            || self
+                .dependency_libs()
+                .iter()
+                .any(|l| Package::find(l).is_none_or(|p| p.may_handle_signals))
     }
 
     /// The nearest package containing `path` (walking up from it).
@@ -261,4 +341,25 @@ fn workspace_dep(dir: &Path, link: &WorkspaceLink, name: &str) -> Option<(PathBu
 pub fn clear_manifest_cache() {
     crate::manifest::clear_cache();
     READ.lock().unwrap_or_else(|e| e.into_inner()).take();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::signal_capable;
+
+    #[test]
+    fn which_dependencies_can_install_a_signal_handler() {
+        let f = |x: &[&str]| x.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert!(signal_capable("tokio", &f(&["signal"]), Some("1")));
+        assert!(signal_capable("tokio", &f(&["full"]), None));
+        assert!(!signal_capable("tokio", &f(&["time", "macros"]), Some("1")));
+        // nix: `signal` became opt-in in 0.27
+        assert!(!signal_capable("nix", &f(&["feature"]), Some("0.31")));
+        assert!(signal_capable("nix", &f(&["signal"]), Some("0.31")));
+        assert!(signal_capable("nix", &[], Some("0.26.2")));
+        assert!(signal_capable("nix", &[], None));
+        assert!(signal_capable("signal-hook", &[], Some("0.3")));
+        assert!(signal_capable("libc", &[], Some("0.2")));
+        assert!(!signal_capable("serde", &[], Some("1")));
+    }
 }

@@ -248,3 +248,78 @@ fn a_dependency_outside_the_linted_paths_is_read_when_it_decides() {
     assert_eq!(sigterm(&d_all), 0);
     assert!(d_all.binaries[0].handled.contains("SIGINT"));
 }
+
+#[test]
+fn a_server_that_handles_no_signal_reads_only_dependencies_that_could() {
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path();
+    write(
+        root,
+        "Cargo.toml",
+        "[workspace]\nmembers = [\"crates/*\"]\nresolver = \"2\"\n",
+    );
+    // a helper crate that installs the SIGTERM handler (tokio with `signal`)
+    write(
+        root,
+        "crates/sigs/Cargo.toml",
+        "[package]\nname = \"sigs\"\nedition = \"2021\"\n\n[dependencies]\ntokio = { version = \"1\", features = [\"signal\"] }\n",
+    );
+    write(
+        root,
+        "crates/sigs/src/lib.rs",
+        "use tokio::signal::unix::{signal, SignalKind};\n\
+         pub async fn wait_for_terminate() { signal(SignalKind::terminate()).unwrap().recv().await; }\n",
+    );
+    // an SDK that cannot install one (tokio without `signal`)
+    write(
+        root,
+        "crates/sdk/Cargo.toml",
+        "[package]\nname = \"sdk\"\nedition = \"2021\"\n\n[dependencies]\ntokio = { version = \"1\", features = [\"time\"] }\n",
+    );
+    write(
+        root,
+        "crates/sdk/src/lib.rs",
+        "pub fn version() -> u32 { 1 }\n",
+    );
+    let server = |name: &str, deps: &str, wait: &str| {
+        write(
+            root,
+            &format!("crates/{name}/Cargo.toml"),
+            &format!("[package]\nname = \"{name}\"\nedition = \"2021\"\n\n[dependencies]\n{deps}"),
+        );
+        write(
+            root,
+            &format!("crates/{name}/src/main.rs"),
+            &format!(
+                "#[tokio::main]\nasync fn main() {{\n    let _ = sdk::version();\n    let l = tokio::net::TcpListener::bind(\"0.0.0.0:80\").await.unwrap();\n    axum::serve(l, app()).with_graceful_shutdown({wait}).await.unwrap();\n}}\n"
+            ),
+        );
+    };
+    // graceful on the helper's SIGTERM: handled, though the helper is outside the linted path
+    server(
+        "served",
+        "sdk = { path = \"../sdk\" }\nsigs = { path = \"../sigs\" }\n",
+        "sigs::wait_for_terminate()",
+    );
+    // graceful on a channel only, nothing handles a signal
+    server("unhandled", "sdk = { path = \"../sdk\" }\n", "stop()");
+    let sigterm = |app: &str| {
+        let r = lint_paths(
+            &[root.join("crates").join(app)],
+            &LintOptions {
+                cwd: Some(root.to_path_buf()),
+                ..LintOptions::default()
+            },
+        )
+        .unwrap();
+        r.findings
+            .iter()
+            .filter(|f| f.rule == "sigterm-missing")
+            .map(|f| f.message.clone())
+            .collect::<Vec<_>>()
+    };
+    assert!(sigterm("served").is_empty(), "{:?}", sigterm("served"));
+    let unhandled = sigterm("unhandled");
+    assert_eq!(unhandled.len(), 1, "{unhandled:?}");
+    assert!(unhandled[0].contains("serves (axum) but handles no signal at all"));
+}
