@@ -437,6 +437,7 @@ pub(super) const TRIGGERS: &[&str] = &[
     "spawn_local",
     "spawn_on",
     "spawn_local_on",
+    "spawn_blocking_on",
     "spawn_named",
     "spawn_thread",
     "build",

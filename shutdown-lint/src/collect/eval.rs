@@ -25,6 +25,9 @@ impl Collector<'_, '_> {
             syn::Expr::MethodCall(m) if m.method == "unwrap_or" && m.args.len() == 1 => {
                 self.eval_number(&m.args[0], depth + 1)
             }
+            syn::Expr::MethodCall(m) if m.method == "unwrap_or_else" && m.args.len() == 1 => {
+                self.eval_number(default_closure_body(&m.args[0])?, depth + 1)
+            }
             syn::Expr::Binary(b) => {
                 let (l, r) = (
                     self.eval_number(&b.left, depth + 1)?,
@@ -60,6 +63,10 @@ impl Collector<'_, '_> {
             // `timeout.unwrap_or(Duration::from_secs(60))`: the default
             syn::Expr::MethodCall(m) if m.method == "unwrap_or" && m.args.len() == 1 => {
                 self.eval_duration(&m.args[0], depth + 1)
+            }
+            // `timeout.unwrap_or_else(|| Duration::from_secs(60))`: the same, made lazily
+            syn::Expr::MethodCall(m) if m.method == "unwrap_or_else" && m.args.len() == 1 => {
+                self.eval_duration(default_closure_body(&m.args[0])?, depth + 1)
             }
             syn::Expr::Call(c) => {
                 let syn::Expr::Path(p) = &*c.func else {
@@ -129,6 +136,14 @@ pub(super) fn duration_of_chain(ch: &Chain) -> Option<f64> {
     let factor = known::DURATION_CTORS.iter().find(|(n, _)| *n == s)?.1;
     match ch.root_args.first()? {
         ArgValue::Num(n) => Some(n * factor),
+        _ => None,
+    }
+}
+
+/// The value a default closure gives: the body of `|| value` (no parameters).
+fn default_closure_body(e: &syn::Expr) -> Option<&syn::Expr> {
+    match e {
+        syn::Expr::Closure(c) if c.inputs.is_empty() => Some(&c.body),
         _ => None,
     }
 }

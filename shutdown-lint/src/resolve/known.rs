@@ -235,6 +235,8 @@ pub const SPAWN_METHODS: &[&str] = &[
     "spawn_local",
     "spawn_on",
     "spawn_local_on",
+    // `tokio::task::Builder`'s blocking task on a given runtime
+    "spawn_blocking_on",
 ];
 
 /// Tracked spawns (counted, never reported), called as paths.

@@ -46,6 +46,19 @@ fn help(root: &str, method: Option<&str>, written: Option<&str>) -> String {
              to shutdown"
                 .into()
         }
+        ("tokio::task::Builder::new", Some("spawn_blocking")) => {
+            "use `shutdown_runtime::spawn_blocking(..)` so shutdown waits for the call".into()
+        }
+        ("tokio::task::Builder::new", Some("spawn_blocking_on")) => {
+            "use `shutdown_runtime::spawn_blocking_on(&handle, ..)` so shutdown waits for the \
+             call on this runtime"
+                .into()
+        }
+        ("tokio::task::Builder::new", Some("spawn_on" | "spawn_local_on")) => {
+            "use `shutdown_runtime::spawn_on(&handle, ..)` (keeping the runtime it names) so \
+             shutdown can drain the task"
+                .into()
+        }
         ("tokio::task::Builder::new", Some(_)) => "use `shutdown_runtime::spawn_named(name, ..)` \
              so shutdown can drain the task and names it in its report"
             .into(),

@@ -42,7 +42,9 @@ pub fn sites(model: &FileModel) -> Vec<ServerSite> {
     for cu in &model.chains {
         let root = cu.chain.root_str();
         if !cu.chain.via_binding && known::TOKIO_EXECUTOR.contains(&root.as_str()) {
-            if wrapper_spawns_itself(model, &cu.ctx.item) {
+            if wrapper_spawns_itself(model, &cu.ctx.item)
+                || executor_of_http1_only(model, cu.chain.root_region.offset)
+            {
                 continue;
             }
             out.push(ServerSite {
@@ -168,6 +170,19 @@ pub fn sites(model: &FileModel) -> Vec<ServerSite> {
     }
     out.sort_by_key(|s| s.region.offset);
     out
+}
+
+/// Whether the executor at `offset` is the argument of a hyper-util `auto::Builder::new(..)`
+/// told `.http1_only()` (dragonfly's proxy): HTTP/1 connections spawn nothing on it.
+fn executor_of_http1_only(model: &FileModel, offset: usize) -> bool {
+    model.chains.iter().any(|cu| {
+        let c = &cu.chain;
+        !c.via_binding
+            && c.root_str() == "hyper_util::server::conn::auto::Builder::new"
+            && c.root_region.offset < offset
+            && c.steps.first().is_some_and(|s| offset < s.region.offset)
+            && c.steps.iter().any(|s| s.name == "http1_only")
+    })
 }
 
 /// Whether every wait for the drain (`wait`, jsonrpsee's `stopped()`) written on the
