@@ -44,6 +44,18 @@ pub struct Package {
     pub may_handle_signals: bool,
 }
 
+/// The `features = [..]` of a dependency's table (empty when it has none).
+fn features(dep: &toml::Value) -> Vec<String> {
+    dep.get("features")
+        .and_then(|f| f.as_array())
+        .map(|f| {
+            f.iter()
+                .filter_map(|x| x.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// Whether a dependency on package `real` with `features` (its own and the workspace's),
 /// at `version` when known, lets code install a signal handler: tokio with `signal` (or
 /// `full`), nix with `signal` (or before 0.27, when it was a default feature), and the
@@ -212,16 +224,6 @@ impl Package {
                     .push((name.replace('-', "_"), real.replace('-', "_")));
             }
             if linked.contains(&name) && !p.may_handle_signals {
-                let features = |dep: &toml::Value| -> Vec<String> {
-                    dep.get("features")
-                        .and_then(|f| f.as_array())
-                        .map(|f| {
-                            f.iter()
-                                .filter_map(|x| x.as_str().map(str::to_string))
-                                .collect()
-                        })
-                        .unwrap_or_default()
-                };
                 let version = |dep: &toml::Value| -> Option<String> {
                     dep.as_str()
                         .or_else(|| dep.get("version").and_then(|x| x.as_str()))
@@ -244,9 +246,7 @@ impl Package {
             if real == "ctrlc" {
                 // `ctrlc = { workspace = true }` adds its features to the workspace's
                 let termination = |dep: Option<&toml::Value>| {
-                    dep.and_then(|d| d.get("features"))
-                        .and_then(|f| f.as_array())
-                        .is_some_and(|f| f.iter().any(|x| x.as_str() == Some("termination")))
+                    dep.is_some_and(|d| features(d).iter().any(|f| f == "termination"))
                 };
                 if termination(Some(v))
                     || (inherited
