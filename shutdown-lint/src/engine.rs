@@ -800,7 +800,7 @@ fn verdict_reading_calls(
     // the names each unread file defines (`fn name`), and its text
     let mut defined: HashMap<PathBuf, (BTreeSet<String>, String)> = HashMap::new();
     loop {
-        let files = bin_files(loaded, text_fns, root);
+        let files = bin_files(loaded, text_fns, root, own_files);
         let (verdict, called) = sigterm_missing::verdict_and_calls(&files, termination);
         let all_handled = loaded
             .iter()
@@ -822,21 +822,17 @@ fn verdict_reading_calls(
                     .iter()
                     .any(|(_, sigs)| sigs.contains(&"SIGTERM"))
             });
-        // nothing handled: a server not reached yet would be reported, a handler not
-        // reached yet would clear the servers reached
+        // nothing handled: a server of the binary's own modules not reached yet would be
+        // reported, a handler not reached yet would clear the servers reached
         let any_handler = loaded.iter().any(|(_, _, a)| !a.signals.handled.is_empty());
-        // (only the binary's own servers count)
-        let own = |fi: usize| own_files.contains(&loaded[fi].0);
-        let servers_unreached = loaded
+        let servers_unreached = files
             .iter()
-            .enumerate()
-            .filter(|&(fi, _)| own(fi))
-            .map(|(_, (_, _, a))| a.signals.servers.len())
+            .filter(|f| f.own)
+            .map(|f| f.signals.servers.len())
             .sum::<usize>()
-            > verdict.servers.iter().filter(|(fi, _)| own(*fi)).count();
-        let own_reached = verdict.servers.iter().any(|(fi, _)| own(*fi));
-        let no_signal_open =
-            verdict.handles_nothing() && (servers_unreached || (any_handler && own_reached));
+            > verdict.servers.len();
+        let no_signal_open = verdict.handles_nothing()
+            && (servers_unreached || (any_handler && !verdict.servers.is_empty()));
         let could_change = (complete && !all_handled)
             || no_signal_open
             || (!verdict.handles_sigterm()
@@ -951,6 +947,7 @@ fn bin_files<'a>(
     loaded: &'a [(PathBuf, String, &'a FileAnalysis)],
     text_fns: &'a HashMap<PathBuf, Option<Vec<crate::model::FnNode>>>,
     root: &Path,
+    own_files: &BTreeSet<PathBuf>,
 ) -> Vec<sigterm_missing::BinFile<'a>> {
     loaded
         .iter()
@@ -962,6 +959,7 @@ fn bin_files<'a>(
                 _ => &a.fns,
             },
             root: f == root,
+            own: own_files.contains(f),
         })
         .collect()
 }
@@ -1076,9 +1074,7 @@ fn sigterm_across_binaries(
             .unwrap_or_default();
         let mut files: Vec<(PathBuf, String)> = Vec::new();
         closure(&root, &own, &mut files, &mut extra);
-        // the binary's own modules: only a server there makes it a daemon for the
-        // no-signal check (calls are matched by name, so a CLI of the workspace would
-        // "reach" its library's server)
+        // the binary's own modules (`BinFile::own`)
         let own_files: BTreeSet<PathBuf> = files.iter().map(|(f, _)| f.clone()).collect();
         if let Some(lib) = pkg.as_ref().and_then(|p| p.lib.clone()) {
             closure(&lib, &own, &mut files, &mut extra);
@@ -1126,16 +1122,11 @@ fn sigterm_across_binaries(
                 &own_files,
             );
             let paths: Vec<PathBuf> = loaded.into_iter().map(|(f, _, _)| f).collect();
-            let loaded_paths = &paths;
             // a dependency's handler could clear a finding: Ctrl-C sites, or servers
             // reached with nothing handled
             let for_ctrl_c = all_dependency_signals
                 || (!verdict.handles_sigterm() && !verdict.ctrl_c.is_empty());
-            let for_servers = verdict.handles_nothing()
-                && verdict
-                    .servers
-                    .iter()
-                    .any(|(fi, _)| own_files.contains(&loaded_paths[*fi]));
+            let for_servers = verdict.handles_nothing() && !verdict.servers.is_empty();
             if deferred.is_empty() || !(for_ctrl_c || for_servers) {
                 break (verdict, paths);
             }
@@ -1172,10 +1163,7 @@ fn sigterm_across_binaries(
             })
             .collect();
         if verdict.handles_nothing()
-            && let Some((fi, site)) = verdict
-                .servers
-                .iter()
-                .find(|(fi, _)| own_files.contains(&paths[*fi]))
+            && let Some((fi, site)) = verdict.servers.first()
         {
             let message = sigterm_missing::no_signal_message(site, &name);
             sites.push((

@@ -174,6 +174,10 @@ pub struct BinFile<'a> {
     pub fns: &'a [FnNode],
     /// The binary's root file (the one with `fn main`).
     pub root: bool,
+    /// One of the binary's own modules (its root file and the modules it declares): only
+    /// servers there make it a daemon for the no-signal check (calls are matched by name,
+    /// so a CLI of the workspace would seem to reach its library's server).
+    pub own: bool,
 }
 
 /// What a binary handles, counting only what `main` reaches.
@@ -183,7 +187,7 @@ pub struct Verdict {
     pub handled: BTreeSet<String>,
     /// Reached Ctrl-C sites: (index into the files, site).
     pub ctrl_c: Vec<(usize, CtrlCSite)>,
-    /// Reached servers: (index into the files, site).
+    /// Reached servers of the binary's own modules: (index into the files, site).
     pub servers: Vec<(usize, ServeSite)>,
     /// Whether call chains from `main` decided it (`false`: no `main` was found among the
     /// walked functions, so every handler counted).
@@ -237,7 +241,7 @@ fn roots_of(files: &[BinFile<'_>]) -> Vec<(usize, &'static str)> {
 /// let src = "fn main() { wait(); }\nasync fn wait() { tokio::signal::ctrl_c().await; }\n\
 ///            fn unused() { tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()); }\n";
 /// let a = analyze_source("src/main.rs".as_ref(), src, &Config::default());
-/// let files = [BinFile { krate: "app", signals: &a.signals, fns: &a.fns, root: true }];
+/// let files = [BinFile { krate: "app", signals: &a.signals, fns: &a.fns, root: true, own: true }];
 /// let v = verdict(&files, false);
 /// assert!(!v.handles_sigterm());
 /// assert_eq!(v.ctrl_c.len(), 1);
@@ -289,7 +293,7 @@ pub(crate) fn verdict_and_calls(
             }
             v.ctrl_c.push((i, site.clone()));
         }
-        for site in &f.signals.servers {
+        for site in f.signals.servers.iter().filter(|_| f.own) {
             if reached(i, &site.item) {
                 v.servers.push((i, site.clone()));
             }
