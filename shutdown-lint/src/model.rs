@@ -100,6 +100,13 @@ impl Chain {
     pub fn is_local_step(&self, i: usize) -> bool {
         i >= self.inherited
     }
+
+    /// The chain as a later use of a binding of it starts: every step so far inherited.
+    pub fn through_binding(mut self) -> Chain {
+        self.inherited = self.steps.len();
+        self.via_binding = true;
+        self
+    }
 }
 
 /// A called path as a message shows it: as written, then what it resolves to when that

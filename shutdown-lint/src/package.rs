@@ -46,14 +46,7 @@ pub struct Package {
 
 /// The `features = [..]` of a dependency's table (empty when it has none).
 fn features(dep: &toml::Value) -> Vec<String> {
-    dep.get("features")
-        .and_then(|f| f.as_array())
-        .map(|f| {
-            f.iter()
-                .filter_map(|x| x.as_str().map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default()
+    crate::manifest::strings(dep.get("features"))
 }
 
 /// Whether a dependency on package `real` with `features` (its own and the workspace's),
@@ -202,15 +195,25 @@ impl Package {
                 .and_then(|t| t.get("package"))
                 .and_then(|x| x.as_str())
                 .unwrap_or(name);
+            // read once per dependency: its path, features and version
+            let ws_dep = if inherited {
+                workspace_dep(dir, &link, name)
+            } else {
+                None
+            };
+            // its own features and (`workspace = true`) the workspace's
+            let mut feats = features(v);
+            if let Some((_, d)) = &ws_dep {
+                feats.extend(features(d));
+            }
             if linked.contains(&name) {
                 let local = t.and_then(|t| t.get("path")).and_then(|x| x.as_str());
                 let dep_dir = match local {
                     Some(rel) => Some(crate::paths::normalize(&dir.join(rel))),
-                    None if inherited => workspace_dep(dir, &link, name).and_then(|(root, dep)| {
+                    None => ws_dep.as_ref().and_then(|(root, dep)| {
                         let path = dep.get("path")?.as_str()?;
                         Some(crate::paths::normalize(&root.join(path)))
                     }),
-                    None => None,
                 };
                 let dep_dir = dep_dir.filter(|d| d.join("Cargo.toml").is_file());
                 if let Some(d) = &dep_dir {
@@ -229,31 +232,14 @@ impl Package {
                         .or_else(|| dep.get("version").and_then(|x| x.as_str()))
                         .map(str::to_string)
                 };
-                let mut feats = features(v);
-                let mut ver = version(v);
-                let mut read = true;
-                if inherited {
-                    match workspace_dep(dir, &link, name) {
-                        Some((_, d)) => {
-                            feats.extend(features(&d));
-                            ver = ver.or_else(|| version(&d));
-                        }
-                        None => read = false,
-                    }
-                }
-                p.may_handle_signals = !read || signal_capable(real, &feats, ver.as_deref());
+                let ver = version(v).or_else(|| ws_dep.as_ref().and_then(|(_, d)| version(d)));
+                // an inherited dependency whose workspace entry cannot be read: able
+                let unread = inherited && ws_dep.is_none();
+                p.may_handle_signals = unread || signal_capable(real, &feats, ver.as_deref());
             }
-            if real == "ctrlc" {
-                // `ctrlc = { workspace = true }` adds its features to the workspace's
-                let termination = |dep: Option<&toml::Value>| {
-                    dep.is_some_and(|d| features(d).iter().any(|f| f == "termination"))
-                };
-                if termination(Some(v))
-                    || (inherited
-                        && termination(workspace_dep(dir, &link, name).as_ref().map(|(_, d)| d)))
-                {
-                    p.ctrlc_termination = true;
-                }
+            // `ctrlc = { workspace = true }` adds its features to the workspace's
+            if real == "ctrlc" && feats.iter().any(|f| f == "termination") {
+                p.ctrlc_termination = true;
             }
         }
         Some(p)

@@ -93,9 +93,7 @@ impl Collector<'_, '_> {
             syn::Expr::Path(p) if !layers.is_empty() => match self.resolve(&p.path, true) {
                 Resolution::Binding(name) => match self.binding_val(&name) {
                     Some(BindVal::Chain(ch)) => {
-                        let mut ch = (**ch).clone();
-                        ch.inherited = ch.steps.len();
-                        ch.via_binding = true;
+                        let ch = (**ch).clone().through_binding();
                         // a method called on the value uses it (`_worker.join()`)
                         self.mark_used(ch.origin, false);
                         Some(ch)
@@ -137,11 +135,7 @@ impl Collector<'_, '_> {
             syn::Expr::MethodCall(m) => {
                 self.record_call(m.method.to_string(), true);
                 // recorded inside the closure already: here a value, as if bound to a name
-                self.mapped_value(m).map(|mut ch| {
-                    ch.inherited = ch.steps.len();
-                    ch.via_binding = true;
-                    ch
-                })
+                self.mapped_value(m).map(Chain::through_binding)
             }
             _ => None,
         };
@@ -336,12 +330,7 @@ impl Collector<'_, '_> {
         {
             // `cfg.1` of a tuple whose elements are known
             return match vals.get(i.index as usize)? {
-                Some(BindVal::Chain(ch)) => {
-                    let mut ch = (**ch).clone();
-                    ch.inherited = ch.steps.len();
-                    ch.via_binding = true;
-                    Some(ch)
-                }
+                Some(BindVal::Chain(ch)) => Some((**ch).clone().through_binding()),
                 _ => None,
             };
         }

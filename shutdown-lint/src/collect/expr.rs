@@ -76,9 +76,7 @@ impl Collector<'_, '_> {
                 }
                 Resolution::Binding(name) => {
                     if let Some(BindVal::Chain(ch)) = self.binding_val(&name) {
-                        let mut ch = (**ch).clone();
-                        ch.inherited = ch.steps.len();
-                        ch.via_binding = true;
+                        let ch = (**ch).clone().through_binding();
                         if usage == Usage::Kept {
                             // moved, stored or passed on (`Recorder { tx, _worker }`)
                             self.mark_used(ch.origin, true);

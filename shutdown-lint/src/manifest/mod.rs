@@ -191,6 +191,18 @@ impl WorkspaceLink {
     }
 }
 
+/// The strings of a manifest array (`features = [..]`, `members = [..]`); empty when `v` is
+/// absent or not an array, non-strings skipped.
+pub(crate) fn strings(v: Option<&toml::Value>) -> Vec<String> {
+    v.and_then(|v| v.as_array())
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

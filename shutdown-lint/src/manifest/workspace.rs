@@ -156,16 +156,7 @@ impl Workspace {
     fn from_root(manifest: &Path, doc: &toml::Table) -> Result<Workspace, WorkspaceError> {
         let root = parent_dir(manifest);
         let ws = doc.get("workspace").and_then(|w| w.as_table());
-        let strings = |key: &str| -> Vec<String> {
-            ws.and_then(|w| w.get(key))
-                .and_then(|v| v.as_array())
-                .map(|a| {
-                    a.iter()
-                        .filter_map(|v| v.as_str().map(str::to_owned))
-                        .collect()
-                })
-                .unwrap_or_default()
-        };
+        let strings = |key: &str| super::strings(ws.and_then(|w| w.get(key)));
         let excluded: Vec<PathBuf> = strings("exclude")
             .iter()
             .map(|e| normalize(&root.join(e)))
