@@ -387,6 +387,20 @@ pub struct FileModel {
     /// Where the file's names carry an HTTP client (read only for a file that builds one,
     /// and not for a file streamed item by item).
     pub client_flow: Option<crate::collect::flow::ClientFlow>,
+    /// Timeout arguments valued from elsewhere in the file (a parameter from its callers, a
+    /// field from its writes), by the offset of the argument.
+    pub arg_origins: Vec<ArgOrigin>,
+}
+
+/// Where a timeout argument's value was found, when the argument is a parameter or a
+/// field (`.timeout(timeout)`, valued from `Self::from_parts(.., Duration::from_secs(30))`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ArgOrigin {
+    /// Byte offset of the argument.
+    pub offset: usize,
+    /// Where and how the value is passed or written (``passed by `Self::from_parts(..)` on
+    /// line 12``, ``the field `timeout`, set on line 30``).
+    pub via: String,
 }
 
 impl FileModel {

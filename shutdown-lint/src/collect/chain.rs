@@ -2,7 +2,7 @@
 //! recorded when a rule may care; path references that are not called.
 
 use super::state::{BindVal, Collector};
-use crate::model::{Chain, ChainUse, PathRef, Step, SymRoot, Usage};
+use crate::model::{ArgValue, Chain, ChainUse, PathRef, Step, SymRoot, Usage};
 use crate::resolve::{Canon, Resolution, known};
 use syn::spanned::Spanned;
 use syn::visit::{self, Visit};
@@ -143,11 +143,19 @@ impl Collector<'_, '_> {
         if let Some(ch) = chain.as_mut() {
             for layer in layers.iter().rev().skip(consumed) {
                 let step = match layer {
-                    syn::Expr::MethodCall(m) => Step {
-                        name: m.method.to_string(),
-                        region: self.region(m.method.span()),
-                        args: m.args.iter().map(|a| self.eval_arg(a)).collect(),
-                    },
+                    syn::Expr::MethodCall(m) => {
+                        let region = self.region(m.method.span());
+                        let name = m.method.to_string();
+                        let mut args = Vec::with_capacity(m.args.len());
+                        for (k, a) in m.args.iter().enumerate() {
+                            let v = self.eval_arg(a);
+                            if matches!(v, ArgValue::Other) && super::deferred::waits(&name) {
+                                self.defer_arg(a, region.offset, k);
+                            }
+                            args.push(v);
+                        }
+                        Step { name, region, args }
+                    }
                     syn::Expr::Try(t) => Step {
                         name: "?".into(),
                         region: self.region(t.question_token.span()),

@@ -55,6 +55,14 @@ pub enum Use {
     /// Sends the prepared request bound to that name (`client.execute(req)`, where `let
     /// req = client.get(u).timeout(d).build()?;`).
     Execute(String),
+    /// Its value (or a clone) bound to that name: `let c = self.client.clone();`, or an arm
+    /// of the `match` or `if` a `let` binds (`let c = match .. { .. => self.client.clone(),
+    /// .. }`).
+    Copy(String),
+    /// Handed to a stack whose every call a timeout layer bounds, in one chain
+    /// (`op.layer(TimeoutLayer::new()).layer(HttpClientLayer::new(HttpClient::with(c)))`,
+    /// opendal): counts as a request with a timeout.
+    Layered,
     /// Anything else: passed on, returned, borrowed, cloned, another method.
     Other,
 }
@@ -135,8 +143,9 @@ impl ClientFlow {
                                 _ => return false,
                             }
                         }
+                        Use::Layered => requests += 1,
                         Use::Debug | Use::Rebind => {}
-                        Use::Store(f) | Use::Build(f) => {
+                        Use::Store(f) | Use::Build(f) | Use::Copy(f) => {
                             clients.insert(f.clone());
                         }
                         Use::PassTo(f, i) => {
@@ -207,48 +216,53 @@ pub fn may_clear(text: &str, mod_decls_out_of_line: bool) -> bool {
 /// assert_eq!(flow.uses["c"], vec![Use::Request(false)]);
 /// ```
 pub fn summarize(text: &str) -> Option<ClientFlow> {
-    /// The file's struct names, known before their literals are met, and its free
-    /// functions' parameter names.
-    #[derive(Default)]
-    struct Items {
-        structs: BTreeSet<String>,
-        fns: BTreeMap<String, Option<Vec<Option<String>>>>,
-    }
-    impl<'ast> Visit<'ast> for Items {
-        fn visit_item_struct(&mut self, s: &'ast syn::ItemStruct) {
-            self.structs.insert(s.ident.to_string());
-        }
-        fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
-            let params = f
-                .sig
-                .inputs
-                .iter()
-                .map(|a| match a {
-                    syn::FnArg::Typed(t) => match &*t.pat {
-                        syn::Pat::Ident(i) if i.subpat.is_none() => Some(i.ident.to_string()),
-                        _ => None,
-                    },
-                    syn::FnArg::Receiver(_) => None,
-                })
-                .collect();
-            let name = f.sig.ident.to_string();
-            // a name declared twice (in two modules) could be either
-            let twice = self.fns.contains_key(&name);
-            self.fns.insert(name, (!twice).then_some(params));
-            visit::visit_item_fn(self, f);
-        }
-        fn visit_expr(&mut self, _: &'ast syn::Expr) {}
-    }
-    let file = syn::parse_file(text).ok()?;
+    Some(summarize_file(&syn::parse_file(text).ok()?))
+}
+
+/// [`summarize`] of a file parsed already (as written).
+pub(super) fn summarize_file(file: &syn::File) -> ClientFlow {
     let mut items = Items::default();
-    items.visit_file(&file);
+    items.visit_file(file);
     let mut p = Pass {
         structs: items.structs,
         ..Pass::default()
     };
     p.flow.fn_params = items.fns;
-    p.visit_file(&file);
-    Some(p.flow)
+    p.visit_file(file);
+    p.flow
+}
+
+/// The file's struct names, known before their literals are met, and its free
+/// functions' parameter names.
+#[derive(Default)]
+struct Items {
+    structs: BTreeSet<String>,
+    fns: BTreeMap<String, Option<Vec<Option<String>>>>,
+}
+impl<'ast> Visit<'ast> for Items {
+    fn visit_item_struct(&mut self, s: &'ast syn::ItemStruct) {
+        self.structs.insert(s.ident.to_string());
+    }
+    fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+        let params = f
+            .sig
+            .inputs
+            .iter()
+            .map(|a| match a {
+                syn::FnArg::Typed(t) => match &*t.pat {
+                    syn::Pat::Ident(i) if i.subpat.is_none() => Some(i.ident.to_string()),
+                    _ => None,
+                },
+                syn::FnArg::Receiver(_) => None,
+            })
+            .collect();
+        let name = f.sig.ident.to_string();
+        // a name declared twice (in two modules) could be either
+        let twice = self.fns.contains_key(&name);
+        self.fns.insert(name, (!twice).then_some(params));
+        visit::visit_item_fn(self, f);
+    }
+    fn visit_expr(&mut self, _: &'ast syn::Expr) {}
 }
 
 #[derive(Default)]
@@ -432,6 +446,19 @@ impl Pass {
                 self.note(b, Use::Build(n.to_string()));
             }
         }
+        // `let c = self.client.clone();`, or arms of a `match` / `if` that each give a name
+        for v in branch_values(init) {
+            let (methods, recv) = unchain(v);
+            if methods
+                .iter()
+                .all(|m| m.method == "clone" && m.args.is_empty())
+                && let Some(b) = name_of(recv)
+            {
+                self.classified(v);
+                self.done.insert(addr(strip(recv)));
+                self.note(b, Use::Copy(n.to_string()));
+            }
+        }
         // the call whose `Ok` value is bound: `maker()?`, `maker().context(..)?`, or a
         // `match` whose `Ok(c)` arms give `c` and whose other arms are `Err(..)`
         let mut core = strip(init);
@@ -467,9 +494,23 @@ impl Pass {
         }
     }
 
-    /// A method chain on a name: a request, or a `Debug` impl's `field(..)` arguments.
+    /// A method chain on a name: a request, or a `Debug` impl's `field(..)` arguments; or a
+    /// stack with a timeout layer, and the names its other layers are made of.
     fn method_chain(&mut self, e: &syn::Expr) {
         let (methods, recv) = unchain(e);
+        let layers = methods
+            .iter()
+            .filter(|m| m.method == "layer" && m.args.len() == 1);
+        if layers.clone().any(|m| is_timeout_layer(&m.args[0])) {
+            for m in layers {
+                if let Some(a) = wrapped_name(&m.args[0]) {
+                    self.done.insert(addr(a));
+                    if let Some(n) = name_of(a) {
+                        self.note(n, Use::Layered);
+                    }
+                }
+            }
+        }
         let names: Vec<String> = methods.iter().map(|m| m.method.to_string()).collect();
         if let Some(n) = name_of(recv)
             && let Some(first) = names.first()
@@ -512,6 +553,52 @@ impl Pass {
             }
         }
     }
+}
+
+/// The values a `let` may bind: the expression, or each arm of a `match` and each branch
+/// of an `if` (blocks by their value).
+fn branch_values(e: &syn::Expr) -> Vec<&syn::Expr> {
+    match block_value(e) {
+        syn::Expr::Match(m) => m.arms.iter().flat_map(|a| branch_values(&a.body)).collect(),
+        syn::Expr::If(i) => {
+            let mut out = block_value_of(&i.then_branch);
+            if let Some((_, e)) = &i.else_branch {
+                out.extend(branch_values(e));
+            }
+            out
+        }
+        e => vec![e],
+    }
+}
+
+/// The tail expression of a block.
+fn block_value_of(b: &syn::Block) -> Vec<&syn::Expr> {
+    match b.stmts.last() {
+        Some(syn::Stmt::Expr(e, None)) => branch_values(e),
+        _ => Vec::new(),
+    }
+}
+
+/// A timeout layer: `TimeoutLayer::new(..)` (tower's, tower-http's, opendal's), with the
+/// builder methods that configure it (`TimeoutLayer::new().with_timeout(d)`).
+fn is_timeout_layer(e: &syn::Expr) -> bool {
+    let (_, inner) = unchain(strip(e));
+    matches!(inner, syn::Expr::Call(c) if matches!(strip(&c.func),
+        syn::Expr::Path(p) if super::attrs::path_segs(&p.path).ends_with(&["TimeoutLayer".into(), "new".into()])))
+}
+
+/// The name a layer is made of through one-argument constructors
+/// (`HttpClientLayer::new(HttpClient::with(c))`: `c`).
+fn wrapped_name(mut e: &syn::Expr) -> Option<&syn::Expr> {
+    for _ in 0..4 {
+        e = match strip(e) {
+            syn::Expr::Call(c) if c.args.len() == 1 => &c.args[0],
+            syn::Expr::Reference(r) => &r.expr,
+            e @ (syn::Expr::Path(_) | syn::Expr::Field(_)) => return Some(e),
+            _ => return None,
+        };
+    }
+    None
 }
 
 /// Whether one of the first `sent` methods of a request sets a timeout (not `None`).

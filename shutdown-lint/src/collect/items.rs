@@ -55,6 +55,30 @@ impl Collector<'_, '_> {
         self.ctx.in_drainable = drainable;
         self.resolver.push_item_boundary();
         self.resolver_blocks += 1;
+        let top_level = self.resolver_blocks == 1;
+        let saved_sig = self.cur_sig.take();
+        if top_level {
+            self.cur_sig = Some(super::state::FnSig {
+                name: sig.ident.to_string(),
+                owner: self
+                    .self_ty
+                    .as_ref()
+                    .filter(|_| method)
+                    .and_then(|t| t.last().cloned()),
+                receiver: sig.receiver().is_some(),
+                params: sig
+                    .inputs
+                    .iter()
+                    .filter_map(|a| match a {
+                        syn::FnArg::Typed(t) => Some(match &*t.pat {
+                            syn::Pat::Ident(i) if i.subpat.is_none() => Some(i.ident.to_string()),
+                            _ => None,
+                        }),
+                        syn::FnArg::Receiver(_) => None,
+                    })
+                    .collect(),
+            });
+        }
         for input in &sig.inputs {
             if let syn::FnArg::Typed(t) = input {
                 let val = self.type_value(&t.ty);
@@ -101,6 +125,7 @@ impl Collector<'_, '_> {
         }
         self.resolver_blocks -= 1;
         self.pop_scope_raw();
+        self.cur_sig = saved_sig;
         if let Some(i) = self.cur_fn {
             let calls = &mut self.model.fns[i].calls;
             calls.sort();

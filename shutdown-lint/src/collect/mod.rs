@@ -14,6 +14,7 @@
 mod attrs;
 mod budgets;
 mod chain;
+mod deferred;
 mod eval;
 mod expr;
 pub mod flow;
@@ -67,15 +68,24 @@ pub fn collect(file: &syn::File, index: &LineIndex<'_>, opts: &CollectOptions) -
     }
     c.model.resolve_ops = c.resolver.ops();
     budgets::finish(&mut c.model);
+    // read as written (the pruner's blanked bodies included), once, for what needs it: the
+    // values of timeouts passed through parameters and fields, where clients go
     let text = index.text(0..usize::MAX);
-    if flow::may_clear(text, !c.model.mod_decls.is_empty())
+    let deferred = c.deferred_worth_reading(text);
+    let flow = flow::may_clear(text, !c.model.mod_decls.is_empty())
         && c.model
             .chains
             .iter()
-            .any(|cu| builds_http_client(&cu.chain))
+            .any(|cu| builds_http_client(&cu.chain));
+    if (deferred || flow)
+        && let Ok(written) = syn::parse_file(text)
     {
-        // read as written: the pruner's blanked bodies may use the client too
-        c.model.client_flow = flow::summarize(text);
+        if deferred {
+            c.finish_deferred(&written);
+        }
+        if flow {
+            c.model.client_flow = Some(flow::summarize_file(&written));
+        }
     }
     c.model
 }

@@ -61,6 +61,22 @@ pub(super) struct Collector<'a, 'i> {
     pub(super) in_impl: bool,
     /// Type aliases declared in this file (`type HttpClient = reqwest::Client;`), by name.
     pub(super) local_aliases: HashMap<String, syn::Type>,
+    /// The top-level function (or method) being walked: its name and parameters.
+    pub(super) cur_sig: Option<FnSig>,
+    /// Timeout arguments to value once the file is walked ([`super::deferred`]).
+    pub(super) deferred: Vec<super::deferred::Deferred>,
+}
+
+/// A function's name and parameter names, for [`super::deferred`].
+#[derive(Debug, Clone)]
+pub(super) struct FnSig {
+    pub(super) name: String,
+    /// The last segment of the `impl`'s type, for a method or associated function.
+    pub(super) owner: Option<String>,
+    /// It takes `self`.
+    pub(super) receiver: bool,
+    /// Plain parameter names by position (the receiver not counted).
+    pub(super) params: Vec<Option<String>>,
 }
 
 impl<'a, 'i> Collector<'a, 'i> {
@@ -228,6 +244,8 @@ impl<'a, 'i> Collector<'a, 'i> {
             cur_fn: None,
             in_impl: false,
             local_aliases: found.aliases.into_iter().collect(),
+            cur_sig: None,
+            deferred: Vec::new(),
         };
         c.collect_consts(&found.out);
         c

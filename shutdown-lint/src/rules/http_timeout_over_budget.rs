@@ -36,8 +36,16 @@ pub fn check(cx: &RuleContext<'_>, out: &mut Vec<Finding>) {
             if let Some(ArgValue::Duration(d, region)) = s.args.first()
                 && *d > budget
             {
+                // valued from elsewhere in the file: say where
+                let from = cx
+                    .model
+                    .arg_origins
+                    .iter()
+                    .find(|o| o.offset == region.offset)
+                    .map(|o| format!(" ({})", o.via))
+                    .unwrap_or_default();
                 let msg = format!(
-                    "`.{}(..)` of {} is longer than the drain budget of {}",
+                    "`.{}(..)` of {}{from} is longer than the drain budget of {}",
                     s.name,
                     secs(*d),
                     secs(budget)

@@ -1,0 +1,372 @@
+//! Durations that reach a timeout through a name the walk cannot value where it is used:
+//! a parameter of the function (`fn from_parts(.., timeout: Duration) { ..
+//! .timeout(timeout) }`) or a field of `self` (`.timeout(self.timeout)`).
+//!
+//! The walk records such arguments ([`Deferred`]); when it has finished, the file is read
+//! once more, as written (bodies the pruner blanked included), for what the file passes
+//! there: the arguments of every call of that function in the file (`Self::from_parts(url,
+//! Duration::from_secs(10), Duration::from_secs(30))`), or every value the file writes into
+//! that field (`Self { timeout: DEFAULT_TIMEOUT, .. }`, `x.timeout = ..`). A parameter takes
+//! the longest duration a caller passes (that caller's request can wait that long); a field
+//! is valued only when every write is known and the field is private (code elsewhere could
+//! write another value). The step's argument becomes that duration, and the model keeps
+//! where it came from for the message. (Not for a file streamed item by item: it is never
+//! whole in memory.)
+
+use super::state::Collector;
+use crate::model::{ArgOrigin, ArgValue};
+use syn::spanned::Spanned;
+use syn::visit::{self, Visit};
+
+/// Where an argument's value is to be looked for.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum Source {
+    /// Parameter number `index` (receiver not counted) of function `name`, a method or
+    /// associated function of `owner` (the last segment of the `impl`'s type) when `Some`.
+    Param {
+        name: String,
+        owner: Option<String>,
+        receiver: bool,
+        index: usize,
+    },
+    /// Field `field` of `owner` (the last segment of the `impl`'s type).
+    Field { owner: String, field: String },
+}
+
+/// An argument of a timeout step whose value the walk did not know.
+#[derive(Debug, Clone)]
+pub(super) struct Deferred {
+    /// Byte offset of the step's method name (how the step is found in every chain that
+    /// carries it, bindings' copies included).
+    pub(super) step: usize,
+    /// Position of the argument.
+    pub(super) arg: usize,
+    /// The argument as written.
+    pub(super) region: crate::finding::Region,
+    pub(super) source: Source,
+}
+
+/// Whether a step of this name takes a duration worth following: a timeout or a graceful
+/// shutdown's wait.
+pub(super) fn waits(method: &str) -> bool {
+    method.contains("timeout") || method.contains("graceful")
+}
+
+impl Collector<'_, '_> {
+    /// Records `arg` (argument `k` of the step named at `step`) when it is a parameter of
+    /// the function being walked or a field of `self`.
+    pub(super) fn defer_arg(&mut self, arg: &syn::Expr, step: usize, k: usize) {
+        let inner = match arg {
+            syn::Expr::Reference(r) => &*r.expr,
+            syn::Expr::Paren(p) => &*p.expr,
+            a => a,
+        };
+        let source = match inner {
+            syn::Expr::Path(p) if p.qself.is_none() => {
+                let Some(name) = p.path.get_ident().map(ToString::to_string) else {
+                    return;
+                };
+                let Some(sig) = &self.cur_sig else { return };
+                // the parameter itself, not a `let` of the same name in the body
+                let Some(index) = sig.params.iter().position(|p| p.as_deref() == Some(&*name))
+                else {
+                    return;
+                };
+                if self
+                    .values
+                    .iter()
+                    .rev()
+                    .find(|(n, _, _)| *n == name)
+                    .map(|v| v.1)
+                    != Some(1)
+                {
+                    return;
+                }
+                Source::Param {
+                    name: sig.name.clone(),
+                    owner: sig.owner.clone(),
+                    receiver: sig.receiver,
+                    index,
+                }
+            }
+            syn::Expr::Field(f) => {
+                let (syn::Member::Named(field), syn::Expr::Path(base)) = (&f.member, &*f.base)
+                else {
+                    return;
+                };
+                let Some(owner) = self.self_ty.as_ref().and_then(|t| t.last()) else {
+                    return;
+                };
+                if !base.path.is_ident("self") {
+                    return;
+                }
+                Source::Field {
+                    owner: owner.clone(),
+                    field: field.to_string(),
+                }
+            }
+            _ => return,
+        };
+        self.deferred.push(Deferred {
+            step,
+            arg: k,
+            region: self.region(arg.span()),
+            source,
+        });
+    }
+
+    /// Whether some deferred argument may be valued from `text` (the file as written): a
+    /// caller or a write names the function or field once more than its use (lexically,
+    /// without parsing).
+    pub(super) fn deferred_worth_reading(&self, text: &str) -> bool {
+        let twice = |name: &str| {
+            memchr::memmem::find_iter(text.as_bytes(), name.as_bytes())
+                .nth(1)
+                .is_some()
+        };
+        self.deferred.iter().any(|d| match &d.source {
+            Source::Param { name, .. } => twice(name),
+            Source::Field { field, .. } => twice(field),
+        })
+    }
+
+    /// Values the deferred arguments from `file` (the file as written) and writes them
+    /// into every chain step that carries them.
+    pub(super) fn finish_deferred(&mut self, file: &syn::File) {
+        let deferred = std::mem::take(&mut self.deferred);
+        let child_files = !self.model.mod_decls.is_empty();
+        let mut found = Writes {
+            sources: deferred.iter().map(|d| d.source.clone()).collect(),
+            values: vec![Vec::new(); deferred.len()],
+            impl_owner: None,
+            pub_field: vec![false; deferred.len()],
+            opaque: vec![false; deferred.len()],
+        };
+        found.visit_file(file);
+        for (k, d) in deferred.iter().enumerate() {
+            let mut known = Vec::new();
+            let mut unknown = false;
+            for (e, how) in &found.values[k] {
+                match self.eval_duration(e, 0) {
+                    Some(v) => known.push((v, how.clone())),
+                    None => unknown = true,
+                }
+            }
+            // a field written out of sight: by a child module's file, in a macro's body, or
+            // (declared `pub`) by any other file
+            let field = matches!(d.source, Source::Field { .. });
+            if field && (unknown || found.pub_field[k] || found.opaque[k] || child_files) {
+                continue;
+            }
+            let Some((secs, via)) = known.into_iter().max_by(|a, b| a.0.total_cmp(&b.0)) else {
+                continue;
+            };
+            for cu in &mut self.model.chains {
+                for s in &mut cu.chain.steps {
+                    if s.region.offset == d.step
+                        && let Some(a) = s.args.get_mut(d.arg)
+                        && matches!(a, ArgValue::Other)
+                    {
+                        *a = ArgValue::Duration(secs, d.region);
+                    }
+                }
+            }
+            self.model.arg_origins.push(ArgOrigin {
+                offset: d.region.offset,
+                via,
+            });
+        }
+    }
+}
+
+/// The values the file writes to each source: the expression, and where and how it is
+/// passed or written (for the message).
+struct Writes<'ast> {
+    sources: Vec<Source>,
+    values: Vec<Vec<(&'ast syn::Expr, String)>>,
+    /// The last segment of the type of the `impl` being read.
+    impl_owner: Option<String>,
+    /// The field is declared with some `pub`.
+    pub_field: Vec<bool>,
+    /// A macro's body (not read) names the field.
+    opaque: Vec<bool>,
+}
+
+fn last_ident(p: &syn::Path) -> Option<String> {
+    p.segments.last().map(|s| s.ident.to_string())
+}
+
+impl<'ast> Writes<'ast> {
+    /// The owner a path names: `Self` inside an `impl`, or its last segment.
+    fn owner_of(&self, p: &syn::Path) -> Option<String> {
+        if p.is_ident("Self") {
+            self.impl_owner.clone()
+        } else {
+            last_ident(p)
+        }
+    }
+
+    fn call(
+        &mut self,
+        callee: &syn::Path,
+        args: Vec<&'ast syn::Expr>,
+        method: bool,
+        at: proc_macro2::Span,
+    ) {
+        let n = callee.segments.len();
+        let Some(name) = last_ident(callee) else {
+            return;
+        };
+        let owner = (n >= 2).then(|| {
+            let mut q = callee.clone();
+            q.segments.pop();
+            q.segments.pop_punct();
+            self.owner_of(&q)
+        });
+        for (k, s) in self.sources.iter().enumerate() {
+            let Source::Param {
+                name: f,
+                owner: o,
+                receiver,
+                index,
+            } = s
+            else {
+                continue;
+            };
+            if *f != name {
+                continue;
+            }
+            // `x.f(a)` skips the receiver; `Type::f(x, a)` passes it first
+            let at_index = match (method, *receiver) {
+                (true, true) => *index,
+                (true, false) => continue,
+                (false, true) if o.is_some() && n >= 2 => index + 1,
+                (false, true) => continue,
+                (false, false) => *index,
+            };
+            let same_owner = method
+                || match (o, &owner) {
+                    (Some(o), Some(Some(w))) => o == w,
+                    (None, None) => true,
+                    // a free function called through its module's path
+                    (None, Some(_)) => true,
+                    _ => false,
+                };
+            if !same_owner {
+                continue;
+            }
+            if let Some(a) = args.get(at_index) {
+                let line = at.start().line;
+                let how = if method {
+                    format!("passed by `.{name}(..)` on line {line}")
+                } else {
+                    let path: Vec<String> = callee
+                        .segments
+                        .iter()
+                        .map(|s| s.ident.to_string())
+                        .collect();
+                    format!("passed by `{}(..)` on line {line}", path.join("::"))
+                };
+                self.values[k].push((a, how));
+            }
+        }
+    }
+}
+
+impl<'ast> Visit<'ast> for Writes<'ast> {
+    fn visit_item_impl(&mut self, i: &'ast syn::ItemImpl) {
+        let saved = self.impl_owner.take();
+        if let syn::Type::Path(p) = &*i.self_ty {
+            self.impl_owner = last_ident(&p.path);
+        }
+        visit::visit_item_impl(self, i);
+        self.impl_owner = saved;
+    }
+
+    fn visit_item_struct(&mut self, s: &'ast syn::ItemStruct) {
+        let owner = s.ident.to_string();
+        for f in &s.fields {
+            let (Some(id), false) = (&f.ident, matches!(f.vis, syn::Visibility::Inherited)) else {
+                continue;
+            };
+            for (k, src) in self.sources.iter().enumerate() {
+                if matches!(src, Source::Field { owner: o, field } if *o == owner && id == field) {
+                    self.pub_field[k] = true;
+                }
+            }
+        }
+        visit::visit_item_struct(self, s);
+    }
+
+    fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+        if let syn::Expr::Path(p) = &*c.func
+            && p.qself.is_none()
+        {
+            self.call(&p.path, c.args.iter().collect(), false, c.span());
+        }
+        visit::visit_expr_call(self, c);
+    }
+
+    fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+        let p = syn::Path::from(m.method.clone());
+        self.call(&p, m.args.iter().collect(), true, m.method.span());
+        visit::visit_expr_method_call(self, m);
+    }
+
+    fn visit_expr_struct(&mut self, s: &'ast syn::ExprStruct) {
+        let owner = self.owner_of(&s.path);
+        for f in &s.fields {
+            let syn::Member::Named(id) = &f.member else {
+                continue;
+            };
+            for (k, src) in self.sources.iter().enumerate() {
+                if let Source::Field { owner: o, field } = src
+                    && Some(o) == owner.as_ref()
+                    && id == field
+                {
+                    let line = f.span().start().line;
+                    let how = format!("the field `{field}`, set on line {line}");
+                    self.values[k].push((&f.expr, how));
+                }
+            }
+        }
+        visit::visit_expr_struct(self, s);
+    }
+
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        fn names(ts: proc_macro2::TokenStream, field: &str) -> bool {
+            ts.into_iter().any(|t| match t {
+                proc_macro2::TokenTree::Ident(i) => i == field,
+                proc_macro2::TokenTree::Group(g) => names(g.stream(), field),
+                _ => false,
+            })
+        }
+        for (k, src) in self.sources.iter().enumerate() {
+            if let Source::Field { field, .. } = src
+                && names(m.tokens.clone(), field)
+            {
+                self.opaque[k] = true;
+            }
+        }
+    }
+
+    fn visit_expr_assign(&mut self, a: &'ast syn::ExprAssign) {
+        if let syn::Expr::Field(f) = &*a.left
+            && let syn::Member::Named(id) = &f.member
+        {
+            // `self.f = ..` writes the `impl`'s type; another base could be any type
+            let of_self = matches!(&*f.base, syn::Expr::Path(p) if p.path.is_ident("self"));
+            let owner = self.impl_owner.clone().filter(|_| of_self);
+            for (k, src) in self.sources.iter().enumerate() {
+                if matches!(src, Source::Field { field, owner: o } if id == field
+                    && owner.as_ref().is_none_or(|w| w == o))
+                {
+                    let line = a.span().start().line;
+                    let how = format!("the field `{id}`, set on line {line}");
+                    self.values[k].push((&a.right, how));
+                }
+            }
+        }
+        visit::visit_expr_assign(self, a);
+    }
+}
