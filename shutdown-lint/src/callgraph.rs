@@ -32,7 +32,7 @@ pub struct Node<'a> {
 /// ```
 /// use shutdown_lint::callgraph::{reachable, Node};
 /// use shutdown_lint::model::{Call, FnNode};
-/// let call = |n: &str| Call { name: n.into(), method: false, krate: None };
+/// let call = |n: &str| Call { name: n.into(), method: false, krate: None, with_args: false };
 /// let main = FnNode { item: "main".into(), method: false, calls: vec![call("serve")] };
 /// let serve = FnNode { item: "net::serve".into(), method: false, calls: vec![] };
 /// let unused = FnNode { item: "signals".into(), method: false, calls: vec![] };
@@ -95,6 +95,7 @@ pub fn reachable(nodes: &[Node<'_>], roots: &[(usize, &str)]) -> Option<BTreeSet
             name,
             method,
             krate,
+            ..
         } in &n.node.calls
         {
             let Some(candidates) = by_name.get(&(name.as_str(), *method)) else {
@@ -257,10 +258,12 @@ fn calls_in(tokens: proc_macro2::TokenStream, out: &mut Vec<Call>, depth: usize)
                 let name = id.to_string();
                 let fn_like = name.starts_with(|c: char| c.is_ascii_lowercase() || c == '_');
                 if called || (fn_like && !after_dot && (after_path || is_value_position(&tts, i))) {
+                    let with_args = matches!(tts.get(i + 1), Some(TokenTree::Group(g)) if !g.stream().is_empty());
                     out.push(Call {
                         name,
                         method: after_dot || owner_is_type,
                         krate: None,
+                        with_args,
                     });
                 }
             }

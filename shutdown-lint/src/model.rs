@@ -275,6 +275,8 @@ pub struct Call {
     /// The crate a free function's path resolves to (`shutdown_runtime` for
     /// `shutdown_runtime::run()` or an imported `run()`), when known.
     pub krate: Option<String>,
+    /// Called with arguments (`graceful.watch(conn)`, not `config.watch()`).
+    pub with_args: bool,
 }
 
 /// A function or method and the calls its body makes (closures and async blocks in it

@@ -41,7 +41,7 @@ impl Collector<'_, '_> {
         }
         for layer in &layers {
             if let syn::Expr::MethodCall(m) = layer {
-                self.record_call(m.method.to_string(), true);
+                self.record_method_call(m);
             }
         }
         // a root only the workspace model can tell is worth building when a method that a
@@ -133,7 +133,7 @@ impl Collector<'_, '_> {
             },
             syn::Expr::Field(f) if symbolic_ok => self.field_root(f),
             syn::Expr::MethodCall(m) => {
-                self.record_call(m.method.to_string(), true);
+                self.record_method_call(m);
                 // recorded inside the closure already: here a value, as if bound to a name
                 self.mapped_value(m).map(Chain::through_binding)
             }

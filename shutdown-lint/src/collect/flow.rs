@@ -229,6 +229,14 @@ pub(super) fn summarize_file(file: &syn::File) -> ClientFlow {
     };
     p.flow.fn_params = items.fns;
     p.visit_file(file);
+    // `let fut = client.request(req); .. timeout(d, fut)`: the request is bounded
+    for (client, i, fut) in std::mem::take(&mut p.request_futures) {
+        if p.timed_futures.contains(&fut)
+            && let Some(u) = p.flow.uses.get_mut(&client).and_then(|us| us.get_mut(i))
+        {
+            *u = Use::Request(true);
+        }
+    }
     p.flow
 }
 
@@ -280,6 +288,14 @@ struct Pass {
     timed_exprs: BTreeSet<usize>,
     /// How many of [`Self::timed_exprs`] the visit is inside.
     timed_depth: usize,
+    /// Request futures bound by a `let` and not awaited there (`let fut =
+    /// client.request(req);`): the name, by the address of the chain.
+    bound_requests: BTreeMap<usize, String>,
+    /// Untimed requests whose future was bound to a name: (client name, index of the use,
+    /// future name). Timed after all when the future is one `timeout(d, fut)` bounds.
+    request_futures: Vec<(String, usize, String)>,
+    /// Names passed as the future of `timeout(d, fut)`.
+    timed_futures: BTreeSet<String>,
 }
 
 fn addr(e: &syn::Expr) -> usize {
@@ -425,6 +441,13 @@ impl Pass {
         let (methods, recv) = unchain(init);
         let names: Vec<String> = methods.iter().map(|m| m.method.to_string()).collect();
         let sends = names.iter().any(|m| SEND_METHODS.contains(&m.as_str()));
+        if names
+            .first()
+            .is_some_and(|m| REQUEST_METHODS.contains(&m.as_str()))
+            && !awaits(init)
+        {
+            self.bound_requests.insert(addr(init), n.to_string());
+        }
         if let Some(b) = name_of(recv)
             && !sends
         {
@@ -520,7 +543,12 @@ impl Pass {
                     .iter()
                     .position(|m| SEND_METHODS.contains(&m.as_str()))
                     .unwrap_or(names.len());
-                Use::Request(timed_before(&methods, sent) || self.timed_depth > 0)
+                let timed = timed_before(&methods, sent) || self.timed_depth > 0;
+                if !timed && let Some(fut) = self.bound_requests.get(&addr(e)) {
+                    let i = self.flow.uses.get(&n).map_or(0, Vec::len);
+                    self.request_futures.push((n.clone(), i, fut.clone()));
+                }
+                Use::Request(timed)
             } else if first == "execute"
                 && let [arg] = methods[0].args.iter().collect::<Vec<_>>()[..]
                 && let Some(req) = name_of(arg)
@@ -551,6 +579,19 @@ impl Pass {
                     }
                 }
             }
+        }
+    }
+}
+
+/// Whether the chain `e` awaits (its value is a response, not a future).
+fn awaits(mut e: &syn::Expr) -> bool {
+    loop {
+        if matches!(e, syn::Expr::Await(_)) {
+            return true;
+        }
+        match spine_step(e) {
+            Some(next) => e = next,
+            None => return false,
         }
     }
 }
@@ -717,6 +758,9 @@ impl<'ast> Visit<'ast> for Pass {
     fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
         if let Some(fut) = bounded_future(c) {
             self.timed_exprs.insert(addr(fut));
+            if let Some(n) = name_of(fut) {
+                self.timed_futures.insert(n);
+            }
         }
         // a name passed to a free function of this file (`fetch(&self.client, u)`)
         if let syn::Expr::Path(p) = strip(&c.func)

@@ -253,16 +253,28 @@ impl<'a, 'i> Collector<'a, 'i> {
 
     /// Records a call of the function being walked (for call chains from `main`).
     pub(super) fn record_call(&mut self, name: String, method: bool) {
-        self.record_call_in(name, method, None);
+        self.record_call_in(name, method, None, false);
     }
 
-    fn record_call_in(&mut self, name: String, method: bool, krate: Option<String>) {
+    /// [`Self::record_call`] of a method called with arguments or without.
+    pub(super) fn record_method_call(&mut self, m: &syn::ExprMethodCall) {
+        self.record_call_in(m.method.to_string(), true, None, !m.args.is_empty());
+    }
+
+    fn record_call_in(
+        &mut self,
+        name: String,
+        method: bool,
+        krate: Option<String>,
+        with_args: bool,
+    ) {
         let Some(i) = self.cur_fn else { return };
         let calls = &mut self.model.fns[i].calls;
         let call = Call {
             name,
             method,
             krate,
+            with_args,
         };
         // `x.f().f().f()..`: a repeat of the last call adds nothing; a body with thousands
         // of distinct calls is kept bounded (the rest count as seen)
@@ -297,7 +309,7 @@ impl<'a, 'i> Collector<'a, 'i> {
             Resolution::Path(c) if !method && c.len() >= 2 => Some(c[0].clone()),
             _ => None,
         };
-        self.record_call_in(last.ident.to_string(), method, krate);
+        self.record_call_in(last.ident.to_string(), method, krate, false);
     }
 
     /// The calls in a macro body that is not walked (`name(..)`, `x.name(..)`,
@@ -322,7 +334,8 @@ impl<'a, 'i> Collector<'a, 'i> {
                         ),
                         _ => false,
                     };
-                    self.record_call(id.to_string(), method);
+                    let with_args = matches!(tts.get(i + 1), Some(TokenTree::Group(g)) if !g.stream().is_empty());
+                    self.record_call_in(id.to_string(), method, None, with_args);
                 }
                 _ => {}
             }

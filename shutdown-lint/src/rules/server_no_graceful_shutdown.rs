@@ -251,11 +251,7 @@ fn handed_to_graceful_fn(model: &FileModel, uses: &[&ChainUse], names: &[&str]) 
         .collect();
     model.fns.iter().any(|f| {
         let name = f.item.rsplit("::").next().unwrap_or(&f.item);
-        !f.method
-            && callees.contains(&name)
-            && f.calls
-                .iter()
-                .any(|c| c.method && names.contains(&c.name.as_str()))
+        !f.method && callees.contains(&name) && f.calls.iter().any(|c| graceful_call(c, names))
     })
 }
 
@@ -281,11 +277,18 @@ fn wrapper_spawns_itself(model: &FileModel, item: &str) -> bool {
 /// Whether the function `item` calls a method named one of `names` (a graceful shutdown
 /// written on a value the chains lost track of, e.g. `Pin::new(&mut conn).graceful_shutdown()`).
 pub(crate) fn item_calls_any(model: &FileModel, item: &str, names: &[&str]) -> bool {
-    model.fns.iter().filter(|f| f.item == item).any(|f| {
-        f.calls
-            .iter()
-            .any(|c| c.method && names.contains(&c.name.as_str()))
-    })
+    model
+        .fns
+        .iter()
+        .filter(|f| f.item == item)
+        .any(|f| f.calls.iter().any(|c| graceful_call(c, names)))
+}
+
+/// Whether `c` is a method call named one of `names`; hyper-util's
+/// `GracefulShutdown::watch(conn)` takes the connection, so a `watch()` without arguments
+/// (quilkin's `config.watch()`, a `tokio::sync::watch`-style subscription) is not it.
+fn graceful_call(c: &crate::model::Call, names: &[&str]) -> bool {
+    c.method && names.contains(&c.name.as_str()) && (c.name != "watch" || c.with_args)
 }
 
 /// Whether `item` is a method that serves a connection for its caller (`serve_connection*`
