@@ -76,3 +76,15 @@ pub(super) fn pat_of(p: &syn::Pat) -> &syn::Pat {
         other => other,
     }
 }
+
+/// The name of a plain parameter (`timeout: Duration`, `mut t: T`), by position; `None` for
+/// a pattern that binds more or otherwise (`(a, b): (A, B)`, `t @ ..`) and for `self`.
+pub(super) fn plain_param_name(a: &syn::FnArg) -> Option<String> {
+    match a {
+        syn::FnArg::Typed(t) => match &*t.pat {
+            syn::Pat::Ident(i) if i.subpat.is_none() => Some(i.ident.to_string()),
+            _ => None,
+        },
+        syn::FnArg::Receiver(_) => None,
+    }
+}

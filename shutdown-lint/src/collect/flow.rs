@@ -256,13 +256,7 @@ impl<'ast> Visit<'ast> for Items {
             .sig
             .inputs
             .iter()
-            .map(|a| match a {
-                syn::FnArg::Typed(t) => match &*t.pat {
-                    syn::Pat::Ident(i) if i.subpat.is_none() => Some(i.ident.to_string()),
-                    _ => None,
-                },
-                syn::FnArg::Receiver(_) => None,
-            })
+            .map(super::attrs::plain_param_name)
             .collect();
         let name = f.sig.ident.to_string();
         // a name declared twice (in two modules) could be either

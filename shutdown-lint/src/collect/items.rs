@@ -69,13 +69,8 @@ impl Collector<'_, '_> {
                 params: sig
                     .inputs
                     .iter()
-                    .filter_map(|a| match a {
-                        syn::FnArg::Typed(t) => Some(match &*t.pat {
-                            syn::Pat::Ident(i) if i.subpat.is_none() => Some(i.ident.to_string()),
-                            _ => None,
-                        }),
-                        syn::FnArg::Receiver(_) => None,
-                    })
+                    .filter(|a| matches!(a, syn::FnArg::Typed(_)))
+                    .map(super::attrs::plain_param_name)
                     .collect(),
             });
         }
