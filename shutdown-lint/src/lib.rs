@@ -28,6 +28,7 @@ pub mod engine;
 pub mod finding;
 pub mod fix;
 pub mod lexscan;
+pub mod macro_definition;
 pub mod macros;
 pub mod manifest;
 pub mod model;

@@ -151,6 +151,9 @@ pub struct Ctx {
     pub test_code: bool,
     /// Enclosing item path, e.g. `net::Client::connect`.
     pub item: String,
+    /// In the body of `macro_rules! name` (this name): what is found there happens at every
+    /// use of the macro, and `#[drainable]` rewrites no macro's body.
+    pub macro_definition: Option<String>,
 }
 
 /// A chain at its outermost expression.

@@ -10,8 +10,9 @@
 //! so lines, columns and byte offsets of what is left are those of the original file, and
 //! the signature (parameters, return type, attributes) is kept for the workspace model.
 //!
-//! The same goes for the contents of `macro_rules!` definitions, and of macro invocations
-//! outside function bodies whose code names no word (see `Automata::item_macros`); and,
+//! The same goes for the contents of `macro_rules!` definitions that name no `spawn`, and
+//! of macro invocations outside function bodies whose code names no word (see
+//! `Automata::item_macros`); and,
 //! as options say, for declarations and test code ([`PruneOptions`]). The engine then
 //! removes the blanked contents before the parse ([`crate::compact`]).
 //!
@@ -413,7 +414,8 @@ impl Automata {
     }
 
     /// Blanks the contents of item-level macros no rule reads: every `macro_rules!`
-    /// definition (the collector reads none; a rule reports where a macro is used), and
+    /// definition that writes no `spawn` (the collector reads only the spawns of a
+    /// definition, see [`crate::macro_definition`]), and
     /// each invocation outside function bodies (`make_config! { .. }`, `lazy_static! { .. }`)
     /// whose code, comments and literals aside, names no word: the collector only records
     /// the calls in such a body, and a pruned file's calls are read from its text.
@@ -451,7 +453,13 @@ impl Automata {
             let Some(close) = matching(code, inv.open, code[inv.open], inv.closing) else {
                 break;
             };
-            if inv.definition || !self.code_mentions(&code[inv.open..close], file_words) {
+            let keep = if inv.definition {
+                // a spawn the definition writes is reported there (`crate::macro_definition`)
+                memchr::memmem::find(&code[inv.open..close], b"spawn").is_some()
+            } else {
+                self.code_mentions(&code[inv.open..close], file_words)
+            };
+            if !keep {
                 blank.push((inv.open, close));
             }
             i = close + 1;
@@ -1213,16 +1221,19 @@ mod tests {
 
     #[test]
     fn item_macros_naming_no_word_are_blanked() {
-        let src = "macro_rules! make {\n    ($n:ident) => { tokio::spawn($n) };\n}\n\
+        let src = "macro_rules! make {\n    ($n:ident) => { Client::new($n) };\n}\n\
+                   macro_rules! go {\n    ($f:expr) => { tokio::spawn($f) };\n}\n\
                    make_config! {\n    /// a Client in a comment\n    folders { data: String, \"spawn\"; }\n}\n\
                    lazy_static! { static ref C: reqwest::Client = reqwest::Client::new(); }\n\
                    fn f() { info!(\"x\"); tokio::spawn(async {}); }\n\
                    static N: u8 = 1;\n";
         let out = filter().prune(src).unwrap();
         assert_eq!(out.len(), src.len());
-        // a definition always goes, an invocation naming a word only in comments or
+        // a definition goes unless it spawns, an invocation naming a word only in comments or
         // literals too, one naming a word in its code stays, as do macros in bodies
-        assert!(!out.contains("tokio::spawn($n)"));
+        assert!(!out.contains("Client::new($n)"));
+        // a definition that spawns is read for its spawns
+        assert!(out.contains("tokio::spawn($f)"));
         assert!(!out.contains("folders"));
         assert!(out.contains("reqwest::Client::new()"));
         assert!(out.contains("info!(\"x\")"));

@@ -258,6 +258,33 @@ impl Collector<'_, '_> {
         out
     }
 
+    /// A `macro_rules!` definition: the spawns its bodies write through a path
+    /// ([`crate::macro_definition`]), each visited as a call of the file
+    /// made in the macro (`name!` is the enclosing item), with its value dropped when the
+    /// call is a statement of its own.
+    fn visit_macro_definition(&mut self, name: &str, mac: &syn::Macro) {
+        let calls = crate::macro_definition::spawn_calls(mac.tokens.clone());
+        if calls.is_empty() {
+            return;
+        }
+        let saved = self.ctx.clone();
+        let pending = self.pending;
+        self.ctx.in_drainable = false;
+        self.ctx.macro_definition = Some(name.to_string());
+        self.item_stack.push(format!("{name}!"));
+        for c in &calls {
+            self.pending = if c.dropped {
+                Usage::Dropped
+            } else {
+                Usage::Kept
+            };
+            self.visit_expr(&c.call);
+        }
+        self.item_stack.pop();
+        self.pending = pending;
+        self.ctx = saved;
+    }
+
     pub(super) fn visit_macro_body(&mut self, mac: &syn::Macro) {
         self.visit_macro_value(mac, None);
     }
@@ -621,7 +648,12 @@ impl<'ast> Visit<'ast> for Collector<'_, '_> {
                 self.ctx.in_drainable = false;
                 self.visit_expr(&st.expr);
             }
-            syn::Item::Macro(m) if m.ident.is_none() && !m.mac.path.is_ident("macro_rules") => {
+            syn::Item::Macro(m) if m.mac.path.is_ident("macro_rules") => {
+                if let Some(name) = &m.ident {
+                    self.visit_macro_definition(&name.to_string(), &m.mac);
+                }
+            }
+            syn::Item::Macro(m) if m.ident.is_none() => {
                 self.ctx.in_drainable = false;
                 self.visit_macro_body(&m.mac);
             }

@@ -362,6 +362,23 @@ impl<'ast> Visit<'ast> for Indexer<'_> {
             .last()
             .map(|s| s.ident.to_string())
             .unwrap_or_default();
+        if name == "macro_rules" {
+            // the spawns a definition writes, as the linter reads them
+            for c in crate::macro_definition::spawn_calls(mac.tokens.clone()) {
+                if let syn::Expr::Call(call) = &c.call {
+                    let func = range(call.func.span());
+                    let site = CallSite {
+                        func: func.clone(),
+                        lparen: range(call.paren_token.span.open()).start,
+                        rparen: range(call.paren_token.span.close()).start,
+                        args: c.args,
+                        name_hint: None,
+                    };
+                    self.ix.calls.insert(func.end, site);
+                }
+            }
+            return;
+        }
         if macros::is_opaque(&name) {
             return;
         }

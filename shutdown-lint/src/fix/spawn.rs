@@ -86,6 +86,8 @@ pub fn fix(cx: &FileCx<'_>, idx: usize, f: &Finding) -> Result<Fix, String> {
                     f.item
                         .rsplit("::")
                         .next()
+                        // a spawn in `macro_rules! name` is named after the macro
+                        .map(|s| s.trim_end_matches('!'))
                         .filter(|s| !s.is_empty())
                         .map(str::to_string)
                 })

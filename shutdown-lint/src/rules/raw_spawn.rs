@@ -9,11 +9,15 @@ use crate::resolve::known;
 pub const META: RuleMeta = crate::registry::RAW_SPAWN;
 
 /// What to use instead of a raw spawn of function `root` (or of method `method` on a
-/// receiver made by `root`); `written` is how the call spelled `root` when not as `root`
+/// receiver made by `root`), in a `macro_rules!` body when `in_macro`; `written` is how the
+/// call spelled `root` when not as `root`
 /// (`#[drainable]` routes only [`known::DRAINABLE_ROUTED`] as written:
 /// `tokio::task::spawn_blocking(..)`, not `spawn_blocking(..)` after a `use`).
-fn help(root: &str, method: Option<&str>, written: Option<&str>) -> String {
+fn help(root: &str, method: Option<&str>, written: Option<&str>, in_macro: bool) -> String {
     let drainable = match written.filter(|w| !known::DRAINABLE_ROUTED.contains(w)) {
+        _ if in_macro => " so shutdown can drain the task (`#[drainable]` does not rewrite a \
+                          macro's body)"
+            .into(),
         None => " so shutdown can drain the task, or mark the enclosing fn `#[drainable]`".into(),
         Some(w) => format!(
             " so shutdown can drain the task (`#[drainable]` routes `{root}(..)` written in \
@@ -107,8 +111,11 @@ fn receiver_type(root: &str, before: &[crate::model::Step]) -> &'static str {
 pub fn check(cx: &RuleContext<'_>, out: &mut Vec<Finding>) {
     for site in sites(cx.model, &cx.config.spawn_raw) {
         // what was written first, then what it is when that differs (`task::spawn`)
-        let shown =
+        let mut shown =
             crate::model::as_written(site.written.as_deref(), &site.name, |p| format!("`{p}`"));
+        if let Some(m) = &site.macro_definition {
+            shown = format!("{shown} in `macro_rules! {m}`, at every use of the macro,");
+        }
         // a blocking task cannot be aborted by anyone: only waited for and named
         let message = if site.name.ends_with("spawn_blocking") {
             format!(
@@ -147,6 +154,8 @@ struct Site {
     written: Option<String>,
     /// What to use instead.
     help: String,
+    /// Written in the body of `macro_rules!` this name.
+    macro_definition: Option<String>,
 }
 
 /// [`raw_spawns`], each with how it was written and the help that says what to use instead.
@@ -163,7 +172,13 @@ fn sites(model: &FileModel, configured_raw: &[String]) -> Vec<Site> {
                 found.push(Site {
                     region: ch.root_region,
                     item: cu.ctx.item.clone(),
-                    help: help(&root, None, ch.written.as_deref()),
+                    help: help(
+                        &root,
+                        None,
+                        ch.written.as_deref(),
+                        cu.ctx.macro_definition.is_some(),
+                    ),
+                    macro_definition: cu.ctx.macro_definition.clone(),
                     name: root.clone(),
                     written: ch.written.clone(),
                 });
@@ -184,7 +199,8 @@ fn sites(model: &FileModel, configured_raw: &[String]) -> Vec<Site> {
                 item: cu.ctx.item.clone(),
                 name: format!("{recv}::{method}"),
                 written: None,
-                help: help(&root, Some(method), None),
+                help: help(&root, Some(method), None, cu.ctx.macro_definition.is_some()),
+                macro_definition: cu.ctx.macro_definition.clone(),
             });
         }
     }
@@ -194,9 +210,10 @@ fn sites(model: &FileModel, configured_raw: &[String]) -> Vec<Site> {
             found.push(Site {
                 region: r.region,
                 item: r.ctx.item.clone(),
-                help: help(&p, None, None),
+                help: help(&p, None, None, r.ctx.macro_definition.is_some()),
                 name: p,
                 written: None,
+                macro_definition: r.ctx.macro_definition.clone(),
             });
         }
     }
