@@ -6,7 +6,10 @@
 //! Calls are matched by name, not by type: a method call `x.name()` or `Type::name()` reaches
 //! every method called `name`, a call `name()` / `module::name()` every free function called
 //! `name`. That over-approximates (a binary is credited a little too often, never too
-//! little), which is what a rule that fails a build needs.
+//! little), which is what a rule that fails a build needs. The servers a binary starts in
+//! its libraries are read from the other walk, [`reachable_by_path`], which follows only
+//! free functions called through paths that name their crate: a binary is not made a
+//! daemon by a library server it only shares a method name with.
 
 use crate::model::{Call, FnNode};
 use std::collections::{BTreeSet, HashMap};
@@ -46,6 +49,50 @@ pub struct Node<'a> {
 /// assert!(!r.contains(&(1, "signals".to_string())));
 /// ```
 pub fn reachable(nodes: &[Node<'_>], roots: &[(usize, &str)]) -> Option<BTreeSet<(usize, String)>> {
+    walk(nodes, roots, false)
+}
+
+/// [`reachable`] through free functions only, each in the crate its path names: a call
+/// through a resolved path (`ballista_scheduler::start_server()`, an imported
+/// `start_server()`, `crate::serve()`) reaches the free functions of that name in that crate,
+/// a call whose path names no crate (a same-module `serve()`, or one read from the text of
+/// a pruned body) those of the caller's crate; never a method, never another crate's
+/// function of the same name. What it reaches, `main` calls (but for a free function of
+/// the caller's crate sharing its name with an imported one, read from text).
+///
+/// # Examples
+///
+/// ```
+/// use shutdown_lint::callgraph::{reachable_by_path, Node};
+/// use shutdown_lint::model::{Call, FnNode};
+/// let free = |n: &str, k: &str| Call { name: n.into(), method: false, krate: Some(k.into()), with_args: false };
+/// let method = Call { name: "run".into(), method: true, krate: None, with_args: false };
+/// let main = FnNode { item: "main".into(), method: false, calls: vec![free("start", "lib"), method] };
+/// let start = FnNode { item: "process::start".into(), method: false, calls: vec![free("serve", "crate")] };
+/// let serve = FnNode { item: "process::serve".into(), method: false, calls: vec![] };
+/// let run = FnNode { item: "Server::run".into(), method: true, calls: vec![] };
+/// let nodes = [
+///     Node { file: 0, krate: "app", node: &main },
+///     Node { file: 1, krate: "lib", node: &start },
+///     Node { file: 1, krate: "lib", node: &serve },
+///     Node { file: 1, krate: "lib", node: &run },
+/// ];
+/// let r = reachable_by_path(&nodes, &[(0, "main")]).unwrap();
+/// assert!(r.contains(&(1, "process::serve".to_string())));
+/// assert!(!r.contains(&(1, "Server::run".to_string()))); // a method, matched by name only
+/// ```
+pub fn reachable_by_path(
+    nodes: &[Node<'_>],
+    roots: &[(usize, &str)],
+) -> Option<BTreeSet<(usize, String)>> {
+    walk(nodes, roots, true)
+}
+
+fn walk(
+    nodes: &[Node<'_>],
+    roots: &[(usize, &str)],
+    by_path: bool,
+) -> Option<BTreeSet<(usize, String)>> {
     // name -> nodes, split by kind
     let mut by_name: HashMap<(&str, bool), Vec<usize>> = HashMap::new();
     for (i, n) in nodes.iter().enumerate() {
@@ -98,6 +145,9 @@ pub fn reachable(nodes: &[Node<'_>], roots: &[(usize, &str)]) -> Option<BTreeSet
             ..
         } in &n.node.calls
         {
+            if by_path && *method {
+                continue;
+            }
             let Some(candidates) = by_name.get(&(name.as_str(), *method)) else {
                 continue;
             };
@@ -105,7 +155,11 @@ pub fn reachable(nodes: &[Node<'_>], roots: &[(usize, &str)]) -> Option<BTreeSet
             // binary; a crate that defines no such name (a re-export) falls back to all
             let krate = krate
                 .as_deref()
-                .map(|k| if k == "crate" { n.krate } else { k });
+                .map(|k| if k == "crate" { n.krate } else { k })
+                // by path, a free call that names no crate (a local or same-module
+                // function; a call read from the text of a pruned body) is one of the
+                // caller's crate
+                .or(by_path.then_some(n.krate));
             let in_crate: Vec<usize> = match krate {
                 Some(k) => candidates
                     .iter()
@@ -115,6 +169,9 @@ pub fn reachable(nodes: &[Node<'_>], roots: &[(usize, &str)]) -> Option<BTreeSet
                 None => Vec::new(),
             };
             let targets = if in_crate.is_empty() {
+                if by_path {
+                    continue;
+                }
                 candidates
             } else {
                 &in_crate

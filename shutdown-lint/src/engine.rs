@@ -822,15 +822,12 @@ fn verdict_reading_calls(
                     .iter()
                     .any(|(_, sigs)| sigs.contains(&"SIGTERM"))
             });
-        // nothing handled: a server of the binary's own modules not reached yet would be
-        // reported, a handler not reached yet would clear the servers reached
+        // nothing handled: a server not reached yet (of the binary's own modules, or of a
+        // library it may call down to by path) would be reported, a handler not reached
+        // yet would clear the servers reached
         let any_handler = loaded.iter().any(|(_, _, a)| !a.signals.handled.is_empty());
-        let servers_unreached = files
-            .iter()
-            .filter(|f| f.own)
-            .map(|f| f.signals.servers.len())
-            .sum::<usize>()
-            > verdict.servers.len();
+        let servers_unreached =
+            files.iter().map(|f| f.signals.servers.len()).sum::<usize>() > verdict.servers.len();
         let no_signal_open = verdict.handles_nothing()
             && (servers_unreached || (any_handler && !verdict.servers.is_empty()));
         let could_change = (complete && !all_handled)

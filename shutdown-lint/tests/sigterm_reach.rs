@@ -323,3 +323,75 @@ fn a_server_that_handles_no_signal_reads_only_dependencies_that_could() {
     assert_eq!(unhandled.len(), 1, "{unhandled:?}");
     assert!(unhandled[0].contains("serves (axum) but handles no signal at all"));
 }
+
+#[test]
+fn a_library_server_main_calls_down_to_by_path_is_a_daemon() {
+    // DataFusion Ballista's scheduler: `main` calls its package's library, whose
+    // `start_server` (a body no rule reads) calls `start_grpc_service`, which serves
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path();
+    write(
+        root,
+        "Cargo.toml",
+        "[workspace]\nmembers = [\"crates/*\"]\nresolver = \"2\"\n",
+    );
+    write(
+        root,
+        "crates/sched/Cargo.toml",
+        "[package]\nname = \"sched\"\nedition = \"2021\"\n\n[[bin]]\nname = \"sched\"\npath = \"src/bin/main.rs\"\n",
+    );
+    write(root, "crates/sched/src/lib.rs", "pub mod process;\n");
+    write(
+        root,
+        "crates/sched/src/process.rs",
+        "pub async fn start_grpc_service(addr: std::net::SocketAddr) {\n    \
+         let l = tokio::net::TcpListener::bind(addr).await.unwrap();\n    \
+         axum::serve(l, axum::Router::new()).await.unwrap();\n}\n\
+         pub async fn start_server(addr: std::net::SocketAddr) {\n    \
+         check(&addr);\n    start_grpc_service(addr).await\n}\n\
+         fn check(_: &std::net::SocketAddr) {}\n\
+         pub struct Server;\n\
+         impl Server {\n    pub async fn run(self) {\n        \
+         let l = tokio::net::TcpListener::bind(\"0.0.0.0:1\").await.unwrap();\n        \
+         axum::serve(l, axum::Router::new()).await.unwrap();\n    }\n}\n\
+         pub fn version() -> u32 { 1 }\n",
+    );
+    write(
+        root,
+        "crates/sched/src/bin/main.rs",
+        "use sched::process::start_server;\n\
+         #[tokio::main]\nasync fn main() {\n    start_server(\"0.0.0.0:50050\".parse().unwrap()).await;\n}\n",
+    );
+    // a CLI of the workspace that shares only names with the library's server: a method
+    // `run` (of its own type) and a free `version()` of the library
+    write(
+        root,
+        "crates/cli/Cargo.toml",
+        "[package]\nname = \"cli\"\nedition = \"2021\"\n\n[dependencies]\nsched = { path = \"../sched\" }\n",
+    );
+    write(
+        root,
+        "crates/cli/src/main.rs",
+        "struct Cmd;\nimpl Cmd { async fn run(self) -> u32 { sched::process::version() } }\n\
+         #[tokio::main]\nasync fn main() {\n    println!(\"{}\", Cmd.run().await);\n}\n",
+    );
+    let r = lint_paths(
+        &[root.to_path_buf()],
+        &LintOptions {
+            cwd: Some(root.to_path_buf()),
+            ..LintOptions::default()
+        },
+    )
+    .unwrap();
+    let got: Vec<String> = r
+        .findings
+        .iter()
+        .filter(|f| f.rule == "sigterm-missing")
+        .map(|f| format!("{}:{} {}", f.path.display(), f.region.line, f.message))
+        .collect();
+    assert_eq!(got.len(), 1, "{got:#?}");
+    assert!(
+        got[0].starts_with("crates/sched/src/process.rs:3 binary `sched` serves (axum)"),
+        "{got:#?}"
+    );
+}

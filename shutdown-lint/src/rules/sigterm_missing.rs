@@ -174,9 +174,11 @@ pub struct BinFile<'a> {
     pub fns: &'a [FnNode],
     /// The binary's root file (the one with `fn main`).
     pub root: bool,
-    /// One of the binary's own modules (its root file and the modules it declares): only
-    /// servers there make it a daemon for the no-signal check (calls are matched by name,
-    /// so a CLI of the workspace would seem to reach its library's server).
+    /// One of the binary's own modules (its root file and the modules it declares): a
+    /// server there makes it a daemon for the no-signal check when `main` reaches it by
+    /// name; a server elsewhere (its library, a path dependency) only when `main` calls down
+    /// to it through paths ([`callgraph::reachable_by_path`]): calls are matched by name,
+    /// so a CLI of the workspace would otherwise seem to reach its library's server.
     pub own: bool,
 }
 
@@ -187,7 +189,8 @@ pub struct Verdict {
     pub handled: BTreeSet<String>,
     /// Reached Ctrl-C sites: (index into the files, site).
     pub ctrl_c: Vec<(usize, CtrlCSite)>,
-    /// Reached servers of the binary's own modules: (index into the files, site).
+    /// Reached servers: of the binary's own modules, or of a library `main` calls down to
+    /// through paths (index into the files, site).
     pub servers: Vec<(usize, ServeSite)>,
     /// Whether call chains from `main` decided it (`false`: no `main` was found among the
     /// walked functions, so every handler counted).
@@ -259,6 +262,8 @@ pub(crate) fn verdict_and_calls(
 ) -> (Verdict, Option<BTreeSet<String>>) {
     let nodes = nodes_of(files);
     let reach = callgraph::reachable(&nodes, &roots_of(files));
+    // a library's server counts when `main` calls down to it through paths
+    let by_path = callgraph::reachable_by_path(&nodes, &roots_of(files));
     let called = reach.as_ref().map(|set| {
         nodes
             .iter()
@@ -293,8 +298,15 @@ pub(crate) fn verdict_and_calls(
             }
             v.ctrl_c.push((i, site.clone()));
         }
-        for site in f.signals.servers.iter().filter(|_| f.own) {
-            if reached(i, &site.item) {
+        for site in &f.signals.servers {
+            let served = if f.own {
+                reached(i, &site.item)
+            } else {
+                by_path
+                    .as_ref()
+                    .is_some_and(|set| set.contains(&(i, site.item.clone())))
+            };
+            if served {
                 v.servers.push((i, site.clone()));
             }
         }
