@@ -786,7 +786,7 @@ fn module_closure(
 /// are read (from the text, on all cores, once per run, into `text_fns`) only while that
 /// could change a finding (a SIGTERM handler not reached yet while Ctrl-C sites would be
 /// reported, or Ctrl-C sites not reached yet; with nothing handled, a server of the
-/// binary's `own_files` not reached yet, or a handler not reached yet while one is) or,
+/// binary's `own_files` or `lib_files` not reached yet, or a handler not reached yet while one is) or,
 /// when `complete` (the audit's signal table), any handler not reached yet; and only of the
 /// files that define a function the reached ones call, round by round as the reach grows.
 fn verdict_reading_calls(
@@ -796,11 +796,12 @@ fn verdict_reading_calls(
     termination: bool,
     complete: bool,
     own_files: &BTreeSet<PathBuf>,
+    lib_files: &BTreeSet<PathBuf>,
 ) -> sigterm_missing::Verdict {
     // the names each unread file defines (`fn name`), and its text
     let mut defined: HashMap<PathBuf, (BTreeSet<String>, String)> = HashMap::new();
     loop {
-        let files = bin_files(loaded, text_fns, root, own_files);
+        let files = bin_files(loaded, text_fns, root, own_files, lib_files);
         let (verdict, called) = sigterm_missing::verdict_and_calls(&files, termination);
         let all_handled = loaded
             .iter()
@@ -822,42 +823,78 @@ fn verdict_reading_calls(
                     .iter()
                     .any(|(_, sigs)| sigs.contains(&"SIGTERM"))
             });
-        // nothing handled: a server not reached yet (of the binary's own modules, or of a
-        // library it may call down to by path) would be reported, a handler not reached
-        // yet would clear the servers reached
+        // nothing handled: a server not reached yet (of the binary's own modules, or of
+        // its package's library) would be reported, a handler not reached yet would clear
+        // the servers reached
         let any_handler = loaded.iter().any(|(_, _, a)| !a.signals.handled.is_empty());
-        let servers_unreached =
-            files.iter().map(|f| f.signals.servers.len()).sum::<usize>() > verdict.servers.len();
+        let unreached_in = |part: &dyn Fn(&sigterm_missing::BinFile<'_>) -> bool| {
+            let all: usize = files
+                .iter()
+                .filter(|f| part(f))
+                .map(|f| f.signals.servers.len())
+                .sum();
+            all > verdict
+                .servers
+                .iter()
+                .filter(|(i, _)| part(&files[*i]))
+                .count()
+        };
+        let own_servers_unreached = unreached_in(&|f| f.own);
+        let lib_servers_unreached = unreached_in(&|f| f.package_lib);
         let no_signal_open = verdict.handles_nothing()
-            && (servers_unreached || (any_handler && !verdict.servers.is_empty()));
+            && (own_servers_unreached || (any_handler && !verdict.servers.is_empty()));
         let could_change = (complete && !all_handled)
             || no_signal_open
             || (!verdict.handles_sigterm()
                 && ((sigterm_unreached && !verdict.ctrl_c.is_empty()) || sites_unreached));
-        if !could_change || !(any_handler || no_signal_open) {
+        // only a server of the package's library is open: what `main` calls down to by
+        // path decides, so only the binary's and the library's files whose functions
+        // those calls name are read
+        let wide = could_change && (any_handler || no_signal_open);
+        let lib_only = !wide && verdict.handles_nothing() && lib_servers_unreached;
+        if !wide && !lib_only {
             return verdict;
         }
         let unread = loaded
             .iter()
             .filter(|(f, _, a)| (a.skipped_by_scan || a.pruned) && !text_fns.contains_key(f))
             .map(|(f, _, _)| f);
-        // a file matters only on a path from `main` to a signal site: it defines a function
-        // the reached ones call, and its text names a function that leads to a site
-        let toward = sites_reached_through(loaded, &files, complete, no_signal_open);
-        let need: Vec<PathBuf> = match called {
-            // no `main` among the functions: every handler counts already
-            None => unread.cloned().collect(),
-            Some(called) => unread
-                .filter(|f| {
-                    let (names, text) = defined.entry((*f).clone()).or_insert_with(|| {
-                        let text = std::fs::read_to_string(f).unwrap_or_default();
-                        (crate::lexscan::fn_names(&text), text)
-                    });
-                    names.iter().any(|n| called.contains(n))
-                        && toward.as_ref().is_none_or(|t| mentions_any(t, text))
-                })
-                .cloned()
-                .collect(),
+        // whether a file defines a function `called` names, and its text passes `text_ok`
+        let mut defines_one_of =
+            |f: &PathBuf, called: &BTreeSet<String>, text_ok: &dyn Fn(&str) -> bool| {
+                let (names, text) = defined.entry(f.clone()).or_insert_with(|| {
+                    let text = std::fs::read_to_string(f).unwrap_or_default();
+                    (crate::lexscan::fn_names(&text), text)
+                });
+                names.iter().any(|n| called.contains(n)) && text_ok(text)
+            };
+        let need: Vec<PathBuf> = if lib_only {
+            match sigterm_missing::called_by_path(&files) {
+                // `main` is in a file not read yet: the binary's own files first
+                None => unread.filter(|f| own_files.contains(*f)).cloned().collect(),
+                Some(called) => unread
+                    .filter(|f| own_files.contains(*f) || lib_files.contains(*f))
+                    .filter(|f| defines_one_of(f, &called, &|_| true))
+                    .cloned()
+                    .collect(),
+            }
+        } else {
+            // a file matters only on a path from `main` to a signal site: it defines a
+            // function the reached ones call, and its text names a function that leads to
+            // a site
+            let toward = sites_reached_through(loaded, &files, complete, no_signal_open);
+            match called {
+                // no `main` among the functions: every handler counts already
+                None => unread.cloned().collect(),
+                Some(called) => unread
+                    .filter(|f| {
+                        defines_one_of(f, &called, &|text| {
+                            toward.as_ref().is_none_or(|t| mentions_any(t, text))
+                        })
+                    })
+                    .cloned()
+                    .collect(),
+            }
         };
         if need.is_empty() {
             return verdict;
@@ -945,6 +982,7 @@ fn bin_files<'a>(
     text_fns: &'a HashMap<PathBuf, Option<Vec<crate::model::FnNode>>>,
     root: &Path,
     own_files: &BTreeSet<PathBuf>,
+    lib_files: &BTreeSet<PathBuf>,
 ) -> Vec<sigterm_missing::BinFile<'a>> {
     loaded
         .iter()
@@ -957,6 +995,7 @@ fn bin_files<'a>(
             },
             root: f == root,
             own: own_files.contains(f),
+            package_lib: lib_files.contains(f),
         })
         .collect()
 }
@@ -1076,6 +1115,13 @@ fn sigterm_across_binaries(
         if let Some(lib) = pkg.as_ref().and_then(|p| p.lib.clone()) {
             closure(&lib, &own, &mut files, &mut extra);
         }
+        // its package's library (`BinFile::package_lib`)
+        let lib_files: BTreeSet<PathBuf> = files
+            .iter()
+            .map(|(f, _)| f)
+            .filter(|f| !own_files.contains(*f))
+            .cloned()
+            .collect();
         // libraries of path dependencies are linked in too: a `shutdown` crate of the
         // workspace may install the SIGTERM handler (credited when `main` calls into it).
         // Those outside the linted paths are read only when they could decide something:
@@ -1117,6 +1163,7 @@ fn sigterm_across_binaries(
                 termination,
                 all_dependency_signals,
                 &own_files,
+                &lib_files,
             );
             let paths: Vec<PathBuf> = loaded.into_iter().map(|(f, _, _)| f).collect();
             // a dependency's handler could clear a finding: Ctrl-C sites, or servers

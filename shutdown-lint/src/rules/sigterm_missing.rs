@@ -176,10 +176,12 @@ pub struct BinFile<'a> {
     pub root: bool,
     /// One of the binary's own modules (its root file and the modules it declares): a
     /// server there makes it a daemon for the no-signal check when `main` reaches it by
-    /// name; a server elsewhere (its library, a path dependency) only when `main` calls down
-    /// to it through paths ([`callgraph::reachable_by_path`]): calls are matched by name,
-    /// so a CLI of the workspace would otherwise seem to reach its library's server.
+    /// name (calls are matched by name, so a CLI of the workspace would seem to reach its
+    /// library's server).
     pub own: bool,
+    /// A module of the library of the binary's package: a server there makes it a daemon
+    /// when `main` calls down to it through paths ([`callgraph::reachable_by_path`]).
+    pub package_lib: bool,
 }
 
 /// What a binary handles, counting only what `main` reaches.
@@ -189,8 +191,8 @@ pub struct Verdict {
     pub handled: BTreeSet<String>,
     /// Reached Ctrl-C sites: (index into the files, site).
     pub ctrl_c: Vec<(usize, CtrlCSite)>,
-    /// Reached servers: of the binary's own modules, or of a library `main` calls down to
-    /// through paths (index into the files, site).
+    /// Reached servers: of the binary's own modules, or of its package's library when
+    /// `main` calls down to them through paths (index into the files, site).
     pub servers: Vec<(usize, ServeSite)>,
     /// Whether call chains from `main` decided it (`false`: no `main` was found among the
     /// walked functions, so every handler counted).
@@ -244,13 +246,28 @@ fn roots_of(files: &[BinFile<'_>]) -> Vec<(usize, &'static str)> {
 /// let src = "fn main() { wait(); }\nasync fn wait() { tokio::signal::ctrl_c().await; }\n\
 ///            fn unused() { tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()); }\n";
 /// let a = analyze_source("src/main.rs".as_ref(), src, &Config::default());
-/// let files = [BinFile { krate: "app", signals: &a.signals, fns: &a.fns, root: true, own: true }];
+/// let files = [BinFile { krate: "app", signals: &a.signals, fns: &a.fns, root: true, own: true, package_lib: false }];
 /// let v = verdict(&files, false);
 /// assert!(!v.handles_sigterm());
 /// assert_eq!(v.ctrl_c.len(), 1);
 /// ```
 pub fn verdict(files: &[BinFile<'_>], ctrlc_termination: bool) -> Verdict {
     verdict_and_calls(files, ctrlc_termination).0
+}
+
+/// The names of the free functions called by those `main` reaches through paths
+/// ([`callgraph::reachable_by_path`]); `None` when no `main` is among `files`.
+pub(crate) fn called_by_path(files: &[BinFile<'_>]) -> Option<BTreeSet<String>> {
+    let nodes = nodes_of(files);
+    let reach = callgraph::reachable_by_path(&nodes, &roots_of(files))?;
+    Some(
+        nodes
+            .iter()
+            .filter(|n| reach.contains(&(n.file, n.node.item.clone())))
+            .flat_map(|n| n.node.calls.iter().filter(|c| !c.method))
+            .map(|c| c.name.clone())
+            .collect(),
+    )
 }
 
 /// [`verdict`], and the names the functions `main` reaches call (`None` when no `main` is
@@ -302,9 +319,10 @@ pub(crate) fn verdict_and_calls(
             let served = if f.own {
                 reached(i, &site.item)
             } else {
-                by_path
-                    .as_ref()
-                    .is_some_and(|set| set.contains(&(i, site.item.clone())))
+                f.package_lib
+                    && by_path
+                        .as_ref()
+                        .is_some_and(|set| set.contains(&(i, site.item.clone())))
             };
             if served {
                 v.servers.push((i, site.clone()));
