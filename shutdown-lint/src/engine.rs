@@ -869,7 +869,7 @@ fn verdict_reading_calls(
                 names.iter().any(|n| called.contains(n)) && text_ok(text)
             };
         let need: Vec<PathBuf> = if lib_only {
-            match sigterm_missing::called_by_path(&files) {
+            match called.by_path {
                 // `main` is in a file not read yet: the binary's own files first
                 None => unread.filter(|f| own_files.contains(*f)).cloned().collect(),
                 Some(called) => unread
@@ -883,7 +883,7 @@ fn verdict_reading_calls(
             // function the reached ones call, and its text names a function that leads to
             // a site
             let toward = sites_reached_through(loaded, &files, complete, no_signal_open);
-            match called {
+            match called.by_name {
                 // no `main` among the functions: every handler counts already
                 None => unread.cloned().collect(),
                 Some(called) => unread

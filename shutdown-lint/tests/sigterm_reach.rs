@@ -6,7 +6,24 @@
 
 use shutdown_lint::audit::{AuditOptions, audit};
 use shutdown_lint::engine::{LintOptions, lint_paths};
+use shutdown_lint::finding::Finding;
 use std::path::Path;
+
+/// The `sigterm-missing` findings of linting `path` from `cwd`.
+fn sigterm_findings(path: &Path, cwd: &Path) -> Vec<Finding> {
+    lint_paths(
+        &[path.to_path_buf()],
+        &LintOptions {
+            cwd: Some(cwd.to_path_buf()),
+            ..LintOptions::default()
+        },
+    )
+    .unwrap()
+    .findings
+    .into_iter()
+    .filter(|f| f.rule == "sigterm-missing")
+    .collect()
+}
 
 fn write(root: &Path, rel: &str, text: &str) {
     let p = root.join(rel);
@@ -152,18 +169,8 @@ fn workspace() -> tempfile::TempDir {
 #[test]
 fn only_handlers_main_reaches_count() {
     let d = workspace();
-    let report = lint_paths(
-        &[d.path().to_path_buf()],
-        &LintOptions {
-            cwd: Some(d.path().to_path_buf()),
-            ..LintOptions::default()
-        },
-    )
-    .unwrap();
-    let mut got: Vec<String> = report
-        .findings
+    let mut got: Vec<String> = sigterm_findings(d.path(), d.path())
         .iter()
-        .filter(|f| f.rule == "sigterm-missing")
         .map(|f| format!("{}:{}", f.path.display(), f.region.line))
         .collect();
     got.sort();
@@ -176,8 +183,6 @@ fn only_handlers_main_reaches_count() {
             "crates/app-f/src/cli.rs:2",
             "crates/app-i/src/main.rs:2",
         ],
-        "{:#?}",
-        report.findings
     );
 }
 
@@ -304,18 +309,9 @@ fn a_server_that_handles_no_signal_reads_only_dependencies_that_could() {
     // graceful on a channel only, nothing handles a signal
     server("unhandled", "sdk = { path = \"../sdk\" }\n", "stop()");
     let sigterm = |app: &str| {
-        let r = lint_paths(
-            &[root.join("crates").join(app)],
-            &LintOptions {
-                cwd: Some(root.to_path_buf()),
-                ..LintOptions::default()
-            },
-        )
-        .unwrap();
-        r.findings
-            .iter()
-            .filter(|f| f.rule == "sigterm-missing")
-            .map(|f| f.message.clone())
+        sigterm_findings(&root.join("crates").join(app), root)
+            .into_iter()
+            .map(|f| f.message)
             .collect::<Vec<_>>()
     };
     assert!(sigterm("served").is_empty(), "{:?}", sigterm("served"));
@@ -375,18 +371,8 @@ fn a_library_server_main_calls_down_to_by_path_is_a_daemon() {
         "struct Cmd;\nimpl Cmd { async fn run(self) -> u32 { sched::process::version() } }\n\
          #[tokio::main]\nasync fn main() {\n    println!(\"{}\", Cmd.run().await);\n}\n",
     );
-    let r = lint_paths(
-        &[root.to_path_buf()],
-        &LintOptions {
-            cwd: Some(root.to_path_buf()),
-            ..LintOptions::default()
-        },
-    )
-    .unwrap();
-    let got: Vec<String> = r
-        .findings
+    let got: Vec<String> = sigterm_findings(root, root)
         .iter()
-        .filter(|f| f.rule == "sigterm-missing")
         .map(|f| format!("{}:{} {}", f.path.display(), f.region.line, f.message))
         .collect();
     assert_eq!(got.len(), 1, "{got:#?}");

@@ -291,6 +291,24 @@ struct Indexer<'a> {
 }
 
 impl Indexer<'_> {
+    /// Indexes a call of a path by the end of the path, with its argument ranges.
+    fn record_call(
+        &mut self,
+        c: &syn::ExprCall,
+        args: Vec<Range<usize>>,
+        name_hint: Option<String>,
+    ) {
+        let func = range(c.func.span());
+        let site = CallSite {
+            func: func.clone(),
+            lparen: range(c.paren_token.span.open()).start,
+            rparen: range(c.paren_token.span.close()).start,
+            args,
+            name_hint,
+        };
+        self.ix.calls.insert(func.end, site);
+    }
+
     fn body(&mut self, body: &MacroBody) {
         match body {
             MacroBody::Exprs(es) => es.iter().for_each(|e| self.visit_expr(e)),
@@ -318,15 +336,8 @@ impl Indexer<'_> {
 impl<'ast> Visit<'ast> for Indexer<'_> {
     fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
         if matches!(&*c.func, syn::Expr::Path(_)) {
-            let func = range(c.func.span());
-            let site = CallSite {
-                func: func.clone(),
-                lparen: range(c.paren_token.span.open()).start,
-                rparen: range(c.paren_token.span.close()).start,
-                args: c.args.iter().map(|a| range(a.span())).collect(),
-                name_hint: c.args.first().and_then(super::name::task_name),
-            };
-            self.ix.calls.insert(func.end, site);
+            let args = c.args.iter().map(|a| range(a.span())).collect();
+            self.record_call(c, args, c.args.first().and_then(super::name::task_name));
         }
         visit::visit_expr_call(self, c);
     }
@@ -366,15 +377,7 @@ impl<'ast> Visit<'ast> for Indexer<'_> {
             // the spawns a definition writes, as the linter reads them
             for c in crate::macro_definition::spawn_calls(mac.tokens.clone()) {
                 if let syn::Expr::Call(call) = &c.call {
-                    let func = range(call.func.span());
-                    let site = CallSite {
-                        func: func.clone(),
-                        lparen: range(call.paren_token.span.open()).start,
-                        rparen: range(call.paren_token.span.close()).start,
-                        args: c.args,
-                        name_hint: None,
-                    };
-                    self.ix.calls.insert(func.end, site);
+                    self.record_call(call, c.args, None);
                 }
             }
             return;

@@ -255,39 +255,59 @@ pub fn verdict(files: &[BinFile<'_>], ctrlc_termination: bool) -> Verdict {
     verdict_and_calls(files, ctrlc_termination).0
 }
 
-/// The names of the free functions called by those `main` reaches through paths
-/// ([`callgraph::reachable_by_path`]); `None` when no `main` is among `files`.
-pub(crate) fn called_by_path(files: &[BinFile<'_>]) -> Option<BTreeSet<String>> {
-    let nodes = nodes_of(files);
-    let reach = callgraph::reachable_by_path(&nodes, &roots_of(files))?;
-    Some(
-        nodes
-            .iter()
-            .filter(|n| reach.contains(&(n.file, n.node.item.clone())))
-            .flat_map(|n| n.node.calls.iter().filter(|c| !c.method))
-            .map(|c| c.name.clone())
-            .collect(),
-    )
+/// The names of what the functions `main` reaches call: a file whose calls are not read
+/// yet matters only if it defines one of them.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Called {
+    /// Called by every function `main` reaches ([`callgraph::reachable`]); `None` when no
+    /// `main` is among the files.
+    pub by_name: Option<BTreeSet<String>>,
+    /// Free functions called by those `main` calls down to through paths
+    /// ([`callgraph::reachable_by_path`]); `None` when no `main` is among the files, or
+    /// when no module of the package's library starts a server (the only use of that walk).
+    pub by_path: Option<BTreeSet<String>>,
 }
 
-/// [`verdict`], and the names the functions `main` reaches call (`None` when no `main` is
-/// among `files`): a file whose calls are not read yet matters only if it defines one of
-/// them. One reachability walk gives both.
+/// The names the reached `nodes` call (only free calls when `free_only`).
+fn names_called(
+    nodes: &[Node<'_>],
+    reach: &BTreeSet<(usize, String)>,
+    free_only: bool,
+) -> BTreeSet<String> {
+    nodes
+        .iter()
+        .filter(|n| reach.contains(&(n.file, n.node.item.clone())))
+        .flat_map(|n| {
+            n.node
+                .calls
+                .iter()
+                .filter(move |c| !(free_only && c.method))
+        })
+        .map(|c| c.name.clone())
+        .collect()
+}
+
+/// [`verdict`], and what the functions `main` reaches call. The reachability walks give
+/// both; the walk along paths runs only when a module of the package's library starts a
+/// server.
 pub(crate) fn verdict_and_calls(
     files: &[BinFile<'_>],
     ctrlc_termination: bool,
-) -> (Verdict, Option<BTreeSet<String>>) {
+) -> (Verdict, Called) {
     let nodes = nodes_of(files);
-    let reach = callgraph::reachable(&nodes, &roots_of(files));
+    let roots = roots_of(files);
+    let reach = callgraph::reachable(&nodes, &roots);
     // a library's server counts when `main` calls down to it through paths
-    let by_path = callgraph::reachable_by_path(&nodes, &roots_of(files));
-    let called = reach.as_ref().map(|set| {
-        nodes
-            .iter()
-            .filter(|n| set.contains(&(n.file, n.node.item.clone())))
-            .flat_map(|n| n.node.calls.iter().map(|c| c.name.clone()))
-            .collect()
-    });
+    let lib_serves = files
+        .iter()
+        .any(|f| f.package_lib && !f.signals.servers.is_empty());
+    let by_path = lib_serves
+        .then(|| callgraph::reachable_by_path(&nodes, &roots))
+        .flatten();
+    let called = Called {
+        by_name: reach.as_ref().map(|set| names_called(&nodes, set, false)),
+        by_path: by_path.as_ref().map(|set| names_called(&nodes, set, true)),
+    };
     let reached = |file: usize, item: &str| match &reach {
         None => true,
         // a site outside any function (a `static`, an `impl` const) counts
