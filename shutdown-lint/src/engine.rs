@@ -874,7 +874,7 @@ fn verdict_reading_calls(
                 None => unread.filter(|f| own_files.contains(*f)).cloned().collect(),
                 Some(called) => unread
                     .filter(|f| own_files.contains(*f) || lib_files.contains(*f))
-                    .filter(|f| defines_one_of(f, &called, &|_| true))
+                    .filter(|f| *f == root || defines_one_of(f, &called, &|_| true))
                     .cloned()
                     .collect(),
             }
@@ -886,11 +886,15 @@ fn verdict_reading_calls(
             match called.by_name {
                 // no `main` among the functions: every handler counts already
                 None => unread.cloned().collect(),
+                // the root file too: nothing calls `main`, so when its body was pruned
+                // (a file the byte scan let through for a word such as `hyper` in
+                // `hyperqueue::run()`) no call names it, and what it calls is unknown
                 Some(called) => unread
                     .filter(|f| {
-                        defines_one_of(f, &called, &|text| {
-                            toward.as_ref().is_none_or(|t| mentions_any(t, text))
-                        })
+                        *f == root
+                            || defines_one_of(f, &called, &|text| {
+                                toward.as_ref().is_none_or(|t| mentions_any(t, text))
+                            })
                     })
                     .cloned()
                     .collect(),

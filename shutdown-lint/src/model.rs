@@ -66,6 +66,9 @@ pub struct Chain {
     /// The called root path as written, when it is not spelled as [`Self::root`]
     /// (`task::spawn` for `tokio::spawn`).
     pub written: Option<String>,
+    /// The value was made elsewhere: the root stands for a field, a parameter or a
+    /// function's result typed by its declaration, not a constructor called here.
+    pub received: bool,
 }
 
 /// A receiver whose type only the workspace model knows.
@@ -389,6 +392,10 @@ pub struct FileModel {
     pub budgets: Vec<BudgetSite>,
     /// Request timeouts set through `timeout_mut()`.
     pub timeout_sets: Vec<TimeoutSet>,
+    /// The argument lists of calls that send a signal ([`crate::resolve::known::SIGNAL_SENDERS`]:
+    /// `killpg(pgid, SIGINT)`, `child.send_signal(SIGTERM)`): a signal named there is sent
+    /// to another process, not handled.
+    pub signal_sends: Vec<Region>,
     /// Where the file's names carry an HTTP client (read only for a file that builds one,
     /// and not for a file streamed item by item).
     pub client_flow: Option<crate::collect::flow::ClientFlow>,

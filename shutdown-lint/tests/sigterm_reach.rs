@@ -381,3 +381,39 @@ fn a_library_server_main_calls_down_to_by_path_is_a_daemon() {
         "{got:#?}"
     );
 }
+
+/// A binary whose `main` only calls into its package's library, where Ctrl-C is handled
+/// and SIGTERM is not (hyperqueue's `hq`): the crate's name has the word `hyper` in it, so
+/// the byte scan lets the root file through and its body, which names no rule's word, is
+/// pruned. What `main` calls must still be read, since nothing calls `main`.
+#[test]
+fn a_pruned_main_still_calls_into_its_library() {
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path();
+    for name in ["hyperx", "fooxy"] {
+        write(
+            root,
+            &format!("{name}/Cargo.toml"),
+            &format!("[package]\nname = \"{name}\"\nedition = \"2021\"\n"),
+        );
+        write(
+            root,
+            &format!("{name}/src/lib.rs"),
+            "pub async fn probe() {\n    let _ = tokio::signal::ctrl_c().await;\n}\n",
+        );
+        write(
+            root,
+            &format!("{name}/src/bin/hq.rs"),
+            &format!("#[tokio::main]\nasync fn main() {{\n    {name}::probe().await;\n}}\n"),
+        );
+    }
+    let got: Vec<String> = sigterm_findings(root, root)
+        .iter()
+        .map(|f| format!("{}:{}", f.path.display(), f.region.line))
+        .collect();
+    assert_eq!(
+        got,
+        ["fooxy/src/lib.rs:2", "hyperx/src/lib.rs:2"],
+        "{got:#?}"
+    );
+}

@@ -38,10 +38,22 @@ impl Collector<'_, '_> {
             && let syn::Expr::Path(p) = &*c.func
         {
             self.record_call_path(&p.path);
+            if p.path
+                .segments
+                .last()
+                .is_some_and(|s| known::SIGNAL_SENDERS.contains(&s.ident.to_string().as_str()))
+            {
+                let args = self.region(c.paren_token.span.join());
+                self.model.signal_sends.push(args);
+            }
         }
         for layer in &layers {
             if let syn::Expr::MethodCall(m) = layer {
                 self.record_method_call(m);
+                if known::SIGNAL_SENDERS.contains(&m.method.to_string().as_str()) {
+                    let args = self.region(m.paren_token.span.join());
+                    self.model.signal_sends.push(args);
+                }
             }
         }
         // a root only the workspace model can tell is worth building when a method that a
@@ -76,6 +88,7 @@ impl Collector<'_, '_> {
                                 origin: None,
                                 via: None,
                                 written,
+                                received: false,
                             })
                         } else if symbolic_ok && !drop_call {
                             let via = path_text(&p.path);
@@ -305,6 +318,7 @@ impl Collector<'_, '_> {
             origin: None,
             via: None,
             written: None,
+            received: false,
         }
     }
 

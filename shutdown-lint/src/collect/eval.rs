@@ -79,6 +79,12 @@ impl Collector<'_, '_> {
                 if s == "Some" && c.args.len() == 1 {
                     return self.eval_duration(&c.args[0], depth + 1);
                 }
+                // `Duration::new(secs, nanos)` (sccache's `Duration::new(REQUEST_TIMEOUT_SECS, 0)`)
+                if s == known::DURATION_NEW && c.args.len() == 2 {
+                    let secs = self.eval_number(&c.args[0], depth + 1)?;
+                    let nanos = self.eval_number(&c.args[1], depth + 1)?;
+                    return Some(secs + nanos * 1e-9);
+                }
                 let factor = known::DURATION_CTORS.iter().find(|(n, _)| *n == s)?.1;
                 let n = self.eval_number(c.args.first()?, depth + 1)?;
                 Some(n * factor)
@@ -133,6 +139,12 @@ pub(super) fn duration_of_chain(ch: &Chain) -> Option<f64> {
         return None;
     }
     let s = ch.root_str();
+    if s == known::DURATION_NEW {
+        return match ch.root_args.as_slice() {
+            [ArgValue::Num(secs), ArgValue::Num(nanos)] => Some(secs + nanos * 1e-9),
+            _ => None,
+        };
+    }
     let factor = known::DURATION_CTORS.iter().find(|(n, _)| *n == s)?.1;
     match ch.root_args.first()? {
         ArgValue::Num(n) => Some(n * factor),

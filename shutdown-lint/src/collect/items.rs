@@ -226,6 +226,7 @@ impl Collector<'_, '_> {
                 origin: None,
                 via: None,
                 written: None,
+                received: true,
             }))),
             None if canon.len() > 1 => Some(BindVal::Typed(canon)),
             None => None,

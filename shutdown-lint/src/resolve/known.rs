@@ -89,6 +89,7 @@ pub const SERVER_CRATES: &[&str] = &[
     "jsonrpsee",
     "jsonrpsee_server",
     "dropshot",
+    "rouille",
 ];
 
 /// Whether the rules know paths of crate `name` ([`REEXPORT_SCAN_CRATES`] and
@@ -307,6 +308,9 @@ pub const DURATION_CTORS: &[(&str, f64)] = &[
     ("std::time::Duration::from_hours", 3600.0),
 ];
 
+/// `Duration::new(secs, nanos)`: seconds and nanoseconds.
+pub const DURATION_NEW: &str = "std::time::Duration::new";
+
 /// What a call of an HTTP library path produces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HttpKind {
@@ -366,7 +370,7 @@ pub const HYPER: HttpLib = HttpLib {
     default_timeout: None,
     timeout_methods: &[],
     build_methods: &["build", "build_http", "handshake"],
-    help: "wrap each request in `tokio::time::timeout(d, client.request(req))`, or use a client with a timeout",
+    help: "wrap each request in `tokio::time::timeout(d, ..)`: `client.request(req)`, or `sender.send_request(req)` on a connection; or use a client with a timeout",
 };
 /// isahc: no timeout by default.
 pub const ISAHC: HttpLib = HttpLib {
@@ -462,6 +466,17 @@ pub const HTTP_CTORS: &[(&str, HttpKind, &HttpLib)] = &[
         HttpKind::Builder,
         &HYPER,
     ),
+    // and its one-call forms: `http1::handshake(io)`, `http2::handshake(exec, io)`
+    (
+        "hyper::client::conn::http1::handshake",
+        HttpKind::Client,
+        &HYPER,
+    ),
+    (
+        "hyper::client::conn::http2::handshake",
+        HttpKind::Client,
+        &HYPER,
+    ),
     ("hyper::Client::builder", HttpKind::Builder, &HYPER),
     ("isahc::get", HttpKind::OneShot, &ISAHC),
     ("isahc::get_async", HttpKind::OneShot, &ISAHC),
@@ -494,6 +509,20 @@ pub const CTRL_C: &[&str] = &[
     "libc::SIGINT",
     "nix::sys::signal::SIGINT",
     "async_ctrlc::CtrlC::new",
+];
+
+/// Functions and methods that send a signal to a process (nix's and libc's `kill`,
+/// `killpg`, `raise`, a supervisor's `send_signal` helper): a signal named in their
+/// arguments is not handled by this program (hyperqueue's `send_signal(signal::SIGINT)`
+/// to a child's process group).
+pub const SIGNAL_SENDERS: &[&str] = &[
+    "kill",
+    "killpg",
+    "raise",
+    "pthread_kill",
+    "tgkill",
+    "sigqueue",
+    "send_signal",
 ];
 
 /// `ctrlc` handlers: they also catch SIGTERM when the crate's `termination` feature is on.
@@ -546,6 +575,9 @@ pub struct ServerApi {
     /// stored, passed on) is judged where it goes, and one this function never uses is
     /// not judged here.
     pub serve_returns_handle: bool,
+    /// A blocking server that serves on threads of its own (rouille's `run()`), not a
+    /// future: nothing can drop it, and it serves until the process exits.
+    pub blocking: bool,
 }
 
 /// A method that bounds a server's graceful shutdown: its argument number `arg` is the
@@ -586,6 +618,7 @@ pub const SERVERS: &[ServerApi] = &[
         drains_unless: None,
         drain_wait: None,
         serve_returns_handle: false,
+        blocking: false,
     },
     ServerApi {
         name: "hyper",
@@ -604,6 +637,7 @@ pub const SERVERS: &[ServerApi] = &[
         drains_unless: None,
         drain_wait: None,
         serve_returns_handle: false,
+        blocking: false,
     },
     ServerApi {
         name: "hyper",
@@ -622,6 +656,7 @@ pub const SERVERS: &[ServerApi] = &[
         drains_unless: None,
         drain_wait: None,
         serve_returns_handle: false,
+        blocking: false,
     },
     ServerApi {
         name: "tonic",
@@ -635,6 +670,7 @@ pub const SERVERS: &[ServerApi] = &[
         drains_unless: None,
         drain_wait: None,
         serve_returns_handle: false,
+        blocking: false,
     },
     ServerApi {
         name: "axum-server",
@@ -660,6 +696,7 @@ pub const SERVERS: &[ServerApi] = &[
         drains_unless: None,
         drain_wait: None,
         serve_returns_handle: false,
+        blocking: false,
     },
     ServerApi {
         name: "warp",
@@ -690,6 +727,7 @@ pub const SERVERS: &[ServerApi] = &[
         drains_unless: None,
         drain_wait: None,
         serve_returns_handle: false,
+        blocking: false,
     },
     ServerApi {
         name: "poem",
@@ -710,6 +748,7 @@ pub const SERVERS: &[ServerApi] = &[
         drains_unless: None,
         drain_wait: None,
         serve_returns_handle: false,
+        blocking: false,
     },
     ServerApi {
         name: "salvo",
@@ -750,6 +789,7 @@ pub const SERVERS: &[ServerApi] = &[
         drains_unless: None,
         drain_wait: None,
         serve_returns_handle: false,
+        blocking: false,
     },
     ServerApi {
         name: "actix-web",
@@ -773,6 +813,7 @@ pub const SERVERS: &[ServerApi] = &[
         drains_unless: Some("disable_signals"),
         drain_wait: None,
         serve_returns_handle: false,
+        blocking: false,
     },
     ServerApi {
         name: METRICS_EXPORTER,
@@ -790,6 +831,7 @@ pub const SERVERS: &[ServerApi] = &[
         drains_unless: None,
         drain_wait: None,
         serve_returns_handle: false,
+        blocking: false,
     },
     ServerApi {
         name: "jsonrpsee",
@@ -811,6 +853,7 @@ pub const SERVERS: &[ServerApi] = &[
         drains_unless: None,
         drain_wait: Some("stopped"),
         serve_returns_handle: true,
+        blocking: false,
     },
     ServerApi {
         name: "dropshot",
@@ -833,6 +876,45 @@ pub const SERVERS: &[ServerApi] = &[
         drains_unless: None,
         drain_wait: None,
         serve_returns_handle: true,
+        blocking: false,
+    },
+    ServerApi {
+        name: "rouille",
+        // a blocking server on tiny-http: `run()` (and `start_server`, which is
+        // `Server::new(..).run()`) serves until the process exits; `stoppable()` returns
+        // its thread and a sender that stops it, `poll()` / `poll_timeout(d)` serve one
+        // round in a loop of the caller's (sccache-dist's scheduler and build servers)
+        roots: &["rouille::Server::new", "rouille::Server::new_ssl"],
+        serve: &["run"],
+        graceful: &[],
+        missing: Some("way to stop it: `.run()` returns only when the process exits"),
+        help: "serve with `let (thread, stop) = server.stoppable();` and, once \
+               `shutdown_runtime::shutdown_requested()`, `stop.send(())` and `thread.join()`; \
+               or loop on `server.poll_timeout(d)` until shutdown is requested",
+        runtime_server: false,
+        drain_timeout: None,
+        drains_unless: None,
+        drain_wait: None,
+        serve_returns_handle: false,
+        blocking: true,
+    },
+    ServerApi {
+        name: "rouille",
+        // `start_server(addr, handler)` is `Server::new(..).run()`: it never returns
+        roots: &["rouille::start_server", "rouille::start_server_with_pool"],
+        serve: &[],
+        graceful: &[],
+        missing: Some("way to stop it: `start_server` returns only when the process exits"),
+        help: "build the server with `rouille::Server::new(addr, handler)?`, serve with \
+               `let (thread, stop) = server.stoppable();` and, once \
+               `shutdown_runtime::shutdown_requested()`, `stop.send(())` and `thread.join()`; \
+               or loop on `server.poll_timeout(d)` until shutdown is requested",
+        runtime_server: false,
+        drain_timeout: None,
+        drains_unless: None,
+        drain_wait: None,
+        serve_returns_handle: false,
+        blocking: true,
     },
 ];
 
@@ -982,6 +1064,7 @@ pub fn all_paths() -> impl Iterator<Item = &'static str> {
         .chain([THREAD_SPAWN_FN, THREAD_BUILDER_NEW].iter())
         .chain(DRAINABLE_ATTRS)
         .chain(DURATION_CTORS.iter().map(|(p, _)| p))
+        .chain([DURATION_NEW].iter())
         .chain(HTTP_CTORS.iter().map(|(p, _, _)| p))
         .chain(CTRL_C)
         .chain(SIGTERM)

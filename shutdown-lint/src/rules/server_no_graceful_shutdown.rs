@@ -68,8 +68,11 @@ pub fn sites(model: &FileModel) -> Vec<ServerSite> {
     for (key, (api, uses)) in &groups {
         // the implementation of a connection type (hyper-util's `auto::Builder`): serving in
         // a method that itself serves (`serve_connection` delegating to an inner builder)
-        // or polls the connection along
-        if uses.iter().all(|u| implements_serving(model, &u.ctx.item)) {
+        // or polls the connection along; a method that builds a builder of its own and
+        // awaits the connection drives it to its end, so nothing can ask it to shut down
+        if uses.iter().all(|u| {
+            implements_serving(model, &u.ctx.item) && (u.chain.received || !awaits_serving(u, api))
+        }) {
             continue;
         }
         // a server that drains on SIGTERM by itself, unless told not to
@@ -150,6 +153,9 @@ pub fn sites(model: &FileModel) -> Vec<ServerSite> {
         let cost = if api.serve.iter().any(|s| s.starts_with("serve_connection")) {
             "an idle keep-alive connection is never told to close (a drain waiting for it \
              waits out its whole budget), and requests in flight are cut when the process exits"
+        } else if api.blocking {
+            "it never drains: it serves on threads of its own until the process exits, and \
+             then cuts every connection and request in flight"
         } else if api.serve_returns_handle {
             "it never drains: it serves until the process exits, and then cuts every \
              connection and request in flight"
@@ -291,11 +297,26 @@ fn graceful_call(c: &crate::model::Call, names: &[&str]) -> bool {
     c.method && names.contains(&c.name.as_str()) && (c.name != "watch" || c.with_args)
 }
 
+/// Whether the chain awaits what a serving method of `api` returns (`builder
+/// .serve_connection(io, svc).with_upgrades().await`): with a builder made there, the
+/// function it is written in is where the connection is served, whatever that function
+/// is called (shadowsocks' `HttpConnectionHandler::serve_connection`, which returns
+/// `hyper::Result<()>`); hyper-util's `Http1Builder::serve_connection` awaits its inner
+/// builder's connection for its callers.
+fn awaits_serving(u: &ChainUse, api: &ServerApi) -> bool {
+    u.chain
+        .steps
+        .iter()
+        .position(|s| api.serve.contains(&s.name.as_str()))
+        .is_some_and(|i| u.chain.steps[i..].iter().any(|s| s.name == "await"))
+}
+
 /// Whether `item` is a method that serves a connection for its caller (`serve_connection*`
 /// starting no task: the caller drives what it returns) or a future's `poll`: a library
 /// implementing the connection, whose callers are judged where they serve. A free
 /// function (`async fn serve()`) is never one, nor a method that spawns the serving
-/// (rust-rpxy's `serve_connection`, which is where its connections are served).
+/// (rust-rpxy's `serve_connection`, which is where its connections are served); a method
+/// that awaits the connection is told apart by [`awaits_serving`].
 fn implements_serving(model: &FileModel, item: &str) -> bool {
     let name = item.rsplit("::").next().unwrap_or(item);
     let polls = name == "poll" || name.starts_with("poll_");

@@ -62,7 +62,17 @@ pub struct SignalSites {
 /// Finds the signal handling of a file.
 pub fn signal_sites(model: &FileModel) -> SignalSites {
     let mut s = SignalSites::default();
+    // a signal named in a call that sends it (`killpg(pgid, SIGINT)`) is not handled here
+    let sent = |region: Region| {
+        model
+            .signal_sends
+            .iter()
+            .any(|a| a.offset <= region.offset && region.offset + region.len <= a.offset + a.len)
+    };
     let mut consider = |path: String, region: Region, item: &str, windows: bool| {
+        if sent(region) {
+            return;
+        }
         if let Some((_, sigs)) = known::SIGNALS.iter().find(|(p, _)| *p == path)
             && !windows
         {

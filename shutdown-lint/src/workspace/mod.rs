@@ -386,6 +386,7 @@ fn rewrite(ch: &Chain, consumed: usize, root: Canon, prefix: Vec<Step>) -> Chain
         origin: None,
         via: ch.via.clone(),
         written: None,
+        received: true,
     }
 }
 

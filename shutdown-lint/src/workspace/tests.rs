@@ -27,6 +27,7 @@ fn pending(root: SymRoot, steps: &[&str]) -> ChainUse {
             origin: None,
             via: None,
             written: None,
+            received: false,
         },
         usage: Usage::Kept,
         ctx: Ctx::default(),
@@ -143,6 +144,7 @@ fn helper_builder_steps_come_first() {
         origin: None,
         via: None,
         written: None,
+        received: false,
     });
     d.fns.push(helper);
     let ws = WorkspaceModel::build([&d]);
