@@ -2,7 +2,7 @@
 
 use super::{RuleContext, RuleMeta};
 use crate::finding::Finding;
-use crate::model::FileModel;
+use crate::model::{FileModel, Usage};
 use crate::resolve::known;
 
 /// Metadata and documentation.
@@ -117,17 +117,22 @@ pub fn check(cx: &RuleContext<'_>, out: &mut Vec<Finding>) {
             shown = format!("{shown} in `macro_rules! {m}`, at every use of the macro,");
         }
         // a blocking task cannot be aborted by anyone: only waited for and named
-        let message = if site.name.ends_with("spawn_blocking") {
+        let mut message = if site.name.ends_with("spawn_blocking") {
             format!(
-                "{shown} starts a blocking task the shutdown drain does not track: a drain \
-                 neither waits for it nor names it at the budget"
+                "{shown} starts a blocking task the shutdown drain does not track: the drain \
+                 does not wait for it, and when the budget runs out it is not reported by name"
             )
         } else {
             format!(
-                "{shown} starts a task the shutdown drain does not track: a drain neither waits \
-                 for it nor aborts and names it at the budget"
+                "{shown} starts a task the shutdown drain does not track: the drain does not \
+                 wait for it, and when the budget runs out it is neither aborted nor reported \
+                 by name"
             )
         };
+        // readers took a spawn whose handle is kept and awaited for a false alarm
+        if site.kept {
+            message.push_str(" (awaiting its `JoinHandle` does not make the drain wait for it)");
+        }
         out.push(cx.finding(&META, site.region, &site.item, message, &site.help));
     }
 }
@@ -156,6 +161,8 @@ struct Site {
     help: String,
     /// Written in the body of `macro_rules!` this name.
     macro_definition: Option<String>,
+    /// The task's `JoinHandle` is kept (bound, stored, returned, passed on).
+    kept: bool,
 }
 
 /// [`raw_spawns`], each with how it was written and the help that says what to use instead.
@@ -181,6 +188,7 @@ fn sites(model: &FileModel, configured_raw: &[String]) -> Vec<Site> {
                     macro_definition: cu.ctx.macro_definition.clone(),
                     name: root.clone(),
                     written: ch.written.clone(),
+                    kept: cu.usage == Usage::Kept || !ch.steps.is_empty(),
                 });
             }
             continue;
@@ -201,6 +209,7 @@ fn sites(model: &FileModel, configured_raw: &[String]) -> Vec<Site> {
                 written: None,
                 help: help(&root, Some(method), None, cu.ctx.macro_definition.is_some()),
                 macro_definition: cu.ctx.macro_definition.clone(),
+                kept: cu.usage == Usage::Kept || ch.steps.len() > i + 1,
             });
         }
     }
@@ -214,6 +223,7 @@ fn sites(model: &FileModel, configured_raw: &[String]) -> Vec<Site> {
                 name: p,
                 written: None,
                 macro_definition: r.ctx.macro_definition.clone(),
+                kept: false,
             });
         }
     }
