@@ -1,7 +1,7 @@
 //! The workspace model end to end on temporary workspaces: re-exports read from a
 //! registry dependency's sources in a (fake) local cargo registry, with versions from
 //! `Cargo.lock`; the documented fallback table when the sources are absent; a crate
-//! re-exported under a known crate's own name.
+//! re-exported under a known crate's own name; a path dependency's own module named like one.
 
 use shutdown_lint::engine::{LintOptions, lint_paths};
 use std::path::Path;
@@ -143,4 +143,40 @@ fn configured_reexport_wins() {
         "use vendored_common::tokio;\nfn main() {\n    tokio::spawn(async {});\n}\n",
     );
     assert_eq!(lint(&dir.path().join("svc"), home.path()), []);
+}
+
+/// A path dependency's own module named like a known crate (meilisearch's
+/// `http_client::reqwest`, whose `Client` and `ClientBuilder` wrap reqwest's and set their
+/// timeouts through closures): only what the module re-exports is reqwest's.
+#[test]
+fn own_module_named_like_a_known_crate_is_not_that_crate() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "http-client/Cargo.toml",
+        "[package]\nname = \"http-client\"\nversion = \"0.1.0\"\n\n[dependencies]\nreqwest = \"0.12\"\n",
+    );
+    write(dir.path(), "http-client/src/lib.rs", "pub mod reqwest;\n");
+    write(
+        dir.path(),
+        "http-client/src/reqwest.rs",
+        "pub use ::reqwest::{Body, Client as DangerousClient};\n\
+         pub struct Client(::reqwest::Client);\n\
+         pub struct ClientBuilder(::reqwest::ClientBuilder);\n",
+    );
+    write(
+        dir.path(),
+        "svc/Cargo.toml",
+        "[package]\nname = \"svc\"\nversion = \"0.1.0\"\n\n[dependencies]\nhttp-client = { path = \"../http-client\" }\n",
+    );
+    write(
+        dir.path(),
+        "svc/src/main.rs",
+        "fn main() {\n    \
+         let _a = http_client::reqwest::Client::builder().prepare(|b| b.timeout(d())).build();\n    \
+         let _b = http_client::reqwest::DangerousClient::new();\n}\n",
+    );
+    let got = lint(&dir.path().join("svc"), home.path());
+    assert_eq!(got, [(3, "http-no-timeout".to_string())], "{got:?}");
 }

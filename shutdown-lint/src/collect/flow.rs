@@ -316,6 +316,29 @@ fn name_of(e: &syn::Expr) -> Option<String> {
 }
 
 /// The expression a block (or nested blocks) evaluates to: its tail expression.
+/// The name `Ok(name)` / `Some(name)` binds.
+fn unwrapped_name(p: &syn::Pat) -> Option<String> {
+    let syn::Pat::TupleStruct(t) = p else {
+        return None;
+    };
+    let last = t.path.segments.last()?.ident.to_string();
+    if !matches!(last.as_str(), "Ok" | "Some") || t.elems.len() != 1 {
+        return None;
+    }
+    match &t.elems[0] {
+        syn::Pat::Ident(i) if i.subpat.is_none() => Some(i.ident.to_string()),
+        _ => None,
+    }
+}
+
+/// A match arm `Ok(c) => c` (or `Some(c) => c`): the value passes through unchanged.
+fn unwraps_to_itself(a: &syn::Arm) -> bool {
+    a.guard.is_none()
+        && unwrapped_name(&a.pat).is_some_and(
+            |n| matches!(strip(block_value(&a.body)), syn::Expr::Path(p) if p.path.is_ident(&n)),
+        )
+}
+
 fn block_value(mut e: &syn::Expr) -> &syn::Expr {
     while let syn::Expr::Block(b) = strip(e)
         && b.label.is_none()
@@ -424,6 +447,19 @@ impl Pass {
     fn bind(&mut self, n: &str, init: &syn::Expr) {
         // `let c = { ..; Client::builder(ex).build(conn) };`: the block's value
         let init = block_value(init);
+        // `let c = match builder.build() { Ok(c) => c, Err(e) => { ..; return } };`: the
+        // scrutinee's `Ok` value (qdrant's error reporter); another arm's client is a
+        // chain of its own
+        let init = match strip(init) {
+            syn::Expr::Match(m) if m.arms.iter().any(unwraps_to_itself) => {
+                // the arm's `c` only passes the value on: not a use of the name
+                for a in m.arms.iter().filter(|a| unwraps_to_itself(a)) {
+                    self.done.insert(addr(strip(block_value(&a.body))));
+                }
+                block_value(&m.expr)
+            }
+            _ => init,
+        };
         if let Some(r) = root_offset(init) {
             self.flow.sinks.insert(r, Sink::Let(n.to_string()));
         }
@@ -812,6 +848,12 @@ impl<'ast> Visit<'ast> for Pass {
             && init.diverge.is_none()
         {
             self.bind(&i.ident.to_string(), &init.expr);
+        }
+        // `let Ok(client) = builder.build() else { return };`: the `Ok` value
+        if let (Some(n), Some(init)) = (unwrapped_name(&l.pat), &l.init)
+            && init.diverge.is_some()
+        {
+            self.bind(&n, &init.expr);
         }
         visit::visit_local(self, l);
     }

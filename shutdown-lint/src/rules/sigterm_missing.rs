@@ -69,8 +69,16 @@ pub fn signal_sites(model: &FileModel) -> SignalSites {
             .iter()
             .any(|a| a.offset <= region.offset && region.offset + region.len <= a.offset + a.len)
     };
+    // an actix-web server told `.disable_signals()` handles no signal itself (meilisearch,
+    // which exits on Ctrl-C and so is cut by SIGTERM): by the offset of its root call
+    let signals_off: Vec<usize> = model
+        .chains
+        .iter()
+        .filter(|cu| cu.chain.steps.iter().any(|s| s.name == "disable_signals"))
+        .map(|cu| cu.chain.root_region.offset)
+        .collect();
     let mut consider = |path: String, region: Region, item: &str, windows: bool| {
-        if sent(region) {
+        if sent(region) || signals_off.contains(&region.offset) {
             return;
         }
         if let Some((_, sigs)) = known::SIGNALS.iter().find(|(p, _)| *p == path)

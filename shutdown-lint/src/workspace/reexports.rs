@@ -222,11 +222,17 @@ fn names_known_dependency(manifest: &str) -> bool {
     false
 }
 
-/// Found rewrites use `$crate` for the crate itself; put the local name in.
+/// Found rewrites use `$crate` for the crate itself; put the local name in (also in the
+/// target of a module that stays the crate's own, see [`scan_crate`]).
 fn rename(found: &[(String, String)], local: &str) -> Vec<(String, String)> {
     found
         .iter()
-        .map(|(f, t)| (f.replacen("$crate", local, 1), t.clone()))
+        .map(|(f, t)| {
+            (
+                f.replacen("$crate", local, 1),
+                t.replacen("$crate", local, 1),
+            )
+        })
         .collect()
 }
 
@@ -251,6 +257,15 @@ fn scan_crate(lib: &Path) -> Vec<(String, String)> {
         };
         scan_file(&text, &module, &base, &mut out, &mut stack);
     }
+    // a module named like a known crate maps to itself (so the path is not taken for that
+    // crate's by its name), unless it re-exports the crate whole (`pub use reqwest::*;`
+    // inside it): then that rewrite stands
+    let whole: HashSet<String> = out
+        .iter()
+        .filter(|(f, t)| f != t)
+        .map(|(f, _)| f.clone())
+        .collect();
+    out.retain(|(f, t)| f != t || !whole.contains(f));
     out
 }
 
@@ -340,6 +355,15 @@ fn scan_file(
                         let name = String::from_utf8_lossy(ident_at(k)).into_owned();
                         let m = skip_ws(k + name.len());
                         let depth = module.len() + frames.len();
+                        if is_known_crate(&name) {
+                            // a module of its own named like a known crate (meilisearch's
+                            // `http_client::reqwest`, whose `Client` wraps reqwest's): only
+                            // what it re-exports is that crate's
+                            let mut sub = module.to_vec();
+                            sub.extend(frames.iter().flatten().cloned());
+                            let own = join(&sub, &name);
+                            out.push((own.clone(), own));
+                        }
                         match code.get(m) {
                             Some(b';') if !name.is_empty() => {
                                 let mut sub = module.to_vec();
