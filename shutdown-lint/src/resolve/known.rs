@@ -604,6 +604,33 @@ pub const PLAIN_DATA_ACCESSORS: &[&str] = &["local_addr", "local_addrs", "local_
 /// service's own server.
 pub const METRICS_EXPORTER: &str = "metrics-exporter-prometheus";
 
+/// What to write instead of a rouille server that never returns.
+const ROUILLE_HELP: &str = "build the server with `rouille::Server::new(addr, handler)?` \
+    (not `start_server`) and serve it with `let (thread, stop) = server.stoppable();`; once \
+    `shutdown_runtime::shutdown_requested()`, `stop.send(())` and `thread.join()`; or loop on \
+    `server.poll_timeout(d)` until shutdown is requested";
+
+/// rouille's `Server::new(..)` served with `.run()`; its `start_server` entry in [`SERVERS`]
+/// differs only in how it serves.
+const ROUILLE: ServerApi = ServerApi {
+    name: "rouille",
+    // a blocking server on tiny-http: `run()` (and `start_server`, which is
+    // `Server::new(..).run()`) serves until the process exits; `stoppable()` returns
+    // its thread and a sender that stops it, `poll()` / `poll_timeout(d)` serve one
+    // round in a loop of the caller's (sccache-dist's scheduler and build servers)
+    roots: &["rouille::Server::new", "rouille::Server::new_ssl"],
+    serve: &["run"],
+    graceful: &[],
+    missing: Some("way to stop it: `.run()` returns only when the process exits"),
+    help: ROUILLE_HELP,
+    runtime_server: false,
+    drain_timeout: None,
+    drains_unless: None,
+    drain_wait: None,
+    serve_returns_handle: false,
+    blocking: true,
+};
+
 /// The server APIs `server-no-graceful-shutdown` knows.
 pub const SERVERS: &[ServerApi] = &[
     ServerApi {
@@ -878,43 +905,13 @@ pub const SERVERS: &[ServerApi] = &[
         serve_returns_handle: true,
         blocking: false,
     },
+    ROUILLE,
     ServerApi {
-        name: "rouille",
-        // a blocking server on tiny-http: `run()` (and `start_server`, which is
-        // `Server::new(..).run()`) serves until the process exits; `stoppable()` returns
-        // its thread and a sender that stops it, `poll()` / `poll_timeout(d)` serve one
-        // round in a loop of the caller's (sccache-dist's scheduler and build servers)
-        roots: &["rouille::Server::new", "rouille::Server::new_ssl"],
-        serve: &["run"],
-        graceful: &[],
-        missing: Some("way to stop it: `.run()` returns only when the process exits"),
-        help: "serve with `let (thread, stop) = server.stoppable();` and, once \
-               `shutdown_runtime::shutdown_requested()`, `stop.send(())` and `thread.join()`; \
-               or loop on `server.poll_timeout(d)` until shutdown is requested",
-        runtime_server: false,
-        drain_timeout: None,
-        drains_unless: None,
-        drain_wait: None,
-        serve_returns_handle: false,
-        blocking: true,
-    },
-    ServerApi {
-        name: "rouille",
         // `start_server(addr, handler)` is `Server::new(..).run()`: it never returns
         roots: &["rouille::start_server", "rouille::start_server_with_pool"],
         serve: &[],
-        graceful: &[],
         missing: Some("way to stop it: `start_server` returns only when the process exits"),
-        help: "build the server with `rouille::Server::new(addr, handler)?`, serve with \
-               `let (thread, stop) = server.stoppable();` and, once \
-               `shutdown_runtime::shutdown_requested()`, `stop.send(())` and `thread.join()`; \
-               or loop on `server.poll_timeout(d)` until shutdown is requested",
-        runtime_server: false,
-        drain_timeout: None,
-        drains_unless: None,
-        drain_wait: None,
-        serve_returns_handle: false,
-        blocking: true,
+        ..ROUILLE
     },
 ];
 
