@@ -534,6 +534,38 @@ fn workspace_model(
         }
         ws = build(analyses);
     }
+    // names still asked for: declared, perhaps, by a path dependency outside the linted
+    // paths (a crate of the workspace linted alone)
+    need = ws.needed_names(analyses.iter().flat_map(|a| a.pending.iter()));
+    if need.is_empty() {
+        return ws;
+    }
+    let linted = crate::workspace::path_deps::linted_packages(
+        jobs.iter()
+            .filter_map(|j| j.pkg.as_ref().map(|p| (p, analyzer_of(j)))),
+    );
+    let deps = crate::workspace::path_deps::unlinted_deps(&linted);
+    if deps.is_empty() {
+        return ws;
+    }
+    let mut read = HashSet::new();
+    let mut extra: Vec<crate::model::Decls> = Vec::new();
+    // each round types one more step of a chain (a method of the type the last returned)
+    for _ in 0..4 {
+        let found = crate::workspace::path_deps::declarations(&deps, &need, &mut read);
+        if found.is_empty() {
+            break;
+        }
+        extra.extend(found);
+        ws = crate::workspace::WorkspaceModel::build_for(
+            analyses.iter().map(|a| &a.decls).chain(extra.iter()),
+            Some(&names),
+        );
+        need = ws.needed_names(analyses.iter().flat_map(|a| a.pending.iter()));
+        if need.is_empty() {
+            break;
+        }
+    }
     ws
 }
 

@@ -191,16 +191,19 @@ impl Package {
             // `name = { workspace = true }`: the rest is in `[workspace.dependencies]`
             let inherited =
                 t.and_then(|t| t.get("workspace")).and_then(|x| x.as_bool()) == Some(true);
-            let real = t
-                .and_then(|t| t.get("package"))
-                .and_then(|x| x.as_str())
-                .unwrap_or(name);
             // read once per dependency: its path, features and version
             let ws_dep = if inherited {
                 workspace_dep(dir, &link, name)
             } else {
                 None
             };
+            // the package it is, also when only `[workspace.dependencies]` renames it
+            // (neon's `hyper0 = { package = "hyper", .. }`, used as `hyper0.workspace = true`)
+            let real = t
+                .and_then(|t| t.get("package"))
+                .or_else(|| ws_dep.as_ref().and_then(|(_, d)| d.get("package")))
+                .and_then(|x| x.as_str())
+                .unwrap_or(name);
             // its own features and (`workspace = true`) the workspace's
             let mut feats = features(v);
             if let Some((_, d)) = &ws_dep {

@@ -180,3 +180,69 @@ fn own_module_named_like_a_known_crate_is_not_that_crate() {
     let got = lint(&dir.path().join("svc"), home.path());
     assert_eq!(got, [(3, "http-no-timeout".to_string())], "{got:?}");
 }
+
+/// A crate linted alone: the method that returns the runtime handle is declared in a path
+/// dependency outside the linted paths (tuwunel's `server.runtime().spawn(..)`, with
+/// `runtime()` in `src/core`; qdrant's `lib/storage`), and is read for its declarations.
+#[test]
+fn unlinted_path_dependency_declarations_type_a_receiver() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "core/Cargo.toml",
+        "[package]\nname = \"svc-core\"\nversion = \"0.1.0\"\n\n[dependencies]\ntokio = \"1\"\n",
+    );
+    write(dir.path(), "core/src/lib.rs", "pub mod server;\n");
+    write(
+        dir.path(),
+        "core/src/server.rs",
+        "use tokio::runtime::Handle;\n\
+         pub struct Server { rt: Handle }\n\
+         impl Server {\n    pub fn runtime(&self) -> &Handle { &self.rt }\n}\n",
+    );
+    write(
+        dir.path(),
+        "router/Cargo.toml",
+        "[package]\nname = \"router\"\nversion = \"0.1.0\"\n\n[dependencies]\nsvc-core = { path = \"../core\" }\n",
+    );
+    write(
+        dir.path(),
+        "router/src/lib.rs",
+        "use svc_core::server::Server;\n\
+         pub fn run(server: &Server) {\n    server.runtime().spawn(async {});\n}\n",
+    );
+    let got = lint(&dir.path().join("router"), home.path());
+    assert_eq!(got, [(3, "raw-spawn".to_string())], "{got:?}");
+}
+
+/// A dependency renamed only in `[workspace.dependencies]` (neon's `hyper0 = { package =
+/// "hyper", .. }`, inherited as `hyper0.workspace = true`) is the crate it names.
+#[test]
+fn dependency_renamed_in_the_workspace_table_is_that_crate() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "Cargo.toml",
+        "[workspace]\nmembers = [\"proxy\"]\n\n[workspace.dependencies]\n\
+         hyper0 = { package = \"hyper\", version = \"0.14\", features = [\"server\"] }\n",
+    );
+    write(
+        dir.path(),
+        "proxy/Cargo.toml",
+        "[package]\nname = \"proxy\"\nversion = \"0.1.0\"\n\n[dependencies]\nhyper0.workspace = true\n",
+    );
+    write(
+        dir.path(),
+        "proxy/src/lib.rs",
+        "pub async fn health(addr: std::net::SocketAddr, svc: Svc) {\n    \
+         let _ = hyper0::Server::bind(&addr).serve(svc).await;\n}\n",
+    );
+    let got = lint(&dir.path().join("proxy"), home.path());
+    assert_eq!(
+        got,
+        [(2, "server-no-graceful-shutdown".to_string())],
+        "{got:?}"
+    );
+}

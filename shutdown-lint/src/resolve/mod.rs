@@ -393,6 +393,31 @@ impl Resolver {
                 p.extend_from_slice(rest);
                 Resolution::Path(self.aliases.canonical(p))
             }
+            Found::BlockImport(path) => {
+                let resolved = match path.split_first() {
+                    // `use tokio;` in a block names the crate, not itself
+                    Some((first, tail)) if depth <= 16 => match self.lookup_lexical(first) {
+                        Some(Found::BlockImport(p)) if p == path => {
+                            self.resolve_in_module(self.module, &path, depth + 1)
+                        }
+                        Some(found) => self.finish(found, tail, depth + 1),
+                        None => self.resolve_in_module(self.module, &path, depth + 1),
+                    },
+                    _ => Resolution::Unknown,
+                };
+                match resolved {
+                    Resolution::Path(mut p) => {
+                        if !rest.is_empty()
+                            && let Some(m) = self.tree.local_module(&p)
+                        {
+                            return self.walk_from(ModRef::Local(m), rest, depth + 1);
+                        }
+                        p.extend_from_slice(rest);
+                        Resolution::Path(self.aliases.canonical(p))
+                    }
+                    other => other,
+                }
+            }
             Found::Import { from, path } => {
                 match self.resolve_in_module(from, &path, depth + 1) {
                     Resolution::Path(mut p) => {
@@ -438,14 +463,14 @@ impl Resolver {
         None
     }
 
+    /// A name declared in a block scope of module `m`: a `use` there is relative to the
+    /// block's scope, which sees the block's other imports (`use signal::unix; use
+    /// unix::SignalKind;` inside a function, tuwunel's signal handler).
     fn found_from_name(&self, m: ModId, n: &Name) -> Found {
         match n {
             Name::Module(id) => Found::Module(*id),
             Name::Item => Found::Item(Vec::new()),
-            Name::Import(path) => Found::Import {
-                from: m,
-                path: path.clone(),
-            },
+            Name::Import(path) => Found::BlockImport(path.clone()),
         }
         .with_item_path(&self.tree, m)
     }
@@ -553,7 +578,12 @@ pub(crate) enum ModRef {
 enum Found {
     Module(ModId),
     Item(Canon),
-    Import { from: ModId, path: Canon },
+    Import {
+        from: ModId,
+        path: Canon,
+    },
+    /// A `use` of a block scope: its path is looked up through the block scopes first.
+    BlockImport(Canon),
     Resolved(Canon),
 }
 

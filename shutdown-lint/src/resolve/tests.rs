@@ -126,3 +126,21 @@ fn block_scopes_and_config_reexports() {
     assert_eq!(path(&r, "crate::rt::spawn"), "tokio::spawn");
     assert_eq!(path(&r, "common::tokio::task::spawn"), "tokio::spawn");
 }
+
+#[test]
+fn block_uses_see_the_block_and_the_module() {
+    // tuwunel's signal handler: a block `use` relative to a module import, and another
+    // relative to that one; `use tokio;` in a block names the crate
+    let block: syn::Block =
+        syn::parse_str("{ use signal::unix; use unix::SignalKind; use tokio; }").unwrap();
+    let mut r = resolver("use tokio::signal;", "app", &[]);
+    r.push_block(BlockScope::collect(&block.stmts));
+    assert_eq!(path(&r, "unix::signal"), "tokio::signal::unix::signal");
+    assert_eq!(
+        path(&r, "SignalKind::terminate"),
+        "tokio::signal::unix::SignalKind::terminate"
+    );
+    assert_eq!(path(&r, "tokio::spawn"), "tokio::spawn");
+    r.pop_block();
+    assert_eq!(path(&r, "SignalKind"), "SignalKind");
+}

@@ -17,8 +17,10 @@
 //! (re-exported under another path), then any field of that name; the same for methods;
 //! a free function by full path, then by name. Re-exports of dependencies, read from their
 //! sources before the walk, are in [`reexports`]; test modules declared out of line in
-//! [`test_modules`].
+//! [`test_modules`]; declarations of path dependencies outside the linted paths in
+//! `path_deps`.
 
+pub(crate) mod path_deps;
 pub mod reexports;
 pub mod test_modules;
 
