@@ -361,7 +361,19 @@ impl Collector<'_, '_> {
             // a tuple struct's field (`self.0`), recorded under its position
             syn::Member::Unnamed(i) => i.index.to_string(),
         };
-        let owner = match &*f.base {
+        // `services.clone().server`: a clone (or a borrow) has the type of what it is
+        // called on (tuwunel's per-request spawn)
+        let mut base = &*f.base;
+        while let syn::Expr::MethodCall(m) = base
+            && m.args.is_empty()
+            && matches!(
+                m.method.to_string().as_str(),
+                "clone" | "as_ref" | "borrow" | "to_owned"
+            )
+        {
+            base = &m.receiver;
+        }
+        let owner = match base {
             syn::Expr::Path(p) if p.path.is_ident("self") => self.self_ty.clone(),
             syn::Expr::Path(p) => match p.path.get_ident().map(|i| i.to_string()) {
                 Some(n) => match self.binding_val(&n) {
