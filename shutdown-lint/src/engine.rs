@@ -473,7 +473,12 @@ fn pending_names(analyses: &[FileAnalysis]) -> HashSet<String> {
             }
             None => {}
         }
-        names.extend(cu.chain.steps.iter().map(|s| s.name.clone()));
+        names.extend(cu.chain.steps.iter().map(|s| {
+            let n = s.name.as_str();
+            n.strip_prefix(crate::workspace::FIELD_STEP)
+                .unwrap_or(n)
+                .to_string()
+        }));
     }
     names
 }

@@ -373,6 +373,19 @@ impl Collector<'_, '_> {
         {
             base = &m.receiver;
         }
+        // a field of a field (`self.services.server`): the inner field's chain, then a
+        // field step the workspace model reads once it knows the inner field's type
+        if let syn::Expr::Field(inner) = base
+            && let Some(mut ch) = self.field_root(inner)
+            && ch.pending.is_some()
+        {
+            ch.steps.push(Step {
+                name: format!("{}{name}", crate::workspace::FIELD_STEP),
+                region: self.region(f.member.span()),
+                args: Vec::new(),
+            });
+            return Some(ch);
+        }
         let owner = match base {
             syn::Expr::Path(p) if p.path.is_ident("self") => self.self_ty.clone(),
             syn::Expr::Path(p) => match p.path.get_ident().map(|i| i.to_string()) {

@@ -613,6 +613,7 @@ impl<'ast> Visit<'ast> for Collector<'_, '_> {
                         _ => {}
                     }
                 }
+                self.record_deref_target(i);
                 self.item_stack.pop();
                 self.self_ty = saved_self;
             }
@@ -743,6 +744,38 @@ impl<'ast> Visit<'ast> for Collector<'_, '_> {
 }
 
 impl Collector<'_, '_> {
+    /// `impl Deref for T { type Target = U; }`: `T::deref` returns `U`, so the workspace
+    /// model can look a field or method up on what `T` dereferences to (tuwunel's
+    /// `OnceServices`, whose `services.server` is `Services`' field).
+    fn record_deref_target(&mut self, i: &syn::ItemImpl) {
+        let Some(owner) = self.self_ty.clone() else {
+            return;
+        };
+        let is_deref = i
+            .trait_
+            .as_ref()
+            .and_then(|(_, p, _)| p.segments.last())
+            .is_some_and(|s| s.ident == "Deref");
+        if !is_deref {
+            return;
+        }
+        let target = i.items.iter().find_map(|it| match it {
+            syn::ImplItem::Type(t) if t.ident == "Target" => self.type_canon(&t.ty),
+            _ => None,
+        });
+        if let Some(ret) = target {
+            let mut path = owner.clone();
+            path.push("deref".to_string());
+            self.model.decls.fns.push(FnDecl {
+                path,
+                owner: Some(owner),
+                name: "deref".to_string(),
+                ret,
+                builder: None,
+            });
+        }
+    }
+
     /// Field types of a struct, for `self.rt` in another file; a tuple struct's fields are
     /// named by their position (`self.0`).
     fn record_fields(&mut self, st: &syn::ItemStruct) {

@@ -28,6 +28,11 @@ use crate::model::{Chain, ChainUse, Decls, FnDecl, Step, SymRoot};
 use crate::resolve::{Canon, known};
 use std::collections::HashMap;
 
+/// How a chain's step names a field read rather than a method call (`.server` in
+/// `self.services.server.runtime()`): the collector writes such steps only before a
+/// pending root is typed, and [`WorkspaceModel::resolve`] consumes them.
+pub(crate) const FIELD_STEP: &str = ".";
+
 /// Methods that hand back (a reference to) the value they are called on, or unwrap it:
 /// the type flows through them.
 const TRANSPARENT: &[&str] = &[
@@ -231,6 +236,12 @@ impl WorkspaceModel {
             if TRANSPARENT.contains(&step.name.as_str()) {
                 continue;
             }
+            // a field read on the value so far (`self.services.server`): [`FIELD_STEP`]
+            if let Some(field) = step.name.strip_prefix(FIELD_STEP) {
+                ty = self.field(Some(&ty), field, need)?;
+                made_by = None;
+                continue;
+            }
             let f = self.method(Some(&ty), &step.name, need)?;
             ty = f.ret.clone();
             made_by = Some(f);
@@ -272,6 +283,18 @@ impl WorkspaceModel {
             {
                 return agreed(v.iter());
             }
+            // a user `Deref`: the field of what the owner dereferences to
+            if let Some(target) = self.deref_target(&o, need) {
+                if let Some(t) = self.fields.get(&(target.clone(), name.to_string())) {
+                    return Some(t.clone());
+                }
+                if let Some(v) = target
+                    .last()
+                    .and_then(|l| self.fields_by_type_name.get(&(l.clone(), name.to_string())))
+                {
+                    return agreed(v.iter());
+                }
+            }
         }
         let v = self.fields_by_name.get(name);
         let answer = agreed(v.into_iter().flatten());
@@ -279,6 +302,25 @@ impl WorkspaceModel {
             need.push(name.to_string());
         }
         answer
+    }
+
+    /// What `owner` dereferences to through a `Deref` impl of the workspace (the type its
+    /// `deref` returns), unaliased.
+    fn deref_target(&self, owner: &Canon, need: &mut Vec<String>) -> Option<Canon> {
+        let last = owner.last()?;
+        need.push(format!("{last}::deref"));
+        let mut p = owner.clone();
+        p.push("deref".to_string());
+        // the owner's own `deref` only (by path, or by its type's name): never another
+        // type's, which the loose lookup by method name could give
+        let f = match self.fns.get(&p) {
+            Some(f) => f,
+            None => agreed_fn(
+                self.methods_by_type_name
+                    .get(&(last.clone(), "deref".to_string()))?,
+            )?,
+        };
+        Some(self.unalias(f.ret.clone()))
     }
 
     fn method(&self, owner: Option<&Canon>, name: &str, need: &mut Vec<String>) -> Option<&FnDecl> {
