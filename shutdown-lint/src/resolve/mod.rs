@@ -405,38 +405,33 @@ impl Resolver {
                     },
                     _ => Resolution::Unknown,
                 };
-                match resolved {
-                    Resolution::Path(mut p) => {
-                        if !rest.is_empty()
-                            && let Some(m) = self.tree.local_module(&p)
-                        {
-                            return self.walk_from(ModRef::Local(m), rest, depth + 1);
-                        }
-                        p.extend_from_slice(rest);
-                        Resolution::Path(self.aliases.canonical(p))
-                    }
-                    other => other,
-                }
+                self.past_import(resolved, rest, depth)
             }
             Found::Import { from, path } => {
-                match self.resolve_in_module(from, &path, depth + 1) {
-                    Resolution::Path(mut p) => {
-                        // the import may name a module of this file
-                        if !rest.is_empty()
-                            && let Some(m) = self.tree.local_module(&p)
-                        {
-                            return self.walk_from(ModRef::Local(m), rest, depth + 1);
-                        }
-                        p.extend_from_slice(rest);
-                        Resolution::Path(self.aliases.canonical(p))
-                    }
-                    other => other,
-                }
+                let resolved = self.resolve_in_module(from, &path, depth + 1);
+                self.past_import(resolved, rest, depth)
             }
             Found::Resolved(mut p) => {
                 p.extend_from_slice(rest);
                 Resolution::Path(self.aliases.canonical(p))
             }
+        }
+    }
+
+    /// What an import resolved to, followed by the `rest` of the path: into a module of
+    /// this file when the import names one, else appended.
+    fn past_import(&self, resolved: Resolution, rest: &[String], depth: usize) -> Resolution {
+        match resolved {
+            Resolution::Path(mut p) => {
+                if !rest.is_empty()
+                    && let Some(m) = self.tree.local_module(&p)
+                {
+                    return self.walk_from(ModRef::Local(m), rest, depth + 1);
+                }
+                p.extend_from_slice(rest);
+                Resolution::Path(self.aliases.canonical(p))
+            }
+            other => other,
         }
     }
 

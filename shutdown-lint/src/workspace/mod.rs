@@ -274,26 +274,14 @@ impl WorkspaceModel {
             if let Some(last) = o.last() {
                 need.push(format!("{last}::{name}"));
             }
-            if let Some(t) = self.fields.get(&(o.clone(), name.to_string())) {
-                return Some(t.clone());
-            }
-            if let Some(v) = o
-                .last()
-                .and_then(|l| self.fields_by_type_name.get(&(l.clone(), name.to_string())))
-            {
-                return agreed(v.iter());
+            if let Some(answer) = self.field_of_type(&o, name) {
+                return answer;
             }
             // a user `Deref`: the field of what the owner dereferences to
-            if let Some(target) = self.deref_target(&o, need) {
-                if let Some(t) = self.fields.get(&(target.clone(), name.to_string())) {
-                    return Some(t.clone());
-                }
-                if let Some(v) = target
-                    .last()
-                    .and_then(|l| self.fields_by_type_name.get(&(l.clone(), name.to_string())))
-                {
-                    return agreed(v.iter());
-                }
+            if let Some(target) = self.deref_target(&o, need)
+                && let Some(answer) = self.field_of_type(&target, name)
+            {
+                return answer;
             }
         }
         let v = self.fields_by_name.get(name);
@@ -302,6 +290,19 @@ impl WorkspaceModel {
             need.push(name.to_string());
         }
         answer
+    }
+
+    /// The field `name` of type `o` (by its path, or by its type's name): `Some(answer)`
+    /// when the type declares one (`answer` is `None` when candidates of that name
+    /// disagree), `None` when nothing is known of it.
+    fn field_of_type(&self, o: &Canon, name: &str) -> Option<Option<Canon>> {
+        if let Some(t) = self.fields.get(&(o.clone(), name.to_string())) {
+            return Some(Some(t.clone()));
+        }
+        let v = o
+            .last()
+            .and_then(|l| self.fields_by_type_name.get(&(l.clone(), name.to_string())))?;
+        Some(agreed(v.iter()))
     }
 
     /// What `owner` dereferences to through a `Deref` impl of the workspace (the type its
