@@ -497,10 +497,14 @@ fn workspace_model(
     analyzer_of: &(dyn Fn(&Job) -> Arc<Analyzer> + Sync),
 ) -> crate::workspace::WorkspaceModel {
     let names = pending_names(analyses);
-    let build = |analyses: &[FileAnalysis]| {
-        crate::workspace::WorkspaceModel::build_for(analyses.iter().map(|a| &a.decls), Some(&names))
+    // the declarations of the linted files, and of unlinted path dependencies (`extra`)
+    let build = |analyses: &[FileAnalysis], extra: &[crate::model::Decls]| {
+        crate::workspace::WorkspaceModel::build_for(
+            analyses.iter().map(|a| &a.decls).chain(extra),
+            Some(&names),
+        )
     };
-    let mut ws = build(analyses);
+    let mut ws = build(analyses, &[]);
     let mut need: HashSet<String> = HashSet::new();
     // a chain is at most a few steps long: each round reveals at least one more step
     for _ in 0..8 {
@@ -537,7 +541,7 @@ fn workspace_model(
                 None => a.hidden_decls.clear(),
             }
         }
-        ws = build(analyses);
+        ws = build(analyses, &[]);
     }
     // names still asked for: declared, perhaps, by a path dependency outside the linted
     // paths (a crate of the workspace linted alone)
@@ -553,19 +557,16 @@ fn workspace_model(
     if deps.is_empty() {
         return ws;
     }
-    let mut read = HashSet::new();
+    let mut sources = crate::workspace::path_deps::DepSources::list(&deps);
     let mut extra: Vec<crate::model::Decls> = Vec::new();
     // each round types one more step of a chain (a method of the type the last returned)
     for _ in 0..4 {
-        let found = crate::workspace::path_deps::declarations(&deps, &need, &mut read);
+        let found = sources.declarations(&need);
         if found.is_empty() {
             break;
         }
         extra.extend(found);
-        ws = crate::workspace::WorkspaceModel::build_for(
-            analyses.iter().map(|a| &a.decls).chain(extra.iter()),
-            Some(&names),
-        );
+        ws = build(analyses, &extra);
         need = ws.needed_names(analyses.iter().flat_map(|a| a.pending.iter()));
         if need.is_empty() {
             break;

@@ -315,7 +315,6 @@ fn name_of(e: &syn::Expr) -> Option<String> {
     }
 }
 
-/// The expression a block (or nested blocks) evaluates to: its tail expression.
 /// The name `Ok(name)` / `Some(name)` binds.
 fn unwrapped_name(p: &syn::Pat) -> Option<String> {
     let syn::Pat::TupleStruct(t) = p else {
@@ -339,6 +338,7 @@ fn unwraps_to_itself(a: &syn::Arm) -> bool {
         )
 }
 
+/// The expression a block (or nested blocks) evaluates to: its tail expression.
 fn block_value(mut e: &syn::Expr) -> &syn::Expr {
     while let syn::Expr::Block(b) = strip(e)
         && b.label.is_none()

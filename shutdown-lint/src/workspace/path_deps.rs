@@ -5,8 +5,9 @@
 //! declared in `lib/storage` (qdrant). When the workspace model still asks for names
 //! after the linted files are read, the library sources of those dependencies are
 //! searched for the names, and only the files that declare one (`fn name` or `name:`) are
-//! read, for their declarations alone. A dependency that a linted file belongs to is never
-//! read here: its files are in the run already.
+//! read, for their declarations alone; each round searches only for the names no earlier
+//! round asked for. A dependency that a linted file belongs to is never read here: its
+//! files are in the run already.
 
 use crate::analysis::{Analyzer, FileContext};
 use crate::model::Decls;
@@ -44,46 +45,64 @@ pub(crate) fn unlinted_deps(
     out
 }
 
-/// The declarations, in the library sources of `deps`, of the names the model still asks
-/// for (`need`: `Type::name` or `name`); files in `read` are skipped, and the files read
-/// are added to it.
-pub(crate) fn declarations(
-    deps: &[(Arc<Package>, Arc<Analyzer>)],
-    need: &HashSet<String>,
-    read: &mut HashSet<PathBuf>,
-) -> Vec<Decls> {
-    let names: HashSet<&str> = need
-        .iter()
-        .filter_map(|k| k.rsplit("::").next())
-        .filter(|n| !n.is_empty())
-        .collect();
-    if names.is_empty() {
-        return Vec::new();
+/// The library sources of the unlinted path dependencies, listed once per run, and the
+/// names already searched for in them.
+pub(crate) struct DepSources {
+    /// Each `.rs` file, with its package and the analyzer that reads it.
+    files: Vec<(PathBuf, Arc<Package>, Arc<Analyzer>)>,
+    /// Names searched for in an earlier round: a file that declares one was read then.
+    asked: HashSet<String>,
+}
+
+impl DepSources {
+    /// The library files of `deps` ([`unlinted_deps`]).
+    pub(crate) fn list(deps: &[(Arc<Package>, Arc<Analyzer>)]) -> DepSources {
+        let files = deps
+            .iter()
+            .flat_map(|(dep, analyzer)| {
+                library_files(dep)
+                    .into_iter()
+                    .map(|f| (f, dep.clone(), analyzer.clone()))
+            })
+            .collect();
+        DepSources {
+            files,
+            asked: HashSet::new(),
+        }
     }
-    let needles: Vec<String> = names
-        .iter()
-        .flat_map(|n| [format!("fn {n}"), format!("{n}:")])
-        .collect();
-    let Ok(finder) = aho_corasick::AhoCorasick::new(&needles) else {
-        return Vec::new();
-    };
-    let mut todo: Vec<(PathBuf, &Package, &Arc<Analyzer>)> = Vec::new();
-    for (dep, analyzer) in deps {
-        for file in library_files(dep) {
-            if read.insert(file.clone()) {
-                todo.push((file, dep, analyzer));
+
+    /// The declarations of the files that declare (`fn name` or `name:`) a name the model
+    /// asks for (`need`: `Type::name` or `name`) and no earlier round searched for; each
+    /// such file is read for every name of `need`.
+    pub(crate) fn declarations(&mut self, need: &HashSet<String>) -> Vec<Decls> {
+        let new: HashSet<String> = need
+            .iter()
+            .filter_map(|k| k.rsplit("::").next())
+            .filter(|n| !n.is_empty() && !self.asked.contains(*n))
+            .map(str::to_string)
+            .collect();
+        if new.is_empty() || self.files.is_empty() {
+            return Vec::new();
+        }
+        let needles: Vec<String> = new
+            .iter()
+            .flat_map(|n| [format!("fn {n}"), format!("{n}:")])
+            .collect();
+        self.asked.extend(new);
+        let Ok(finder) = aho_corasick::AhoCorasick::new(&needles) else {
+            return Vec::new();
+        };
+        let found = crate::pool::map_on_large_stacks(&self.files, None, |(file, dep, analyzer)| {
+            let text = std::fs::read_to_string(file).ok()?;
+            if !finder.is_match(&text) {
+                return None;
             }
-        }
+            analyzer
+                .declarations(&text, &context(dep, file), need)
+                .map(|(d, _)| d)
+        });
+        found.into_iter().flatten().flatten().collect()
     }
-    let found = crate::pool::map_on_large_stacks(&todo, None, |(file, dep, analyzer)| {
-        let text = std::fs::read_to_string(file).ok()?;
-        if !finder.is_match(&text) {
-            return None;
-        }
-        let fctx = context(dep, file);
-        analyzer.declarations(&text, &fctx, need).map(|(d, _)| d)
-    });
-    found.into_iter().flatten().flatten().collect()
 }
 
 /// The `.rs` files under the package's library directory (`src/`, or the directory of
