@@ -1044,6 +1044,7 @@ pub const NEEDLES: &[&str] = &[
     "salvo",
     "jsonrpsee",
     "dropshot",
+    "rouille",
     "PrometheusBuilder",
     "HttpServer",
     "actix_server",
