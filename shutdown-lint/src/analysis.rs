@@ -285,13 +285,14 @@ impl Analyzer {
         let aliases = Arc::new(aliases);
         let (a, i) = (aliases.clone(), interesting.clone());
         // an imported name keeps a body only when it can reach a path a rule knows
-        // (`reqwest::Client`, `rocket::tokio`), not for any item of that crate (`reqwest::Url`)
+        // (`reqwest::Client`, `rocket::tokio`), not for any item of that crate (`reqwest::Url`);
+        // the model's type names keep one as whole identifiers (`prune::BODY_WORDS`), not
+        // inside another name (`RuntimeError`, `HandleOpts`)
         let body_filter = crate::prune::BodyFilter::new(
             body_words
                 .iter()
                 .map(String::as_str)
-                .filter(|w| !crate::prune::FILE_ONLY_NEEDLES.contains(w))
-                .chain(MODEL_WORDS.iter().copied()),
+                .filter(|w| !crate::prune::FILE_ONLY_NEEDLES.contains(w)),
         )
         .with_imports(move |path| i.contains(&a.canonical(split_path(path))));
         let model_words = MODEL_WORDS
