@@ -21,6 +21,8 @@
 //! `FileAnalysis::pruned`) and syntax errors inside them. A file with a glob import of a
 //! crate a rule knows is not pruned (any name may come from it).
 
+mod statements;
+
 use crate::lexscan::{code_and_doc_lines, find_word, is_ident, matching};
 use aho_corasick::AhoCorasick;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -81,6 +83,36 @@ const WHOLE_WORDS: &[&str] = &[
 /// `SignalKind`/`signal`/`ctrl_c`, a hyper client through `Client`/`Builder`/`handshake`.
 pub const FILE_ONLY_NEEDLES: &[&str] =
     &["axum", "tonic", "warp", "hyper", "terminate", "interrupt"];
+
+/// Whether the identifier around `bytes[start..end]` (a `spawn` needle) is a spawn's
+/// name a rule reads (`spawn`, `spawn_blocking`, `spawn_named`, ...) or a configured one
+/// (a needle of its own), or a macro's: a method that only starts with the word
+/// (`self.spawn_shell_task(..)`, `respawn`) keeps no body (a re-export renaming a spawn is
+/// an imported name or a re-export word of its own).
+fn spawn_name(bytes: &[u8], start: usize, end: usize, needles: &[String]) -> bool {
+    static KNOWN: OnceLock<std::collections::HashSet<&'static str>> = OnceLock::new();
+    let known = KNOWN.get_or_init(|| {
+        crate::resolve::known::all_paths()
+            .filter_map(|p| p.rsplit("::").next())
+            .filter(|last| last.contains("spawn"))
+            .chain(["spawn"])
+            .collect()
+    });
+    let mut a = start;
+    while a > 0 && is_ident(bytes[a - 1]) {
+        a -= 1;
+    }
+    let mut b = end;
+    while b < bytes.len() && is_ident(bytes[b]) {
+        b += 1;
+    }
+    let ident = &bytes[a..b];
+    // a macro that spawns (`background_spawn!(..)`: an `Executor` wrapping its own spawn)
+    let macro_call = bytes.get(b) == Some(&b'!') && bytes.get(b + 1) != Some(&b'=');
+    macro_call
+        || std::str::from_utf8(ident).is_ok_and(|i| known.contains(i))
+        || needles.iter().any(|n| n.as_bytes() == ident)
+}
 
 /// What [`BodyFilter::prune_with`] blanks besides function bodies naming no word.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -148,8 +180,11 @@ pub struct BodyFilter {
 
 #[derive(Debug, Clone)]
 struct Automata {
-    /// The byte scan's needles: anywhere (`tokio::spawn`, `my_spawn`).
+    /// The byte scan's needles: anywhere (`tokio::spawn`, `reqwest`), but `spawn` only in a
+    /// spawn's name (see [`spawn_name`]).
     needles: Arc<AhoCorasick>,
+    /// The needles' text, by pattern.
+    needle_list: Arc<Vec<String>>,
     /// [`BODY_WORDS`]: at the start of an identifier (`Handle::current`, `.build()`, not
     /// `MetastoreServiceClient`).
     words: Arc<AhoCorasick>,
@@ -187,16 +222,19 @@ impl BodyFilter {
         all.sort_unstable();
         all.dedup();
         // every package of a workspace asks for (nearly) the same words: build each set once
-        static BUILT: Mutex<Vec<(Vec<String>, Arc<AhoCorasick>)>> = Mutex::new(Vec::new());
+        type Built = (Arc<Vec<String>>, Arc<AhoCorasick>);
+        static BUILT: Mutex<Vec<Built>> = Mutex::new(Vec::new());
         static WORDS: OnceLock<Option<Arc<AhoCorasick>>> = OnceLock::new();
         let needles = {
             let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
-            match built.iter().find(|(w, _)| *w == all) {
-                Some((_, a)) => Some(a.clone()),
-                None => AhoCorasick::new(&all).ok().map(Arc::new).inspect(|a| {
+            match built.iter().find(|(w, _)| **w == all) {
+                Some((w, a)) => Some((w.clone(), a.clone())),
+                None => AhoCorasick::new(&all).ok().map(|a| {
+                    let b = (Arc::new(all), Arc::new(a));
                     if built.len() < 64 {
-                        built.push((all, a.clone()));
+                        built.push(b.clone());
                     }
+                    b
                 }),
             }
         };
@@ -210,11 +248,14 @@ impl BodyFilter {
                     .map(Arc::new)
             })
             .clone();
-        let automata = needles.zip(words).map(|(needles, words)| Automata {
-            needles,
-            words,
-            imports: None,
-        });
+        let automata = needles
+            .zip(words)
+            .map(|((needle_list, needles), words)| Automata {
+                needles,
+                needle_list,
+                words,
+                imports: None,
+            });
         BodyFilter { automata }
     }
 
@@ -331,6 +372,10 @@ impl Automata {
                         || test_mods.iter().any(|&(o, c)| o < open && close < c))
                 {
                     test_bodies.push((open, close));
+                }
+                if mentions(open, close) {
+                    // (a body kept for a parameter's type keeps every statement)
+                    statements::blank_statements(&code, open, close, &hits, &mut blank);
                 }
                 i = open + 1; // nested functions are looked at on their own
             } else {
@@ -482,7 +527,14 @@ impl Automata {
     ) -> impl Iterator<Item = usize> + 's {
         let starts_ident = move |at: usize| at == 0 || !is_ident(bytes[at - 1]);
         let ends_ident = move |end: usize| !bytes.get(end).is_some_and(|&c| is_ident(c));
-        let needles = self.needles.find_iter(bytes).map(|m| m.start());
+        let needles = self
+            .needles
+            .find_iter(bytes)
+            .filter(move |m| {
+                self.needle_list[m.pattern().as_usize()] != "spawn"
+                    || spawn_name(bytes, m.start(), m.end(), &self.needle_list)
+            })
+            .map(|m| m.start());
         let words = self
             .words
             .find_iter(bytes)
@@ -493,6 +545,8 @@ impl Automata {
                 // `.build_from_inner_client`)
                 if word.starts_with('.') {
                     ends_ident(m.end())
+                } else if word == "spawn" {
+                    spawn_name(bytes, m.start(), m.end(), &self.needle_list)
                 } else {
                     starts_ident(m.start()) && (!WHOLE_WORDS.contains(&word) || ends_ident(m.end()))
                 }
@@ -1172,7 +1226,7 @@ mod tests {
 
     #[test]
     fn macros_naming_no_word_go_in_kept_test_code_only() {
-        let src = "fn run() { tokio::spawn(x); info!(\"{}\", start()); }\n\
+        let src = "fn run() { let h = tokio::spawn(x); info!(\"{}\", start(h)); }\n\
                    #[cfg(test)]\nmod tests {\n    fn h() { tokio::spawn(y); assert_eq!(a(), b![1, 2]); }\n}\n\
                    #[tokio::test]\nasync fn t() {\n    tokio::spawn(z);\n    assert!(c != d);\n    \
                    vec![tokio::spawn(w)];\n    println! { \"{}\", e() };\n}\n";
@@ -1188,9 +1242,10 @@ mod tests {
         let out = prune(false);
         assert_eq!(out.len(), src.len());
         // outside test code every macro stays: its calls may lead from `main`
-        assert!(out.contains("info!(\"{}\", start());"));
+        assert!(out.contains("info!(\"{}\", start(h));"));
         assert!(!out.contains("a(), b![1, 2]"));
-        assert!(out.contains("assert_eq!("));
+        // (a statement naming no word goes whole, see `statements`)
+        assert!(!out.contains("assert_eq!("));
         assert!(!out.contains("c != d"));
         assert!(out.contains("vec![tokio::spawn(w)]"));
         assert!(!out.contains("e()"));
@@ -1198,6 +1253,27 @@ mod tests {
         syn::parse_file(&out).unwrap();
         // a test file: every kept body is test code
         assert!(!prune(true).contains("start()"));
+    }
+
+    fn f_keeps(src: &str) -> bool {
+        filter().prune(src).is_none()
+    }
+
+    #[test]
+    fn only_a_spawn_s_own_name_keeps_a_body() {
+        let src = "fn a() { self.spawn_shell_task(id); respawn(); }\n\
+                   fn b() { tokio::spawn(x); }\n\
+                   fn c() { set.spawn_blocking(f); }\n";
+        let out = filter().prune(src).unwrap();
+        assert!(!out.contains("spawn_shell_task"));
+        assert!(out.contains("tokio::spawn(x)"));
+        assert!(out.contains("set.spawn_blocking(f)"));
+        assert!(f_keeps(
+            "fn d(&self, f: F) { background_spawn!(\"http\", f); }\n"
+        ));
+        // a configured raw spawn is a needle of its own
+        let f = BodyFilter::new(["spawn", "spawn_job"]);
+        assert!(f.prune("fn a() { spawn_job(w); }\n").is_none());
     }
 
     #[test]
@@ -1225,7 +1301,7 @@ mod tests {
                    macro_rules! go {\n    ($f:expr) => { tokio::spawn($f) };\n}\n\
                    make_config! {\n    /// a Client in a comment\n    folders { data: String, \"spawn\"; }\n}\n\
                    lazy_static! { static ref C: reqwest::Client = reqwest::Client::new(); }\n\
-                   fn f() { info!(\"x\"); tokio::spawn(async {}); }\n\
+                   fn f() { let h = tokio::spawn(async {}); info!(\"{}\", h.id()); }\n\
                    static N: u8 = 1;\n";
         let out = filter().prune(src).unwrap();
         assert_eq!(out.len(), src.len());
@@ -1236,7 +1312,7 @@ mod tests {
         assert!(out.contains("tokio::spawn($f)"));
         assert!(!out.contains("folders"));
         assert!(out.contains("reqwest::Client::new()"));
-        assert!(out.contains("info!(\"x\")"));
+        assert!(out.contains("info!(\"{}\", h.id())"));
         assert!(out.contains("static N: u8 = 1;"));
         syn::parse_file(&out).unwrap();
     }

@@ -1,0 +1,543 @@
+//! Statements no rule reads, blanked inside a function body that is kept.
+//!
+//! A body is kept when it names one word a rule reads (see [`super::BODY_WORDS`]); on a
+//! small service most bodies do, and each is then parsed whole — a request handler's
+//! formatting, a loop's bookkeeping. Inside such a body, a statement goes when nothing
+//! ties it to what the rules read:
+//!
+//! - it names no word (a hit) and declares no item (`fn`, `use`, `impl`, ...: an item
+//!   may be what a kept statement calls or imports);
+//! - it binds no name that a kept statement uses (`let rt = make_runtime();` stays for
+//!   `rt.spawn(..)`: the collector types `rt` from its initializer), and
+//! - it uses no name bound by a statement that names a word (`let h = thread::spawn(..)`
+//!   keeps `Recorder { h }` and `h.join()`; `let c = Client::new()` keeps `c.get(u)`), or
+//!   by a statement kept for using one (`let handle = server.handle();` keeps
+//!   `handle.stop_graceful(..)`).
+//!
+//! Statements are what a `;` at the block's own depth ends; a block of a kept statement
+//! (an `if`, a loop, a closure's or an `async` block, a `match` arm's block) is looked at
+//! the same way, except those of macro invocations (`select! { .. }`, whose tokens are
+//! read as written). Names are compared as text, whatever their scope, so a statement
+//! stays whenever it might matter. What goes is returned as `(open, close)` pairs whose
+//! contents are blanked, as for bodies ([`crate::compact`]).
+
+use crate::lexscan::is_ident;
+
+/// Keywords that start an item inside a body: a statement naming one stays whole (a
+/// nested `fn` is judged on its own by the pruner, a `use` brings names in).
+const ITEM_KEYWORDS: &[&[u8]] = &[
+    b"fn",
+    b"use",
+    b"impl",
+    b"struct",
+    b"enum",
+    b"union",
+    b"trait",
+    b"mod",
+    b"static",
+    b"const",
+    b"type",
+    b"macro_rules",
+    b"extern",
+];
+
+/// Past this many passes over a body's statements without settling, everything left
+/// stays (the passes are bounded by the longest chain of bindings; real code settles in
+/// two or three).
+const MAX_PASSES: usize = 16;
+
+/// One statement (or a block's trailing expression): its bytes, `start..=end`.
+#[derive(Debug)]
+struct Stmt<'c> {
+    start: usize,
+    end: usize,
+    parent: Option<usize>,
+    /// Names a word, declares an item, or holds a suppression comment: stays.
+    anchored: bool,
+    /// Names a word itself (not only in a nested block): its bindings keep their uses.
+    named_word: bool,
+    /// Names bound by its `let`s and assignments.
+    binds: Vec<&'c [u8]>,
+    /// Names it uses (not inside a nested block that is a statement list of its own).
+    uses: Vec<&'c [u8]>,
+}
+
+/// The ranges to blank in the body whose braces are at `open` and `close` of `code`
+/// (comments and literals blanked), given the sorted byte offsets of every `hit`.
+pub(super) fn blank_statements(
+    code: &[u8],
+    open: usize,
+    close: usize,
+    hits: &[usize],
+    out: &mut Vec<(usize, usize)>,
+) {
+    let mut stmts = Vec::new();
+    split(code, open, close, None, hits, &mut stmts);
+    if stmts.is_empty() {
+        return;
+    }
+    let keep = judge(&stmts);
+    for (k, s) in stmts.iter().enumerate() {
+        // a statement goes whole: its nested ones with it
+        let parent_goes = s.parent.is_some_and(|p| !keep[p]);
+        if !keep[k] && !parent_goes {
+            out.push((s.start - 1, s.end + 1));
+        }
+    }
+}
+
+/// Which statements stay: anchored ones, their enclosing statements, and those bound to
+/// them by a name, until nothing changes.
+fn judge(stmts: &[Stmt<'_>]) -> Vec<bool> {
+    let mut keep = vec![false; stmts.len()];
+    let mut used: std::collections::HashSet<&[u8]> = std::collections::HashSet::new();
+    let mut bound_by_words: std::collections::HashSet<&[u8]> = std::collections::HashSet::new();
+    fn mark<'c>(
+        k: usize,
+        stmts: &[Stmt<'c>],
+        keep: &mut [bool],
+        used: &mut std::collections::HashSet<&'c [u8]>,
+    ) {
+        let mut at = Some(k);
+        while let Some(i) = at {
+            if keep[i] {
+                return;
+            }
+            keep[i] = true;
+            used.extend(stmts[i].uses.iter().copied());
+            at = stmts[i].parent;
+        }
+    }
+    for (k, s) in stmts.iter().enumerate() {
+        if s.anchored {
+            mark(k, stmts, &mut keep, &mut used);
+        }
+        if s.named_word {
+            bound_by_words.extend(s.binds.iter().copied());
+        }
+    }
+    // (what a statement reading such a value binds is followed too: `let handle =
+    // server.handle();` keeps `handle.stop_graceful(..)`)
+    for _ in 0..MAX_PASSES {
+        let mut changed = false;
+        for (k, s) in stmts.iter().enumerate() {
+            if keep[k] {
+                continue;
+            }
+            let feeds = s.binds.iter().any(|b| used.contains(b));
+            let reads = s.uses.iter().any(|u| bound_by_words.contains(u));
+            if feeds || reads {
+                mark(k, stmts, &mut keep, &mut used);
+                if reads {
+                    bound_by_words.extend(s.binds.iter().copied());
+                }
+                changed = true;
+            }
+        }
+        if !changed {
+            return keep;
+        }
+    }
+    vec![true; stmts.len()]
+}
+
+/// Splits the block `open..=close` into statements (pushed to `out`, children after
+/// their parent), and each statement's own blocks in turn.
+fn split<'c>(
+    code: &'c [u8],
+    open: usize,
+    close: usize,
+    parent: Option<usize>,
+    hits: &[usize],
+    out: &mut Vec<Stmt<'c>>,
+) {
+    let mut start = open + 1;
+    let mut depth = 0usize;
+    let mut k = open + 1;
+    while k < close {
+        match code[k] {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' => depth = depth.saturating_sub(1),
+            b'}' => {
+                depth = depth.saturating_sub(1);
+                // `if c { .. }`, `for x in xs { .. }`, `loop { .. }`: a statement that
+                // ends with its block, without a `;`, when another statement follows
+                if depth == 0 && ends_block_statement(code, start, k, close) {
+                    statement(code, start, k, parent, hits, out);
+                    start = k + 1;
+                }
+            }
+            b';' if depth == 0 => {
+                statement(code, start, k, parent, hits, out);
+                start = k + 1;
+            }
+            _ => {}
+        }
+        k += 1;
+    }
+    // the trailing expression, if any
+    if let Some(first) = (start..close).find(|&i| !code[i].is_ascii_whitespace()) {
+        let last = (first..close)
+            .rev()
+            .find(|&i| !code[i].is_ascii_whitespace())
+            .unwrap_or(first);
+        statement(code, first, last, parent, hits, out);
+    }
+}
+
+/// Records the statement `start..=end` (leading whitespace trimmed) and splits its blocks.
+fn statement<'c>(
+    code: &'c [u8],
+    start: usize,
+    end: usize,
+    parent: Option<usize>,
+    hits: &[usize],
+    out: &mut Vec<Stmt<'c>>,
+) {
+    // what precedes it since the last statement (a suppression comment) is its own
+    let lead = start;
+    let Some(start) = (start..=end).find(|&i| !code[i].is_ascii_whitespace()) else {
+        return;
+    };
+    let me = out.len();
+    // its blocks' contents are not its own text
+    let blocks = own_blocks(code, start, end);
+    let mut s = Stmt {
+        start,
+        end,
+        parent,
+        anchored: false,
+        named_word: false,
+        binds: Vec::new(),
+        uses: Vec::new(),
+    };
+    let mut own_hit = {
+        let i = hits.partition_point(|&h| h < lead);
+        hits.get(i).is_some_and(|&h| h < start)
+    };
+    let mut item = false;
+    let mut from = start;
+    for (to, next) in blocks.iter().copied().chain([(end + 1, end + 1)]) {
+        let i = hits.partition_point(|&h| h < from);
+        own_hit |= hits.get(i).is_some_and(|&h| h < to);
+        item |= names(&code[from..to], &mut s.uses, &mut s.binds);
+        from = next + 1;
+    }
+    s.anchored = own_hit || item;
+    s.named_word = own_hit;
+    s.uses.sort_unstable();
+    s.uses.dedup();
+    s.binds.sort_unstable();
+    s.binds.dedup();
+    out.push(s);
+    // an item stays whole; other statements' blocks are split in turn
+    if !item {
+        for &(bo, bc) in &blocks {
+            split(code, bo, bc, Some(me), hits, out);
+        }
+    }
+}
+
+/// The `{ .. }` groups of `start..=end` not inside another one, except the arguments of
+/// macro invocations (kept as written): each is a block of statements or a struct
+/// literal (no `;` of its own, so nothing in it goes but its own blocks' statements).
+fn own_blocks(code: &[u8], start: usize, end: usize) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut k = start;
+    while k <= end {
+        match code[k] {
+            b'!' => {
+                // `name!(..)`, `name! { .. }`, `name![..]`: skipped whole
+                let j = skip_ws(code, k + 1, end);
+                let named = k > 0 && is_ident(code[k - 1]);
+                if named
+                    && j <= end
+                    && let Some(closing) = match code[j] {
+                        b'(' => Some(b')'),
+                        b'[' => Some(b']'),
+                        b'{' => Some(b'}'),
+                        _ => None,
+                    }
+                    && let Some(c) = crate::lexscan::matching(code, j, code[j], closing)
+                    && c <= end
+                {
+                    k = c + 1;
+                    continue;
+                }
+            }
+            b'{' => {
+                let Some(c) = crate::lexscan::matching(code, k, b'{', b'}').filter(|&c| c <= end)
+                else {
+                    return out; // unbalanced: the rest stays as it is
+                };
+                // `Foo { a, b }`, `Self { .. } = self`: a struct's literal or pattern is
+                // the statement's own text (its names are bound or used right there)
+                if !after_type_name(code, start, k) {
+                    out.push((k, c));
+                }
+                k = c + 1;
+                continue;
+            }
+            _ => {}
+        }
+        k += 1;
+    }
+    out
+}
+
+/// Whether the `}` at `at` ends the statement that starts at `start`: one that starts
+/// with a block-like expression (`if`, `match`, a loop, `unsafe`, a block) whose next token
+/// starts another statement (not `else`, `.`, `?`, an operator).
+fn ends_block_statement(code: &[u8], start: usize, at: usize, close: usize) -> bool {
+    let first = skip_ws(code, start, close);
+    let word_end = (first..close)
+        .find(|&i| !is_ident(code[i]))
+        .unwrap_or(close);
+    let block_like = code.get(first) == Some(&b'{')
+        || matches!(
+            &code[first..word_end],
+            b"if" | b"match" | b"for" | b"while" | b"loop" | b"unsafe"
+        );
+    if !block_like {
+        return false;
+    }
+    let next = skip_ws(code, at + 1, close);
+    if next >= close {
+        return false;
+    }
+    let c = code[next];
+    let next_end = (next..close).find(|&i| !is_ident(code[i])).unwrap_or(close);
+    (is_ident(c) && !c.is_ascii_digit() && !matches!(&code[next..next_end], b"else" | b"as"))
+        || c == b'#'
+}
+
+/// Words that are never a local's name.
+const KEYWORDS: &[&[u8]] = &[
+    b"_",
+    b"as",
+    b"async",
+    b"await",
+    b"break",
+    b"continue",
+    b"crate",
+    b"dyn",
+    b"else",
+    b"false",
+    b"for",
+    b"if",
+    b"in",
+    b"loop",
+    b"match",
+    b"move",
+    b"mut",
+    b"ref",
+    b"return",
+    b"self",
+    b"super",
+    b"true",
+    b"unsafe",
+    b"where",
+    b"while",
+];
+
+/// Whether the `{` at `at` follows a name starting with a capital (`Foo {`, `Self {`,
+/// `a::Foo {`): a struct's literal or pattern rather than a block.
+fn after_type_name(code: &[u8], start: usize, at: usize) -> bool {
+    let mut k = at;
+    while k > start && code[k - 1].is_ascii_whitespace() {
+        k -= 1;
+    }
+    let end = k;
+    while k > start && is_ident(code[k - 1]) {
+        k -= 1;
+    }
+    k < end && code[k].is_ascii_uppercase()
+}
+
+fn skip_ws(code: &[u8], mut k: usize, end: usize) -> usize {
+    while k <= end && code[k].is_ascii_whitespace() {
+        k += 1;
+    }
+    k
+}
+
+/// Adds the names `text` uses (identifiers that can be a local: not after `.` or `::`,
+/// not before `::`, `!` or `(`) to `uses`, and those its `let` patterns and assignments
+/// bind to `binds`; whether `text` names an item keyword (a lifetime's `'static` aside).
+fn names<'c>(text: &'c [u8], uses: &mut Vec<&'c [u8]>, binds: &mut Vec<&'c [u8]>) -> bool {
+    let mut item = false;
+    let mut k = 0;
+    let mut in_let = false;
+    let mut depth = 0usize;
+    while k < text.len() {
+        let c = text[k];
+        if !(c.is_ascii_alphabetic() || c == b'_') || (k > 0 && is_ident(text[k - 1])) {
+            match c {
+                b'(' | b'[' | b'{' => depth += 1,
+                b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+                // a `let` pattern ends at its `=` (or a type's `:`)
+                b'=' | b':' if in_let && depth == 0 => in_let = false,
+                _ => {}
+            }
+            k += 1;
+            continue;
+        }
+        let s = k;
+        while k < text.len() && is_ident(text[k]) {
+            k += 1;
+        }
+        let word = &text[s..k];
+        if s > 0 && text[s - 1] == b'\'' {
+            continue; // a lifetime or a label
+        }
+        if word == b"let" {
+            in_let = true;
+            depth = 0;
+            continue;
+        }
+        if ITEM_KEYWORDS.contains(&word) {
+            item = true;
+            continue;
+        }
+        let before = text[..s].trim_ascii_end();
+        let after = text[k..].trim_ascii_start();
+        let path_tail = before.ends_with(b".") || before.ends_with(b"::");
+        let path_head = after.starts_with(b"::") || after.starts_with(b"!");
+        if path_tail || path_head || word[0].is_ascii_uppercase() || KEYWORDS.contains(&word) {
+            continue;
+        }
+        let assigned =
+            after.starts_with(b"=") && !after.starts_with(b"==") && !after.starts_with(b"=>")
+                || is_compound_assignment(after);
+        if (in_let && !after.starts_with(b"(")) || assigned {
+            binds.push(word);
+        }
+        if !after.starts_with(b"(") && !in_let {
+            uses.push(word);
+        }
+    }
+    item
+}
+
+/// `+= x`, `-= x`, `|= x`, ...: an assignment to the name before it.
+fn is_compound_assignment(after: &[u8]) -> bool {
+    matches!(
+        after,
+        [
+            b'+' | b'-' | b'*' | b'/' | b'%' | b'^' | b'&' | b'|',
+            b'=',
+            ..
+        ]
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The text of `src` with the statements of its first body that go blanked.
+    fn pruned(src: &str, words: &[&str]) -> String {
+        let code = crate::lexscan::code_only(src);
+        let mut hits: Vec<usize> = words
+            .iter()
+            .flat_map(|w| memchr::memmem::find_iter(&code, w.as_bytes()).collect::<Vec<_>>())
+            .collect();
+        hits.sort_unstable();
+        let open = src.find('{').unwrap();
+        let close = crate::lexscan::matching(&code, open, b'{', b'}').unwrap();
+        let mut out = Vec::new();
+        blank_statements(&code, open, close, &hits, &mut out);
+        let mut b = src.as_bytes().to_vec();
+        for (o, c) in out {
+            for x in &mut b[o + 1..c] {
+                if *x != b'\n' {
+                    *x = b' ';
+                }
+            }
+        }
+        String::from_utf8(b)
+            .unwrap()
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    #[test]
+    fn statements_naming_no_word_go() {
+        let src = "fn f() { let a = 1 + 2; log(a); tokio::spawn(work()); Ok(()) }";
+        assert_eq!(pruned(src, &["spawn"]), "fn f() { tokio::spawn(work()); }");
+    }
+
+    #[test]
+    fn a_binding_a_kept_statement_uses_stays() {
+        let src = "fn f() { let rt = make_runtime(); let x = 3; rt.spawn(work(x)); }";
+        assert_eq!(
+            pruned(src, &["spawn"]),
+            "fn f() { let rt = make_runtime(); let x = 3; rt.spawn(work(x)); }"
+        );
+        // and what feeds that binding, in turn
+        let src = "fn f() { let o = opts(); let rt = make(o); noise(); rt.spawn(w); }";
+        assert_eq!(
+            pruned(src, &["spawn"]),
+            "fn f() { let o = opts(); let rt = make(o); rt.spawn(w); }"
+        );
+    }
+
+    #[test]
+    fn uses_of_what_a_word_bound_stay() {
+        let src = "fn f() { let h = thread::spawn(w); other(); let r = Recorder { h }; r }";
+        assert_eq!(
+            pruned(src, &["spawn"]),
+            "fn f() { let h = thread::spawn(w); let r = Recorder { h }; r }"
+        );
+    }
+
+    #[test]
+    fn values_read_from_what_a_word_bound_are_followed() {
+        let src = "fn f() { let s = salvo::Server::new(a); let h = s.handle(); x(); \
+                   go(async move { h.stop_graceful(d); }); }";
+        assert_eq!(
+            pruned(src, &["salvo"]),
+            "fn f() { let s = salvo::Server::new(a); let h = s.handle(); \
+             go(async move { h.stop_graceful(d); }); }"
+        );
+    }
+
+    #[test]
+    fn blocks_of_kept_statements_are_pruned_in_turn() {
+        let src = "fn f() { loop { tick(); if go { noise(); tokio::spawn(w); } } }";
+        assert_eq!(
+            pruned(src, &["spawn"]),
+            "fn f() { loop { if go { tokio::spawn(w); } } }"
+        );
+        // a statement that goes takes its blocks with it
+        let src = "fn f() { for x in xs { a(x); b(x); } tokio::spawn(w); }";
+        assert_eq!(pruned(src, &["spawn"]), "fn f() { tokio::spawn(w); }");
+    }
+
+    #[test]
+    fn macro_invocations_and_items_stay_whole() {
+        let src = "fn f() { select! { _ = a => { x(); } } ; use a::b; fn g() {} tokio::spawn(w); }";
+        assert_eq!(
+            pruned(src, &["spawn"]),
+            "fn f() { use a::b; fn g() {} tokio::spawn(w); }"
+        );
+        let src = "fn f() { select! { _ = a => { x(); } _ = b => { tokio::spawn(w); } } }";
+        assert_eq!(pruned(src, &["spawn"]), src);
+    }
+
+    #[test]
+    fn struct_patterns_and_literals_are_the_statements_own() {
+        let src = "fn f(self) { let Self { addr, h } = self; noise(); serve(addr).run(); }";
+        assert_eq!(
+            pruned(src, &["serve"]),
+            "fn f(self) { let Self { addr, h } = self; serve(addr).run(); }"
+        );
+    }
+
+    #[test]
+    fn assignments_bind_their_target() {
+        let src = "fn f() { let mut b = Client::builder(); if p { b = with(b, p); } b.build() }";
+        assert_eq!(pruned(src, &["Client", ".build"]), src);
+    }
+}
