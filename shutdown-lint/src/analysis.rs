@@ -449,19 +449,24 @@ impl Analyzer {
         }
         let index = LineIndex::new(text);
         a.facts.suppressions = suppress::parse_suppressions(text, &index);
-        let depth = source::nesting_depth(text);
-        if depth > source::MAX_NESTING {
+        // the parser recurses once per level: what it is given is bounded first (the pruned
+        // text when bodies were blanked: what no rule reads is not parsed, however deep)
+        let too_deep = |a: &mut FileAnalysis, depth: usize| {
             let msg = format!(
                 "nesting is {depth} levels deep, over the linter's bound of {}; not analysed",
                 source::MAX_NESTING
             );
             a.findings
                 .push(parse_error(config, path, index.region(0, 0), msg));
-            return a;
-        }
+        };
         let cleaned = blank_preamble(text);
         let opts = self.collect_options(fctx);
         let model = if cleaned.len() > collect::STREAMING_THRESHOLD {
+            let depth = source::nesting_depth(text);
+            if depth > source::MAX_NESTING {
+                too_deep(&mut a, depth);
+                return a;
+            }
             collect::collect_streaming(&cleaned, &index, &opts)
         } else {
             // bodies no rule reads are blanked; should that ever not parse, the whole file is
@@ -473,12 +478,25 @@ impl Analyzer {
             };
             // and removed before the parse (the parser walks every blank byte); spans map
             // back through the shifts
+            let mut deep = None;
             let pruned = self.body_filter.prune_with(&cleaned, prune).and_then(|p| {
                 let c = crate::compact::compact(&p.text, &p.blanked);
+                let depth = source::nesting_depth(&c.text);
+                if depth > source::MAX_NESTING {
+                    deep = Some(depth); // the whole text is at least as deep
+                    return None;
+                }
                 let file = crate::edition::parse_file(&c.text, fctx.edition).ok()?;
                 a.hidden_decls = p.hidden;
                 Some((file, c.shifts))
             });
+            if pruned.is_none() && deep.is_none() {
+                deep = Some(source::nesting_depth(&cleaned)).filter(|&d| d > source::MAX_NESTING);
+            }
+            if let Some(depth) = deep {
+                too_deep(&mut a, depth);
+                return a;
+            }
             a.pruned = pruned.is_some();
             pruned
                 .map_or_else(

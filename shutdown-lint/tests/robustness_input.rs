@@ -91,6 +91,24 @@ fn file(name: &str, body: String) -> (String, Vec<u8>) {
     (format!("{name}.rs"), (body + SPAWN).into_bytes())
 }
 
+/// The nesting bound applies to what is parsed: deep code a rule reads is a `parse-error`;
+/// deep code in a body no rule reads is blanked before the parse, and the file analysed.
+#[test]
+fn the_nesting_bound_applies_to_the_text_that_is_parsed() {
+    let n = 10_000;
+    let deep = format!("{}1{}", "(".repeat(n), ")".repeat(n));
+    let files = vec![
+        file(
+            "read",
+            format!("fn f() {{ let h = tokio::spawn(async {{}}); let x = {deep} + h; }}"),
+        ),
+        file("unread", format!("fn f() {{ let x = {deep}; }}")),
+    ];
+    let by = check_all(&files);
+    assert_eq!(by["read.rs"], ["parse-error"], "{by:?}");
+    assert_eq!(by["unread.rs"], ["raw-spawn"], "{by:?}");
+}
+
 #[test]
 fn every_construct_nested_ten_thousand_deep() {
     let n = 10_000;
