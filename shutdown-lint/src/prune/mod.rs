@@ -10,15 +10,16 @@
 //! so lines, columns and byte offsets of what is left are those of the original file, and
 //! the signature (parameters, return type, attributes) is kept for the workspace model.
 //!
-//! The same goes for the contents of `macro_rules!` definitions that name no `spawn`, and
-//! of macro invocations outside function bodies whose code names no word (see
-//! `Automata::item_macros`); and,
-//! as options say, for declarations and test code ([`PruneOptions`]). The engine then
-//! removes the blanked contents before the parse ([`crate::compact`]).
+//! Inside a body that is kept, the statements no rule reads go the same way
+//! (`statements.rs`). The same goes for the contents of `macro_rules!` definitions that name
+//! no `spawn`, and of macro invocations outside function bodies whose code names no word
+//! (see `Automata::item_macros`); and, as options say, for declarations and test code
+//! ([`PruneOptions`]). The engine then removes the blanked contents before the parse
+//! ([`crate::compact`]).
 //!
-//! What is lost is only what those bodies held: calls for the call graph (read from the
-//! text again when a binary needs it, as for files the byte scan skipped, see
-//! `FileAnalysis::pruned`) and syntax errors inside them. A file with a glob import of a
+//! What is lost is only what those bodies and statements held: calls for the call graph
+//! (read from the text again when a binary needs it, as for files the byte scan skipped,
+//! see `FileAnalysis::pruned`) and syntax errors inside them. A file with a glob import of a
 //! crate a rule knows is not pruned (any name may come from it).
 
 mod statements;
