@@ -108,11 +108,19 @@ fn judge(stmts: &[Stmt<'_>]) -> Vec<bool> {
             at = stmts[i].parent;
         }
     }
+    // a statement whose own blocks name a word binds what they produce (`let h = if c {
+    // Some(thread::spawn(..)) } else { None };`): children come after their parent
+    let mut flows: Vec<bool> = stmts.iter().map(|s| s.named_word).collect();
+    for k in (0..stmts.len()).rev() {
+        if let Some(p) = stmts[k].parent.filter(|_| flows[k]) {
+            flows[p] = true;
+        }
+    }
     for (k, s) in stmts.iter().enumerate() {
         if s.anchored {
             mark(k, stmts, &mut keep, &mut used);
         }
-        if s.named_word {
+        if flows[k] {
             bound_by_words.extend(s.binds.iter().copied());
         }
     }
@@ -500,6 +508,16 @@ mod tests {
             pruned(src, &["salvo"]),
             "fn f() { let s = salvo::Server::new(a); let h = s.handle(); \
              go(async move { h.stop_graceful(d); }); }"
+        );
+    }
+
+    #[test]
+    fn what_a_statement_s_blocks_spawn_is_followed() {
+        let src = "fn f(c: bool) { let w = if c { Some(thread::spawn(t)) } else { None }; \
+                   noise(); keep(w); }";
+        assert_eq!(
+            pruned(src, &["spawn"]),
+            "fn f(c: bool) { let w = if c { Some(thread::spawn(t)) } else { }; keep(w); }"
         );
     }
 
