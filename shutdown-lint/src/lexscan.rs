@@ -405,7 +405,7 @@ fn keyword_name(b: &[u8], at: usize, len: usize) -> Option<(usize, usize)> {
 }
 
 /// The first index at or after `i` that is not ASCII whitespace.
-fn skip_ws(b: &[u8], mut i: usize) -> usize {
+pub(crate) fn skip_ws(b: &[u8], mut i: usize) -> usize {
     while b.get(i).is_some_and(u8::is_ascii_whitespace) {
         i += 1;
     }

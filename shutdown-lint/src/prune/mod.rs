@@ -24,7 +24,7 @@
 
 mod statements;
 
-use crate::lexscan::{code_and_doc_lines, find_word, is_ident, matching};
+use crate::lexscan::{code_and_doc_lines, find_word, is_ident, matching, skip_ws};
 use aho_corasick::AhoCorasick;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -357,10 +357,11 @@ impl Automata {
             };
             bodies.push((open, close));
             let is_test = (opts.skip_tests || test_macros) && test_attrs_before(text, &code, at);
+            let named = mentions(open, close);
             if opts.declarations_only || (opts.skip_tests && is_test) {
                 blank.push((open, close));
                 i = close + 1;
-            } else if mentions(open, close)
+            } else if named
                 || params_of(&code, at, open).is_some_and(|(po, pc)| {
                     PARAM_WORDS
                         .iter()
@@ -374,7 +375,7 @@ impl Automata {
                 {
                     test_bodies.push((open, close));
                 }
-                if mentions(open, close) {
+                if named {
                     // (a body kept for a parameter's type keeps every statement)
                     statements::blank_statements(&code, open, close, &hits, &mut blank);
                 }
@@ -915,7 +916,7 @@ fn params_of(code: &[u8], at: usize, open: usize) -> Option<(usize, usize)> {
 
 /// The head of a macro invocation whose `!` is at `bang` (code only): `path!` then an
 /// opening delimiter, or a definition `macro_rules! name` then one.
-struct Invocation {
+pub(super) struct Invocation {
     /// Where the macro's path starts.
     path_start: usize,
     /// The last byte of the path (the `!` may follow after whitespace).
@@ -930,7 +931,7 @@ struct Invocation {
 /// The invocation whose `!` is at `bang`, or `None` for a negation, a `!=`, or a `!` not
 /// followed by a delimiter. Its closing delimiter is left to the caller ([`matching`]),
 /// which may not need it.
-fn invocation_at(code: &[u8], bang: usize) -> Option<Invocation> {
+pub(super) fn invocation_at(code: &[u8], bang: usize) -> Option<Invocation> {
     let name_end = code[..bang]
         .iter()
         .rposition(|c| !c.is_ascii_whitespace())?;
@@ -942,18 +943,12 @@ fn invocation_at(code: &[u8], bang: usize) -> Option<Invocation> {
         .rposition(|&c| !(is_ident(c) || c == b':'))
         .map_or(0, |k| k + 1);
     let definition = &code[path_start..=name_end] == b"macro_rules";
-    let skip_ws = |mut j: usize| {
-        while code.get(j).is_some_and(u8::is_ascii_whitespace) {
-            j += 1;
-        }
-        j
-    };
-    let mut open = skip_ws(bang + 1);
+    let mut open = skip_ws(code, bang + 1);
     if definition {
         while code.get(open).is_some_and(|&c| is_ident(c)) {
             open += 1;
         }
-        open = skip_ws(open);
+        open = skip_ws(code, open);
     }
     let closing = match code.get(open)? {
         b'{' => b'}',

@@ -21,7 +21,7 @@
 //! stays whenever it might matter. What goes is returned as `(open, close)` pairs whose
 //! contents are blanked, as for bodies ([`crate::compact`]).
 
-use crate::lexscan::is_ident;
+use crate::lexscan::{is_ident, matching, skip_ws};
 
 /// Keywords that start an item inside a body: a statement naming one stays whole (a
 /// nested `fn` is judged on its own by the pruner, a `use` brings names in).
@@ -255,18 +255,12 @@ fn own_blocks(code: &[u8], start: usize, end: usize) -> Vec<(usize, usize)> {
     while k <= end {
         match code[k] {
             b'!' => {
-                // `name!(..)`, `name! { .. }`, `name![..]`: skipped whole
-                let j = skip_ws(code, k + 1, end);
-                let named = k > 0 && is_ident(code[k - 1]);
-                if named
-                    && j <= end
-                    && let Some(closing) = match code[j] {
-                        b'(' => Some(b')'),
-                        b'[' => Some(b']'),
-                        b'{' => Some(b'}'),
-                        _ => None,
-                    }
-                    && let Some(c) = crate::lexscan::matching(code, j, code[j], closing)
+                // `name!(..)`, `name! { .. }`, `name![..]`: skipped whole (as the pruner's
+                // test-code macros: the name right before the `!`)
+                if let Some(inv) = super::invocation_at(code, k)
+                    && inv.name_end + 1 == k
+                    && !inv.definition
+                    && let Some(c) = matching(code, inv.open, code[inv.open], inv.closing)
                     && c <= end
                 {
                     k = c + 1;
@@ -274,8 +268,7 @@ fn own_blocks(code: &[u8], start: usize, end: usize) -> Vec<(usize, usize)> {
                 }
             }
             b'{' => {
-                let Some(c) = crate::lexscan::matching(code, k, b'{', b'}').filter(|&c| c <= end)
-                else {
+                let Some(c) = matching(code, k, b'{', b'}').filter(|&c| c <= end) else {
                     return out; // unbalanced: the rest stays as it is
                 };
                 // `Foo { a, b }`, `Self { .. } = self`: a struct's literal or pattern is
@@ -297,7 +290,7 @@ fn own_blocks(code: &[u8], start: usize, end: usize) -> Vec<(usize, usize)> {
 /// with a block-like expression (`if`, `match`, a loop, `unsafe`, a block) whose next token
 /// starts another statement (not `else`, `.`, `?`, an operator).
 fn ends_block_statement(code: &[u8], start: usize, at: usize, close: usize) -> bool {
-    let first = skip_ws(code, start, close);
+    let first = skip_ws(code, start).min(close);
     let word_end = (first..close)
         .find(|&i| !is_ident(code[i]))
         .unwrap_or(close);
@@ -309,7 +302,7 @@ fn ends_block_statement(code: &[u8], start: usize, at: usize, close: usize) -> b
     if !block_like {
         return false;
     }
-    let next = skip_ws(code, at + 1, close);
+    let next = skip_ws(code, at + 1).min(close);
     if next >= close {
         return false;
     }
@@ -360,13 +353,6 @@ fn after_type_name(code: &[u8], start: usize, at: usize) -> bool {
         k -= 1;
     }
     k < end && code[k].is_ascii_uppercase()
-}
-
-fn skip_ws(code: &[u8], mut k: usize, end: usize) -> usize {
-    while k <= end && code[k].is_ascii_whitespace() {
-        k += 1;
-    }
-    k
 }
 
 /// Adds the names `text` uses (identifiers that can be a local: not after `.` or `::`,
