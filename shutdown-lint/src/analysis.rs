@@ -174,6 +174,9 @@ pub struct FileAnalysis {
     /// Chains whose receiver only the workspace model can type
     /// ([`FileAnalysis::apply_workspace`]).
     pub pending: Vec<ChainUse>,
+    /// Where the file's HTTP clients go, kept when a pending chain may be one (a builder
+    /// wrapper's): its requests' own timeouts count once the chain is typed.
+    pub client_flow: Option<crate::collect::flow::ClientFlow>,
     /// What the file declares for the workspace model.
     pub decls: Decls,
 }
@@ -584,6 +587,9 @@ impl Analyzer {
             .filter(|cu| cu.chain.pending.is_some())
             .cloned()
             .collect();
+        if !a.pending.is_empty() {
+            a.client_flow = model.client_flow.clone();
+        }
         a.decls = model.decls.clone();
         suppress::apply(&mut a.findings, &mut a.facts.suppressions);
         a
@@ -612,6 +618,7 @@ impl FileAnalysis {
         let model = FileModel {
             chains,
             fns: if serves { self.fns.clone() } else { Vec::new() },
+            client_flow: self.client_flow.clone(),
             ..FileModel::default()
         };
         let cx = RuleContext {

@@ -22,6 +22,10 @@ pub enum ArgValue {
     Num(f64),
     /// The literal `None`.
     NoneLit,
+    /// A closure that applies methods to its one parameter and returns the result,
+    /// `|inner| inner.timeout(d)`: those methods, innermost first (a builder wrapper's
+    /// `prepare(|inner| ..)` sets the wrapped builder's timeouts this way).
+    Applied(Vec<Step>),
     /// Anything else.
     Other,
 }

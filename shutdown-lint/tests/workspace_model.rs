@@ -246,3 +246,20 @@ fn dependency_renamed_in_the_workspace_table_is_that_crate() {
         "{got:?}"
     );
 }
+
+/// A crate linted alone whose clients are built through a builder wrapper of a path
+/// dependency outside the linted paths (meilisearch's `http-client`, linted with its
+/// server crates only): the wrapper's type, methods and the client type its build returns
+/// are read from the dependency's declarations, the struct holding the client included.
+#[test]
+fn builder_wrapper_of_an_unlinted_path_dependency() {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/rules/http-no-timeout/wrapped/svc");
+    let home = tempfile::tempdir().unwrap();
+    let got = lint(&fixture, home.path());
+    let lines: Vec<usize> = got.iter().map(|(l, _)| *l).collect();
+    assert!(got.iter().all(|(_, r)| r == "http-no-timeout"), "{got:?}");
+    // the `//~ http-no-timeout` markers of `svc/src/main.rs`; none in `proxy.rs`, whose
+    // client's every request sets a timeout through the request wrapper's `prepare`
+    assert_eq!(lines, [10, 11, 14, 29], "{got:?}");
+}

@@ -59,9 +59,9 @@ impl Collector<'_, '_> {
         // a root only the workspace model can tell is worth building when a method that a
         // rule looks at is applied, or when the value is bound
         let symbolic_ok = self.want_value
-            || layers.iter().any(|l| {
-                matches!(l, syn::Expr::MethodCall(m) if TRIGGERS.contains(&m.method.to_string().as_str()))
-            });
+            || layers.iter().any(
+                |l| matches!(l, syn::Expr::MethodCall(m) if is_trigger(&m.method.to_string())),
+            );
         self.want_value = false;
         // layers consumed into a symbolic root (`self.pick_handle()`): not steps
         let mut consumed = 0;
@@ -189,7 +189,7 @@ impl Collector<'_, '_> {
                 || (ch.via_binding && ch.origin.is_some())
                 || ch.steps[ch.inherited.min(ch.steps.len())..]
                     .iter()
-                    .any(|s| TRIGGERS.contains(&s.name.as_str()));
+                    .any(|s| is_trigger(&s.name));
             if triggered {
                 let index = self.model.chains.len();
                 if ch.origin.is_none() {
@@ -463,6 +463,13 @@ fn is_timeout_layer(e: &syn::Expr) -> bool {
     m.method == "layer"
         && matches!(&m.args[0], syn::Expr::Call(c) if matches!(&*c.func,
         syn::Expr::Path(p) if super::attrs::path_segs(&p.path).ends_with(&["TimeoutLayer".into(), "new".into()])))
+}
+
+/// Whether a method named `name` makes a chain on a receiver of unknown type worth asking
+/// the workspace model about: one of [`TRIGGERS`], or a method that finishes a builder
+/// wrapper of the workspace (`build_with_policies`, `danger_build_no_ip_policy`).
+pub(super) fn is_trigger(name: &str) -> bool {
+    TRIGGERS.contains(&name) || name.split('_').any(|w| w == "build")
 }
 
 /// Methods a rule looks at: a chain whose root only the workspace model can tell is

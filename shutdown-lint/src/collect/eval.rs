@@ -2,7 +2,7 @@
 //! `const`, a binding), `None`; the file's numeric and duration consts.
 
 use super::state::{BindVal, Collector};
-use crate::model::{ArgValue, Chain};
+use crate::model::{ArgValue, Chain, Step};
 use crate::resolve::Resolution;
 use crate::resolve::known;
 use syn::spanned::Spanned;
@@ -110,10 +110,32 @@ impl Collector<'_, '_> {
         {
             return ArgValue::NoneLit;
         }
+        if let Some(steps) = self.applied_steps(e) {
+            return ArgValue::Applied(steps);
+        }
         match self.eval_number(e, 0) {
             Some(n) => ArgValue::Num(n),
             None => ArgValue::Other,
         }
+    }
+
+    /// The methods a closure of one parameter always applies to it, innermost first
+    /// ([`super::closure::applied_methods`]): `|inner| inner.timeout(d).gzip(true)`.
+    fn applied_steps(&self, e: &syn::Expr) -> Option<Vec<Step>> {
+        let syn::Expr::Closure(c) = e else {
+            return None;
+        };
+        let layers = super::closure::applied_methods(c)?;
+        Some(
+            layers
+                .iter()
+                .map(|m| Step {
+                    name: m.method.to_string(),
+                    region: self.region(m.method.span()),
+                    args: m.args.iter().map(|a| self.eval_arg(a)).collect(),
+                })
+                .collect(),
+        )
     }
 
     pub(super) fn collect_consts(&mut self, consts: &[(String, syn::Expr)]) {

@@ -674,10 +674,19 @@ fn wrapped_name(mut e: &syn::Expr) -> Option<&syn::Expr> {
 
 /// Whether one of the first `sent` methods of a request sets a timeout (not `None`).
 fn timed_before(methods: &[&syn::ExprMethodCall], sent: usize) -> bool {
-    methods[..sent.min(methods.len())].iter().any(|m| {
+    let sets_timeout = |m: &syn::ExprMethodCall| {
         m.method == "timeout"
             && !matches!(m.args.first().map(strip),
                 Some(syn::Expr::Path(p)) if p.path.is_ident("None"))
+    };
+    methods[..sent.min(methods.len())].iter().any(|m| {
+        sets_timeout(m)
+            // a request wrapper's `prepare(|request| request.timeout(d))`
+            || m.args.iter().any(|a| {
+                matches!(strip(a), syn::Expr::Closure(c)
+                    if super::closure::applied_methods(c)
+                        .is_some_and(|inner| inner.iter().any(|m| sets_timeout(m))))
+            })
     })
 }
 

@@ -438,15 +438,19 @@ impl Collector<'_, '_> {
             if underscore && let Some(i) = chain.as_ref().and_then(|c| c.origin) {
                 self.underscore_bound.insert(i);
             }
+            let known_value = || {
+                self.eval_duration(init, 0)
+                    .map(BindVal::Duration)
+                    .or_else(|| self.eval_number(init, 0).map(BindVal::Num))
+            };
             val = match chain {
                 Some(ch) => match duration_of_chain(&ch) {
                     Some(d) => Some(BindVal::Duration(d)),
-                    None => Some(BindVal::Chain(Box::new(ch))),
+                    // a number or duration with a default, whatever it is read from
+                    // (`let secs = env::var(..).ok().and_then(..).unwrap_or(30);`)
+                    None => known_value().or(Some(BindVal::Chain(Box::new(ch)))),
                 },
-                None => self
-                    .eval_duration(init, 0)
-                    .map(BindVal::Duration)
-                    .or_else(|| self.eval_number(init, 0).map(BindVal::Num)),
+                None => known_value(),
             };
             if let Some(e) = diverge {
                 self.visit_expr(e);

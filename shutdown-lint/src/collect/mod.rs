@@ -14,6 +14,7 @@
 mod attrs;
 mod budgets;
 mod chain;
+mod closure;
 mod deferred;
 mod eval;
 mod expr;
@@ -92,9 +93,20 @@ pub fn collect(file: &syn::File, index: &LineIndex<'_>, opts: &CollectOptions) -
 
 /// A chain that makes an HTTP client or client builder of a library the rules know.
 /// A builder whose chain sets a timeout is not reported, so it needs no flow (the parse
-/// that reads it costs as much as the file's own).
+/// that reads it costs as much as the file's own). A chain on a receiver only the
+/// workspace model can type counts when it may be a builder wrapper's
+/// (`ClientBuilder::new().prepare(|inner| ..).build_with_policies(..)`): a step named
+/// like a wrapper's build, or a closure applying methods to what the wrapper wraps.
 fn builds_http_client(ch: &crate::model::Chain) -> bool {
     use crate::resolve::known::{HTTP_CTORS, HttpKind};
+    if ch.pending.is_some() {
+        return ch.steps.iter().any(|s| {
+            (s.name != "build" && chain::is_trigger(&s.name) && s.name.contains("build"))
+                || s.args
+                    .iter()
+                    .any(|a| matches!(a, crate::model::ArgValue::Applied(_)))
+        });
+    }
     let root = ch.root_str();
     HTTP_CTORS.iter().any(|(p, k, lib)| {
         *p == root

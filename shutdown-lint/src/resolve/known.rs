@@ -214,8 +214,43 @@ pub fn type_ctor(ty: &[String]) -> Option<&'static str> {
     TYPE_CTORS.iter().find(|(t, _)| *t == s).map(|(_, c)| *c)
 }
 
-/// Whether `ty` is an HTTP client builder type of a known library (its `new` is a builder
-/// constructor in [`HTTP_CTORS`]), e.g. `reqwest::ClientBuilder`.
+/// HTTP client builder types whose constructor is not their own `new`: type, constructor
+/// (a builder constructor in [`HTTP_CTORS`]).
+const HTTP_BUILDER_TYPES: &[(&str, &str)] = &[
+    // ureq 3: `Agent::config_builder()` / `Config::builder()` make a `ConfigBuilder`
+    (
+        "ureq::config::ConfigBuilder",
+        "ureq::config::Config::builder",
+    ),
+];
+
+/// The constructor of an HTTP client builder type of a known library (its `new` when that
+/// is a builder constructor in [`HTTP_CTORS`]), e.g. `reqwest::ClientBuilder::new`.
+///
+/// # Examples
+/// ```
+/// use shutdown_lint::resolve::{known::http_builder_ctor, split_path};
+/// let ctor = http_builder_ctor(&split_path("reqwest::ClientBuilder"));
+/// assert_eq!(ctor.as_deref(), Some("reqwest::ClientBuilder::new"));
+/// assert_eq!(
+///     http_builder_ctor(&split_path("ureq::config::ConfigBuilder")).as_deref(),
+///     Some("ureq::config::Config::builder")
+/// );
+/// ```
+pub fn http_builder_ctor(ty: &[String]) -> Option<&'static str> {
+    let name = ty.join("::");
+    if let Some((_, ctor)) = HTTP_BUILDER_TYPES.iter().find(|(t, _)| *t == name) {
+        return Some(ctor);
+    }
+    let s = format!("{name}::new");
+    HTTP_CTORS
+        .iter()
+        .find(|(p, k, _)| *p == s && *k == HttpKind::Builder)
+        .map(|(p, _, _)| *p)
+}
+
+/// Whether `ty` is an HTTP client builder type of a known library (see
+/// [`http_builder_ctor`]), e.g. `reqwest::ClientBuilder`.
 ///
 /// # Examples
 /// ```
@@ -223,10 +258,24 @@ pub fn type_ctor(ty: &[String]) -> Option<&'static str> {
 /// assert!(is_http_builder_type(&split_path("reqwest::ClientBuilder")));
 /// ```
 pub fn is_http_builder_type(ty: &[String]) -> bool {
-    let s = format!("{}::new", ty.join("::"));
-    HTTP_CTORS
-        .iter()
-        .any(|(p, k, _)| *p == s && *k == HttpKind::Builder)
+    http_builder_ctor(ty).is_some()
+}
+
+/// Whether `ty` is an HTTP client type of a known library (its constructor in
+/// [`TYPE_CTORS`] makes a client), e.g. `reqwest::Client`.
+///
+/// # Examples
+/// ```
+/// use shutdown_lint::resolve::{known::is_http_client_type, split_path};
+/// assert!(is_http_client_type(&split_path("reqwest::Client")));
+/// assert!(!is_http_client_type(&split_path("tokio::runtime::Handle")));
+/// ```
+pub fn is_http_client_type(ty: &[String]) -> bool {
+    type_ctor(ty).is_some_and(|c| {
+        HTTP_CTORS
+            .iter()
+            .any(|(p, k, _)| *p == c && *k == HttpKind::Client)
+    })
 }
 
 /// Spawn methods on [`RAW_SPAWN_RECEIVERS`].

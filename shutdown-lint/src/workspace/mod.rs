@@ -24,7 +24,7 @@ pub(crate) mod path_deps;
 pub mod reexports;
 pub mod test_modules;
 
-use crate::model::{Chain, ChainUse, Decls, FnDecl, Step, SymRoot};
+use crate::model::{ArgValue, Chain, ChainUse, Decls, FnDecl, Step, SymRoot};
 use crate::resolve::{Canon, known};
 use std::collections::HashMap;
 
@@ -61,6 +61,10 @@ pub struct WorkspaceModel {
     methods_by_name: HashMap<String, Vec<FnDecl>>,
     aliases: HashMap<Canon, Canon>,
     aliases_by_name: HashMap<String, Vec<Canon>>,
+    /// Types of the fields that hold an HTTP client or client builder of a known library,
+    /// whatever their name, by owner: what a wrapper type of the workspace wraps.
+    http_fields: HashMap<Canon, Vec<Canon>>,
+    http_fields_by_type_name: HashMap<String, Vec<Canon>>,
 }
 
 impl WorkspaceModel {
@@ -101,8 +105,9 @@ impl WorkspaceModel {
         names: Option<&std::collections::HashSet<String>>,
     ) -> WorkspaceModel {
         let wanted = |n: &String| names.is_none_or(|set| set.contains(n));
+        let decls: Vec<&Decls> = decls.into_iter().collect();
         let mut ws = WorkspaceModel::default();
-        for d in decls {
+        for &d in &decls {
             for (owner, name, ty) in d.fields.iter().filter(|(_, n, _)| wanted(n)) {
                 ws.fields.insert((owner.clone(), name.clone()), ty.clone());
                 if let Some(last) = owner.last() {
@@ -144,6 +149,20 @@ impl WorkspaceModel {
                         .or_default()
                         .push(ty.clone());
                 }
+            }
+        }
+        // once every alias is known: the fields a wrapper type holds its client or
+        // builder in (`struct ClientBuilder(reqwest::ClientBuilder)`)
+        for (owner, _, ty) in decls.iter().flat_map(|d| d.fields.iter()) {
+            let ty = ws.unalias(ty.clone());
+            if known::is_http_builder_type(&ty) || known::is_http_client_type(&ty) {
+                if let Some(last) = owner.last() {
+                    ws.http_fields_by_type_name
+                        .entry(last.clone())
+                        .or_default()
+                        .push(ty.clone());
+                }
+                ws.http_fields.entry(owner.clone()).or_default().push(ty);
             }
         }
         ws
@@ -231,6 +250,9 @@ impl WorkspaceModel {
                 let b = made_by.and_then(|f| f.builder.as_ref())?;
                 return Some(rewrite(ch, i, b.root.clone(), b.steps.clone()));
             }
+            if let Some(builder) = self.wrapped_builder(&ty, need) {
+                return self.through_wrapper(ch, i, &ty, &builder, need);
+            }
             let step = ch.steps.get(i)?;
             i += 1;
             if TRANSPARENT.contains(&step.name.as_str()) {
@@ -247,6 +269,110 @@ impl WorkspaceModel {
             made_by = Some(f);
         }
         None
+    }
+
+    /// The HTTP client builder type a workspace type wraps: its one field holding a
+    /// builder of a known library (`struct ClientBuilder(reqwest::ClientBuilder)`).
+    fn wrapped_builder(&self, ty: &Canon, need: &mut Vec<String>) -> Option<Canon> {
+        let Some(fields) = self.http_fields_of(ty) else {
+            // its declaration, perhaps hidden (every declaration of the type)
+            need.extend(ty.last().map(|l| format!("{l}::")));
+            return None;
+        };
+        let mut builders = fields.filter(|t| known::is_http_builder_type(t));
+        let first = builders.next()?;
+        builders.all(|t| t == first).then(|| first.clone())
+    }
+
+    /// Whether a workspace type holds an HTTP client of a known library in a field (a
+    /// client wrapper a builder wrapper's `build_with_policies(..)` returns).
+    fn wraps_client(&self, ty: &Canon, need: &mut Vec<String>) -> bool {
+        match self.http_fields_of(ty) {
+            Some(mut fields) => fields.any(|t| known::is_http_client_type(t)),
+            None => {
+                need.extend(ty.last().map(|l| format!("{l}::")));
+                false
+            }
+        }
+    }
+
+    /// The client and builder fields of a type: by its path, else by its name when every
+    /// type of that name agrees (a type re-exported under another path).
+    fn http_fields_of(&self, ty: &Canon) -> Option<impl Iterator<Item = &Canon>> {
+        if let Some(v) = self.http_fields.get(ty) {
+            return Some(v.iter());
+        }
+        let v = self.http_fields_by_type_name.get(ty.last()?)?;
+        let first = v.first()?;
+        v.iter().all(|t| t == first).then(|| v.iter())
+    }
+
+    /// A chain on a builder wrapper `wrapper` of the workspace (around a builder of type
+    /// `builder`), from step `consumed` on, rewritten as the wrapped builder's own chain:
+    /// a wrapper method that returns the wrapper applies what its closures apply to the
+    /// wrapped builder (`prepare(|inner| inner.timeout(d))` is `.timeout(d)`), one that
+    /// returns a client (or a wrapper of one) is the builder's `build`, the wrapper's own
+    /// `build` stays; after that the steps apply to what was built. A method returning
+    /// anything else (or unknown) ends the answer: `None`.
+    fn through_wrapper(
+        &self,
+        ch: &Chain,
+        consumed: usize,
+        wrapper: &Canon,
+        builder: &Canon,
+        need: &mut Vec<String>,
+    ) -> Option<Chain> {
+        let ctor = known::http_builder_ctor(builder)?;
+        let (_, _, lib) = known::HTTP_CTORS.iter().find(|(p, _, _)| *p == ctor)?;
+        let build = lib.build_methods.first()?;
+        let mut steps: Vec<Step> = Vec::new();
+        let mut inherited = 0;
+        let mut wrapped = true;
+        for (j, step) in ch.steps.iter().enumerate().skip(consumed) {
+            let before = steps.len();
+            let name = step.name.as_str();
+            if !wrapped || TRANSPARENT.contains(&name) || lib.build_methods.contains(&name) {
+                wrapped &= !lib.build_methods.contains(&name);
+                steps.push(step.clone());
+            } else {
+                let ret = self.unalias(self.method(Some(wrapper), name, need)?.ret.clone());
+                if ret == *wrapper {
+                    steps.extend(step.args.iter().flat_map(|a| match a {
+                        ArgValue::Applied(inner) => inner.clone(),
+                        _ => Vec::new(),
+                    }));
+                } else if known::is_http_client_type(&ret) || self.wraps_client(&ret, need) {
+                    steps.push(Step {
+                        name: (*build).to_string(),
+                        region: step.region,
+                        args: Vec::new(),
+                    });
+                    wrapped = false;
+                } else {
+                    return None;
+                }
+            }
+            if j < ch.inherited {
+                inherited += steps.len() - before;
+            }
+        }
+        Some(Chain {
+            root: crate::resolve::split_path(ctor),
+            root_region: match consumed {
+                0 => ch.root_region,
+                n => ch.steps[n - 1].region,
+            },
+            root_args: Vec::new(),
+            steps,
+            inherited,
+            via_binding: ch.via_binding,
+            pending: None,
+            origin: None,
+            // shown as the wrapper's constructor, as written, beside the builder's
+            via: None,
+            written: ch.via.clone(),
+            received: true,
+        })
     }
 
     /// The type of a pending root, and the function that made it (for helpers' builders).

@@ -81,14 +81,30 @@ impl DepSources {
             .filter(|n| !n.is_empty() && !self.asked.contains(*n))
             .map(str::to_string)
             .collect();
-        if new.is_empty() || self.files.is_empty() {
+        // a type asked for whole (`Client::`, kept as such in `asked`): the file that
+        // declares it
+        let types: Vec<&String> = need
+            .iter()
+            .filter(|k| {
+                k.strip_suffix("::")
+                    .is_some_and(|t| !t.is_empty() && !t.contains("::"))
+                    && !self.asked.contains(*k)
+            })
+            .collect();
+        if (new.is_empty() && types.is_empty()) || self.files.is_empty() {
             return Vec::new();
         }
         let needles: Vec<String> = new
             .iter()
             .flat_map(|n| [format!("fn {n}"), format!("{n}:")])
+            .chain(
+                types
+                    .iter()
+                    .map(|k| format!("struct {}", &k[..k.len() - 2])),
+            )
             .collect();
         self.asked.extend(new);
+        self.asked.extend(types.into_iter().cloned());
         let Ok(finder) = aho_corasick::AhoCorasick::new(&needles) else {
             return Vec::new();
         };
