@@ -212,7 +212,8 @@ fn for_each_item(text: &str, mut f: impl FnMut(syn::Item, usize)) -> syn::Result
     parser.parse_str(text)
 }
 
-/// The file's `const`s and type aliases, found before the walk so a use may precede them.
+/// The file's `const`s (and immutable `static`s) and type aliases, found before the walk so
+/// a use may precede them.
 #[derive(Default)]
 pub(super) struct ConstFinder {
     pub(super) out: Vec<(String, syn::Expr)>,
@@ -226,6 +227,13 @@ impl<'ast> Visit<'ast> for ConstFinder {
     }
     fn visit_impl_item_const(&mut self, c: &'ast syn::ImplItemConst) {
         self.out.push((c.ident.to_string(), c.expr.clone()));
+    }
+    // an immutable `static` holds its value as a `const` does (qdrant's
+    // `static DEFAULT_INFERENCE_TIMEOUT_SECS: u64 = 10 * 60;`)
+    fn visit_item_static(&mut self, s: &'ast syn::ItemStatic) {
+        if matches!(s.mutability, syn::StaticMutability::None) {
+            self.out.push((s.ident.to_string(), (*s.expr).clone()));
+        }
     }
     fn visit_item_type(&mut self, t: &'ast syn::ItemType) {
         if t.generics.params.is_empty() {
