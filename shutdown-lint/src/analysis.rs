@@ -405,7 +405,15 @@ impl Analyzer {
             declarations_only: true,
             ..crate::prune::PruneOptions::default()
         };
-        let pruned = self.body_filter.prune_with(&cleaned, opts)?;
+        // nothing to blank (no function body, every declaration revealed): the whole text
+        let pruned = self
+            .body_filter
+            .prune_with(&cleaned, opts)
+            .unwrap_or_else(|| crate::prune::Pruned {
+                text: cleaned.to_string(),
+                hidden: Vec::new(),
+                blanked: Vec::new(),
+            });
         let c = crate::compact::compact(&pruned.text, &pruned.blanked);
         let file = crate::edition::parse_file(&c.text, fctx.edition).ok();
         let Some(file) = file else {

@@ -497,14 +497,11 @@ fn workspace_model(
     analyzer_of: &(dyn Fn(&Job) -> Arc<Analyzer> + Sync),
 ) -> crate::workspace::WorkspaceModel {
     let names = pending_names(analyses);
-    // the declarations of the linted files, and of unlinted path dependencies (`extra`)
-    let build = |analyses: &[FileAnalysis], extra: &[crate::model::Decls]| {
-        crate::workspace::WorkspaceModel::build_for(
-            analyses.iter().map(|a| &a.decls).chain(extra),
-            Some(&names),
-        )
+    // the declarations of the linted files (those read later are added to it)
+    let build = |analyses: &[FileAnalysis]| {
+        crate::workspace::WorkspaceModel::build_for(analyses.iter().map(|a| &a.decls), Some(&names))
     };
-    let mut ws = build(analyses, &[]);
+    let mut ws = build(analyses);
     let mut need: HashSet<String> = HashSet::new();
     // a chain is at most a few steps long: each round reveals at least one more step
     for _ in 0..8 {
@@ -541,10 +538,10 @@ fn workspace_model(
                 None => a.hidden_decls.clear(),
             }
         }
-        ws = build(analyses, &[]);
+        ws = build(analyses);
     }
-    // names still asked for: declared, perhaps, by a path dependency outside the linted
-    // paths (a crate of the workspace linted alone)
+    // names still asked for: declared, perhaps, by a file the byte scan skipped or by a
+    // path dependency outside the linted paths (a crate of the workspace linted alone)
     need = ws.needed_names(analyses.iter().flat_map(|a| a.pending.iter()));
     if need.is_empty() {
         return ws;
@@ -554,19 +551,26 @@ fn workspace_model(
             .filter_map(|j| j.pkg.as_ref().map(|p| (p, analyzer_of(j)))),
     );
     let deps = crate::workspace::path_deps::unlinted_deps(&linted);
-    if deps.is_empty() {
+    let mut sources = crate::workspace::path_deps::DepSources::list(&deps);
+    // and the linted files the byte scan skipped: never parsed, so nothing of theirs is
+    // known (a struct whose fields name no word: `services: Arc<OnceServices>`)
+    sources.add_skipped(
+        jobs.iter()
+            .zip(analyses.iter())
+            .filter(|(_, a)| a.skipped_by_scan)
+            .map(|(j, _)| (j.abs.clone(), file_context(j), analyzer_of(j))),
+    );
+    if sources.is_empty() {
         return ws;
     }
-    let mut sources = crate::workspace::path_deps::DepSources::list(&deps);
-    let mut extra: Vec<crate::model::Decls> = Vec::new();
+
     // each round types one more step of a chain (a method of the type the last returned)
-    for _ in 0..4 {
+    for _ in 0..6 {
         let found = sources.declarations(&need);
         if found.is_empty() {
             break;
         }
-        extra.extend(found);
-        ws = build(analyses, &extra);
+        ws.extend_for(found.iter(), Some(&names));
         need = ws.needed_names(analyses.iter().flat_map(|a| a.pending.iter()));
         if need.is_empty() {
             break;
@@ -680,6 +684,33 @@ fn find_package(
     found
 }
 
+/// The module path of `file` from the directory of the library or binary root of `pkg`
+/// that holds it (the innermost such directory), when that root is not in a `src/`
+/// directory, which [`FileContext::from_path`] reads alone.
+fn module_path_under_root(pkg: &crate::package::Package, file: &Path) -> Option<Vec<String>> {
+    let root = pkg
+        .lib
+        .iter()
+        .chain(pkg.bins.iter().map(|(_, b)| b))
+        .filter_map(|r| r.parent())
+        .filter(|d| file.starts_with(d) && !d.ends_with("src"))
+        .max_by_key(|d| d.components().count())?;
+    let rel = file.strip_prefix(root).ok()?;
+    let mut path: Vec<String> = rel
+        .components()
+        .filter_map(|c| match c {
+            std::path::Component::Normal(s) => Some(s.to_string_lossy().into_owned()),
+            _ => None,
+        })
+        .collect();
+    let last = path.pop()?;
+    let stem = last.strip_suffix(".rs").unwrap_or(&last);
+    if stem != "mod" {
+        path.push(stem.to_string());
+    }
+    Some(path)
+}
+
 fn file_context(job: &Job) -> FileContext {
     let mut ctx = FileContext::default();
     if let Some(pkg) = &job.pkg {
@@ -692,7 +723,9 @@ fn file_context(job: &Job) -> FileContext {
         ctx.module_path = if is_root {
             Vec::new()
         } else {
-            guess.module_path
+            // under the directory of the crate root it belongs to (tuwunel's crates have
+            // `[lib] path = "mod.rs"`, with no `src/`): the path from there
+            module_path_under_root(pkg, &job.abs).unwrap_or(guess.module_path)
         };
         // a build script (`build.rs` beside `Cargo.toml`) runs at compile time, never in
         // the service a deploy stops: skipped with test code

@@ -88,3 +88,25 @@ pub(super) fn plain_param_name(a: &syn::FnArg) -> Option<String> {
         syn::FnArg::Receiver(_) => None,
     }
 }
+
+/// The type an `#[implement(Type)]` attribute makes a free function a method of (tuwunel's
+/// and conduwuit's `implement` attribute, which wraps the function in `impl Type { .. }`):
+/// its first argument, a path.
+pub(super) fn implement_receiver(attrs: &[syn::Attribute]) -> Option<syn::Type> {
+    let a = attrs.iter().find(|a| {
+        a.path()
+            .segments
+            .last()
+            .is_some_and(|s| s.ident == "implement")
+    })?;
+    let args = a
+        .parse_args_with(syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated)
+        .ok()?;
+    match args.first()? {
+        syn::Meta::Path(p) => Some(syn::Type::Path(syn::TypePath {
+            qself: None,
+            path: p.clone(),
+        })),
+        _ => None,
+    }
+}

@@ -555,7 +555,22 @@ impl<'ast> Visit<'ast> for Collector<'_, '_> {
         }
         self.mark_test(attrs);
         match item {
-            syn::Item::Fn(f) => self.visit_fn(&f.attrs, &f.sig, Some(&f.block)),
+            syn::Item::Fn(f) => match super::attrs::implement_receiver(&f.attrs) {
+                // `#[implement(super::Service)] fn f(&self)`: a method of that type, as
+                // the attribute expands it
+                Some(ty) => {
+                    let saved_self = self.self_ty.take();
+                    self.self_ty = self.type_canon(&ty);
+                    let name = self.self_ty.as_ref().and_then(|t| t.last().cloned());
+                    self.item_stack.push(name.unwrap_or_else(|| "impl".into()));
+                    self.in_impl = true;
+                    self.visit_fn(&f.attrs, &f.sig, Some(&f.block));
+                    self.in_impl = false;
+                    self.item_stack.pop();
+                    self.self_ty = saved_self;
+                }
+                None => self.visit_fn(&f.attrs, &f.sig, Some(&f.block)),
+            },
             syn::Item::Mod(m) => {
                 let name = m.ident.to_string();
                 // `mod x;` out of line: recorded above

@@ -17,11 +17,14 @@
 //! (re-exported under another path), then any field of that name; the same for methods;
 //! a free function by full path, then by name. Re-exports of dependencies, read from their
 //! sources before the walk, are in [`reexports`]; test modules declared out of line in
-//! [`test_modules`]; declarations of path dependencies outside the linted paths in
-//! `path_deps`.
+//! [`test_modules`]; declarations of path dependencies outside the linted paths, and of
+//! linted files the byte scan skipped (through an index of what they may declare), in
+//! `path_deps`. A type holding a known HTTP client builder in a field is a builder
+//! wrapper: chains on it are rewritten as the wrapped builder's.
 
 pub(crate) mod path_deps;
 pub mod reexports;
+mod skipped_index;
 pub mod test_modules;
 
 use crate::model::{ArgValue, Chain, ChainUse, Decls, FnDecl, Step, SymRoot};
@@ -104,9 +107,35 @@ impl WorkspaceModel {
         decls: impl IntoIterator<Item = &'a Decls>,
         names: Option<&std::collections::HashSet<String>>,
     ) -> WorkspaceModel {
-        let wanted = |n: &String| names.is_none_or(|set| set.contains(n));
-        let decls: Vec<&Decls> = decls.into_iter().collect();
         let mut ws = WorkspaceModel::default();
+        ws.extend_for(decls, names);
+        ws
+    }
+
+    /// Adds more declarations to the model, filtered as [`WorkspaceModel::build_for`]
+    /// filters them (a later round of reading adds what it found, without building the
+    /// model again).
+    ///
+    /// # Examples
+    /// ```
+    /// use shutdown_lint::model::Decls;
+    /// use shutdown_lint::resolve::split_path;
+    /// use shutdown_lint::workspace::WorkspaceModel;
+    /// let mut ws = WorkspaceModel::default();
+    /// let mut d = Decls::default();
+    /// d.fields.push((split_path("app::Worker"), "rt".into(), split_path("tokio::runtime::Handle")));
+    /// ws.extend_for([&d], None);
+    /// assert_eq!(ws.len(), 1);
+    /// ```
+    pub fn extend_for<'a>(
+        &mut self,
+        decls: impl IntoIterator<Item = &'a Decls>,
+        names: Option<&std::collections::HashSet<String>>,
+    ) {
+        // a user `Deref` is looked up for any field read through it
+        let wanted = |n: &String| names.is_none_or(|set| set.contains(n)) || n == "deref";
+        let decls: Vec<&Decls> = decls.into_iter().collect();
+        let ws = self;
         for &d in &decls {
             for (owner, name, ty) in d.fields.iter().filter(|(_, n, _)| wanted(n)) {
                 ws.fields.insert((owner.clone(), name.clone()), ty.clone());
@@ -165,7 +194,6 @@ impl WorkspaceModel {
                 ws.http_fields.entry(owner.clone()).or_default().push(ty);
             }
         }
-        ws
     }
 
     /// Number of declarations held.
@@ -404,10 +432,11 @@ impl WorkspaceModel {
                 return answer;
             }
             // a user `Deref`: the field of what the owner dereferences to
-            if let Some(target) = self.deref_target(&o, need)
-                && let Some(answer) = self.field_of_type(&target, name)
-            {
-                return answer;
+            if let Some(target) = self.deref_target(&o, need) {
+                need.extend(target.last().map(|l| format!("{l}::{name}")));
+                if let Some(answer) = self.field_of_type(&target, name) {
+                    return answer;
+                }
             }
         }
         let v = self.fields_by_name.get(name);

@@ -7,7 +7,9 @@
 //! searched for the names, and only the files that declare one (`fn name` or `name:`) are
 //! read, for their declarations alone; each round searches only for the names no earlier
 //! round asked for. A dependency that a linted file belongs to is never read here: its
-//! files are in the run already.
+//! files are in the run already. Linted files the byte scan skipped are searched the same
+//! way, through [`super::skipped_index`] (a key `Type::name` reads only the files that may
+//! declare both).
 
 use crate::analysis::{Analyzer, FileContext};
 use crate::model::Decls;
@@ -45,12 +47,24 @@ pub(crate) fn unlinted_deps(
     out
 }
 
-/// The library sources of the unlinted path dependencies, listed once per run, and the
-/// names already searched for in them.
+/// One source file read for declarations only: its path, where it sits in its crate, and
+/// the analyzer that reads it.
+pub(crate) type Source = (PathBuf, FileContext, Arc<Analyzer>);
+
+/// Sources read for declarations only, listed once per run, and the keys already searched
+/// for in them: the library sources of the unlinted path dependencies, searched by name;
+/// and linted files the byte scan skipped (they name no word a rule reads, yet may declare
+/// a field a chain goes through: `services: Arc<OnceServices>`), searched only for what
+/// the types they declare are asked (a key `Type::name`, or `Type::`), through an index of
+/// those types built on the first search.
 pub(crate) struct DepSources {
-    /// Each `.rs` file, with its package and the analyzer that reads it.
-    files: Vec<(PathBuf, Arc<Package>, Arc<Analyzer>)>,
-    /// Names searched for in an earlier round: a file that declares one was read then.
+    /// The unlinted path dependencies' library files.
+    files: Vec<Source>,
+    /// Linted files the byte scan skipped.
+    skipped: Vec<Source>,
+    /// What the skipped files may declare, built on the first search.
+    skipped_index: Option<super::skipped_index::SkippedIndex>,
+    /// Keys searched for in an earlier round: a file that declares one was read then.
     asked: HashSet<String>,
 }
 
@@ -60,65 +74,118 @@ impl DepSources {
         let files = deps
             .iter()
             .flat_map(|(dep, analyzer)| {
-                library_files(dep)
-                    .into_iter()
-                    .map(|f| (f, dep.clone(), analyzer.clone()))
+                library_files(dep).into_iter().map(|f| {
+                    let ctx = context(dep, &f);
+                    (f, ctx, analyzer.clone())
+                })
             })
             .collect();
         DepSources {
             files,
+            skipped: Vec::new(),
+            skipped_index: None,
             asked: HashSet::new(),
         }
     }
 
+    /// Adds linted files the byte scan skipped.
+    pub(crate) fn add_skipped(&mut self, files: impl IntoIterator<Item = Source>) {
+        self.skipped.extend(files);
+    }
+
+    /// Whether there is no file to search.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.files.is_empty() && self.skipped.is_empty()
+    }
+
     /// The declarations of the files that declare (`fn name` or `name:`) a name the model
-    /// asks for (`need`: `Type::name` or `name`) and no earlier round searched for; each
-    /// such file is read for every name of `need`.
+    /// asks for (`need`: `Type::name` or `name`; `Type::` for a type's own declaration) and
+    /// no earlier round asked for — of a dependency's file, naming `Type` where it may
+    /// declare it (`struct Type`, `impl Type`, `for Type`, ..); of a skipped file, only one
+    /// that may declare `Type` —; each such file is read for every key of `need`.
     pub(crate) fn declarations(&mut self, need: &HashSet<String>) -> Vec<Decls> {
-        let new: HashSet<String> = need
-            .iter()
-            .filter_map(|k| k.rsplit("::").next())
-            .filter(|n| !n.is_empty() && !self.asked.contains(*n))
-            .map(str::to_string)
-            .collect();
-        // a type asked for whole (`Client::`, kept as such in `asked`): the file that
-        // declares it
-        let types: Vec<&String> = need
-            .iter()
-            .filter(|k| {
-                k.strip_suffix("::")
-                    .is_some_and(|t| !t.is_empty() && !t.contains("::"))
-                    && !self.asked.contains(*k)
-            })
-            .collect();
-        if (new.is_empty() && types.is_empty()) || self.files.is_empty() {
+        // keys no earlier round asked for: a name asked of another type (`Services::server`
+        // after `OnceServices::server`) reads its files again, revealing that type's
+        let new: Vec<&String> = need.iter().filter(|k| !self.asked.contains(*k)).collect();
+        if new.is_empty() || self.is_empty() {
             return Vec::new();
         }
-        let needles: Vec<String> = new
-            .iter()
-            .flat_map(|n| [format!("fn {n}"), format!("{n}:")])
-            .chain(
-                types
-                    .iter()
-                    .map(|k| format!("struct {}", &k[..k.len() - 2])),
-            )
-            .collect();
-        self.asked.extend(new);
-        self.asked.extend(types.into_iter().cloned());
-        let Ok(finder) = aho_corasick::AhoCorasick::new(&needles) else {
+        // each needle, and the types one of which a file holding it must declare too (`fn
+        // new` asked as `Command::new` reads only files declaring `Command`); `None`: any
+        let mut needles: Vec<(String, Option<Vec<String>>)> = Vec::new();
+        let mut add = |needle: String, owner: Option<&str>| match needles
+            .iter_mut()
+            .find(|(n, _)| *n == needle)
+        {
+            Some((_, v)) => match (v.as_mut(), owner) {
+                (Some(v), Some(o)) => v.push(o.to_string()),
+                _ => *v = None,
+            },
+            None => needles.push((needle, owner.map(|o| vec![o.to_string()]))),
+        };
+        for k in &new {
+            match k.strip_suffix("::") {
+                // a type asked for whole (`Client::`): the file that declares it
+                Some(t) if !t.is_empty() && !t.contains("::") => {
+                    add(format!("struct {t}"), None);
+                }
+                Some(_) => {}
+                None => {
+                    let (owner, n) = match k.rsplit_once("::") {
+                        Some((o, n)) => (Some(o), n),
+                        None => (None, k.as_str()),
+                    };
+                    add(format!("fn {n}"), owner);
+                    add(format!("{n}:"), owner);
+                }
+            }
+        }
+        let Ok(finder) = aho_corasick::AhoCorasick::new(needles.iter().map(|(n, _)| n)) else {
             return Vec::new();
         };
-        let found = crate::pool::map_on_large_stacks(&self.files, None, |(file, dep, analyzer)| {
+        // the skipped files that may declare what is asked
+        if !self.skipped.is_empty() && self.skipped_index.is_none() {
+            self.skipped_index = Some(super::skipped_index::SkippedIndex::build(&self.skipped));
+        }
+        let mut picked: Vec<usize> = match &self.skipped_index {
+            Some(index) => new.iter().flat_map(|k| index.files_for(k)).collect(),
+            None => Vec::new(),
+        };
+        picked.sort_unstable();
+        picked.dedup();
+        let candidates: Vec<&Source> = self
+            .files
+            .iter()
+            .chain(picked.iter().map(|&i| &self.skipped[i]))
+            .collect();
+        let found = crate::pool::map_on_large_stacks(&candidates, None, |(file, ctx, analyzer)| {
             let text = std::fs::read_to_string(file).ok()?;
-            if !finder.is_match(&text) {
+            let wanted = finder.find_overlapping_iter(&text).any(|m| {
+                needles[m.pattern().as_usize()]
+                    .1
+                    .as_ref()
+                    .is_none_or(|owners| owners.iter().any(|o| declares_type(&text, o)))
+            });
+            if !wanted {
                 return None;
             }
-            analyzer
-                .declarations(&text, &context(dep, file), need)
-                .map(|(d, _)| d)
+            analyzer.declarations(&text, ctx, need).map(|(d, _)| d)
         });
+        let new: Vec<String> = new.into_iter().cloned().collect();
+        self.asked.extend(new);
         found.into_iter().flatten().flatten().collect()
     }
+}
+
+/// Whether `text` may declare the type `name` or an `impl` of it: `name` written after
+/// `struct `, `enum `, `type `, `impl `, `for ` or a generic list's `> ` (`impl<T> Name<T>`).
+fn declares_type(text: &str, name: &str) -> bool {
+    const BEFORE: &[&str] = &["struct ", "enum ", "type ", "impl ", "for ", "> "];
+    memchr::memmem::find_iter(text.as_bytes(), name.as_bytes()).any(|at| {
+        let after = text.as_bytes().get(at + name.len());
+        !after.is_some_and(|&c| c.is_ascii_alphanumeric() || c == b'_')
+            && BEFORE.iter().any(|b| text[..at].ends_with(b))
+    })
 }
 
 /// The `.rs` files under the package's library directory (`src/`, or the directory of
