@@ -189,7 +189,14 @@ impl Collector<'_, '_> {
                 || (ch.via_binding && ch.origin.is_some())
                 || ch.steps[ch.inherited.min(ch.steps.len())..]
                     .iter()
-                    .any(|s| is_trigger(&s.name));
+                    .any(|s| {
+                        is_trigger(&s.name)
+                            // `prepare(|request| request.timeout(d))` on a wrapper
+                            || s.args.iter().any(|a| {
+                                matches!(a, ArgValue::Applied(inner)
+                                    if inner.iter().any(|i| is_trigger(&i.name)))
+                            })
+                    });
             if triggered {
                 let index = self.model.chains.len();
                 if ch.origin.is_none() {

@@ -21,6 +21,24 @@ impl Collector<'_, '_> {
             syn::Expr::Paren(p) => self.eval_number(&p.expr, depth + 1),
             syn::Expr::Group(g) => self.eval_number(&g.expr, depth + 1),
             syn::Expr::Cast(c) => self.eval_number(&c.expr, depth + 1),
+            // `*REQUEST_SECONDS` of a lazily initialised static
+            syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => {
+                self.eval_number(&u.expr, depth + 1)
+            }
+            syn::Expr::Reference(r) => self.eval_number(&r.expr, depth + 1),
+            // `LazyLock::new(|| fetch_or_default(KEY, 30))`: what the closure makes
+            syn::Expr::Call(c) if lazy_init(c).is_some() => {
+                self.eval_number(lazy_init(c)?, depth + 1)
+            }
+            // a function of the file that hands back a parameter when nothing is found:
+            // that argument, the default
+            syn::Expr::Call(c) => {
+                let syn::Expr::Path(p) = &*c.func else {
+                    return None;
+                };
+                let i = *self.fallbacks.get(&p.path.get_ident()?.to_string())?;
+                self.eval_number(c.args.iter().nth(i)?, depth + 1)
+            }
             // `secs.unwrap_or(60)`: the default, what runs when nothing is configured
             syn::Expr::MethodCall(m) if m.method == "unwrap_or" && m.args.len() == 1 => {
                 self.eval_number(&m.args[0], depth + 1)
@@ -44,6 +62,13 @@ impl Collector<'_, '_> {
             syn::Expr::Path(p) if p.path.segments.len() == 1 => {
                 let name = p.path.segments[0].ident.to_string();
                 match self.value_of(&name) {
+                    Some(BindVal::Num(n)) => Some(*n),
+                    _ => None,
+                }
+            }
+            // a const of a module of this file (`timeouts::REQUEST_SECONDS`)
+            syn::Expr::Path(p) if p.qself.is_none() && p.path.segments.len() == 2 => {
+                match self.consts.get(&p.path.segments[1].ident.to_string()) {
                     Some(BindVal::Num(n)) => Some(*n),
                     _ => None,
                 }
@@ -172,6 +197,28 @@ pub(super) fn duration_of_chain(ch: &Chain) -> Option<f64> {
         ArgValue::Num(n) => Some(n * factor),
         _ => None,
     }
+}
+
+/// The closure body of a lazily initialised value: `LazyLock::new(|| value)`
+/// (`std::sync::LazyLock`, `std::cell::LazyCell`, once_cell's and lazy_static-style `Lazy`).
+fn lazy_init(c: &syn::ExprCall) -> Option<&syn::Expr> {
+    let syn::Expr::Path(p) = &*c.func else {
+        return None;
+    };
+    let segs: Vec<String> = p
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    let [.., ty, new] = segs.as_slice() else {
+        return None;
+    };
+    if new != "new" || !matches!(ty.as_str(), "LazyLock" | "LazyCell" | "Lazy") || c.args.len() != 1
+    {
+        return None;
+    }
+    default_closure_body(&c.args[0])
 }
 
 /// The value a default closure gives: the body of `|| value` (no parameters).

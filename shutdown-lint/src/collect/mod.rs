@@ -18,6 +18,7 @@ mod closure;
 mod deferred;
 mod eval;
 mod expr;
+mod fallback;
 pub mod flow;
 mod items;
 mod state;
@@ -57,6 +58,7 @@ pub fn collect(file: &syn::File, index: &LineIndex<'_>, opts: &CollectOptions) -
     for item in &file.items {
         finder.visit_item(item);
     }
+    finder.read_blanked_fallbacks(index);
     let mut c = Collector::new(tree, finder, index, opts);
     c.model.has_main = file.items.iter().any(is_main);
     if c.skip_test(&file.attrs) {
@@ -217,13 +219,42 @@ fn for_each_item(text: &str, mut f: impl FnMut(syn::Item, usize)) -> syn::Result
 #[derive(Default)]
 pub(super) struct ConstFinder {
     pub(super) out: Vec<(String, syn::Expr)>,
+    /// Free functions of the file that hand back one of their parameters when nothing
+    /// else is found (`Err(VarError::NotPresent) => default`): name, parameter index.
+    pub(super) fallbacks: Vec<(String, usize)>,
+    /// Free functions whose body the pruner blanked: name, the item's span (read again
+    /// as written when a `static` or `const` initializer calls one).
+    pub(super) blanked_fns: Vec<(String, proc_macro2::Span)>,
+    /// Functions called by name in `static` and `const` initializers.
+    pub(super) init_calls: HashSet<String>,
     /// `type Name = Ty;` anywhere in the file, by name.
     pub(super) aliases: Vec<(String, syn::Type)>,
+}
+
+impl ConstFinder {
+    /// A function a `static` or `const` initializer calls, whose body the pruner blanked
+    /// (it names no word a rule reads: `fn fetch_or_default(key, default) { match
+    /// env::var(key) { .., Err(NotPresent) => default } }`), read again as written for the
+    /// parameter it hands back.
+    fn read_blanked_fallbacks(&mut self, index: &LineIndex<'_>) {
+        for (name, span) in std::mem::take(&mut self.blanked_fns) {
+            if !self.init_calls.contains(&name) {
+                continue;
+            }
+            let text = index.span_text(span);
+            if let Ok(f) = syn::parse_str::<syn::ItemFn>(text)
+                && let Some(i) = fallback::returned_param(&f)
+            {
+                self.fallbacks.push((name, i));
+            }
+        }
+    }
 }
 
 impl<'ast> Visit<'ast> for ConstFinder {
     fn visit_item_const(&mut self, c: &'ast syn::ItemConst) {
         self.out.push((c.ident.to_string(), (*c.expr).clone()));
+        self.init_calls.extend(fallback::called_names(&c.expr));
     }
     fn visit_impl_item_const(&mut self, c: &'ast syn::ImplItemConst) {
         self.out.push((c.ident.to_string(), c.expr.clone()));
@@ -233,6 +264,15 @@ impl<'ast> Visit<'ast> for ConstFinder {
     fn visit_item_static(&mut self, s: &'ast syn::ItemStatic) {
         if matches!(s.mutability, syn::StaticMutability::None) {
             self.out.push((s.ident.to_string(), (*s.expr).clone()));
+            self.init_calls.extend(fallback::called_names(&s.expr));
+        }
+    }
+    fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+        if let Some(i) = fallback::returned_param(f) {
+            self.fallbacks.push((f.sig.ident.to_string(), i));
+        } else if f.block.stmts.is_empty() {
+            use syn::spanned::Spanned;
+            self.blanked_fns.push((f.sig.ident.to_string(), f.span()));
         }
     }
     fn visit_item_type(&mut self, t: &'ast syn::ItemType) {

@@ -43,6 +43,9 @@ pub(super) struct Collector<'a, 'i> {
     pub(super) depth: usize,
     /// Numeric and duration consts of the file, by name.
     pub(super) consts: HashMap<String, BindVal>,
+    /// Functions of the file that hand back a parameter as their fallback, by name: the
+    /// parameter's index ([`super::ConstFinder::fallbacks`]).
+    pub(super) fallbacks: HashMap<String, usize>,
     pub(super) mod_stack: Vec<String>,
     /// Number of block scopes pushed in the current item (bindings carry it).
     pub(super) resolver_blocks: usize,
@@ -235,6 +238,7 @@ impl<'a, 'i> Collector<'a, 'i> {
             pending: Usage::Kept,
             depth: 0,
             consts: HashMap::new(),
+            fallbacks: found.fallbacks.iter().cloned().collect(),
             mod_stack: Vec::new(),
             resolver_blocks: 0,
             crate_relative: opts.interesting.contains(&["crate".to_string()][..]),

@@ -259,6 +259,28 @@ impl WorkspaceModel {
 
     fn resolve_chain(&self, ch: &Chain, need: &mut Vec<String>) -> Option<Chain> {
         let root = ch.pending.as_ref()?;
+        // a method called on a client wrapper (`client.request(..)`, `client: &Client`):
+        // the wrapped client's, as its first step
+        if let SymRoot::Method {
+            owner: Some(owner),
+            name,
+        } = root
+            && let Some(ctor) = self
+                .wrapped_client(&self.unalias(owner.clone()))
+                .and_then(|c| known::type_ctor(&c))
+        {
+            let mut on_client = ch.clone();
+            on_client.steps.insert(
+                0,
+                Step {
+                    name: name.clone(),
+                    region: ch.root_region,
+                    args: Vec::new(),
+                },
+            );
+            on_client.inherited += usize::from(ch.inherited > 0);
+            return Some(self.on_wrapped_client(&on_client, 0, ctor));
+        }
         let (mut ty, mut made_by) = self.type_of_root(root, need)?;
         let mut i = 0;
         #[allow(clippy::explicit_counter_loop)] // `i` counts consumed steps, not rounds
@@ -280,6 +302,12 @@ impl WorkspaceModel {
             }
             if let Some(builder) = self.wrapped_builder(&ty, need) {
                 return self.through_wrapper(ch, i, &ty, &builder, need);
+            }
+            // a client wrapper (`struct Client { inner: reqwest::Client, .. }`) made
+            // elsewhere: its requests are the wrapped client's, their closures' methods
+            // applied to them (`prepare(|request| request.timeout(d))`)
+            if let Some(ctor) = self.wrapped_client(&ty).and_then(|c| known::type_ctor(&c)) {
+                return Some(self.on_wrapped_client(ch, i, ctor));
             }
             let step = ch.steps.get(i)?;
             i += 1;
@@ -312,6 +340,29 @@ impl WorkspaceModel {
         builders.all(|t| t == first).then(|| first.clone())
     }
 
+    /// `ch` from step `consumed` on, as a chain on a client of a known library (`ctor`)
+    /// made elsewhere, each step followed by what its closures apply to their parameter.
+    fn on_wrapped_client(&self, ch: &Chain, consumed: usize, ctor: &str) -> Chain {
+        let mut out = rewrite(ch, consumed, crate::resolve::split_path(ctor), Vec::new());
+        out.via_binding = true;
+        let (inherited, local) = out.steps.split_at(out.inherited.min(out.steps.len()));
+        let inherited = splice_applied(inherited);
+        out.inherited = inherited.len();
+        out.steps = [inherited, splice_applied(local)].concat();
+        out
+    }
+
+    /// The one HTTP client type of a known library a workspace type holds in a field,
+    /// when it holds no builder (a client wrapper).
+    fn wrapped_client(&self, ty: &Canon) -> Option<Canon> {
+        let fields: Vec<&Canon> = self.http_fields_of(ty)?.collect();
+        if fields.iter().any(|t| known::is_http_builder_type(t)) {
+            return None;
+        }
+        let first = *fields.first()?;
+        fields.iter().all(|t| *t == first).then(|| first.clone())
+    }
+
     /// Whether a workspace type holds an HTTP client of a known library in a field (a
     /// client wrapper a builder wrapper's `build_with_policies(..)` returns).
     fn wraps_client(&self, ty: &Canon, need: &mut Vec<String>) -> bool {
@@ -340,8 +391,9 @@ impl WorkspaceModel {
     /// a wrapper method that returns the wrapper applies what its closures apply to the
     /// wrapped builder (`prepare(|inner| inner.timeout(d))` is `.timeout(d)`), one that
     /// returns a client (or a wrapper of one) is the builder's `build`, the wrapper's own
-    /// `build` stays; after that the steps apply to what was built. A method returning
-    /// anything else (or unknown) ends the answer: `None`.
+    /// `build` stays; after that the steps apply to what was built (and what their
+    /// closures apply to their parameter, a request wrapper's `prepare(|request| ..)`). A
+    /// method returning anything else (or unknown) ends the answer: `None`.
     fn through_wrapper(
         &self,
         ch: &Chain,
@@ -361,7 +413,13 @@ impl WorkspaceModel {
             let name = step.name.as_str();
             if !wrapped || TRANSPARENT.contains(&name) || lib.build_methods.contains(&name) {
                 wrapped &= !lib.build_methods.contains(&name);
-                steps.push(step.clone());
+                if wrapped {
+                    steps.push(step.clone());
+                } else {
+                    // on what was built: a request wrapper's `prepare(|request|
+                    // request.timeout(d))` applies those methods to the request
+                    steps.extend(splice_applied(std::slice::from_ref(step)));
+                }
             } else {
                 let ret = self.unalias(self.method(Some(wrapper), name, need)?.ret.clone());
                 if ret == *wrapper {
@@ -549,6 +607,19 @@ impl WorkspaceModel {
         }
         ty
     }
+}
+
+/// `steps`, each followed by the methods its closures apply to their parameter.
+fn splice_applied(steps: &[Step]) -> Vec<Step> {
+    let mut out = Vec::with_capacity(steps.len());
+    for s in steps {
+        out.push(s.clone());
+        out.extend(s.args.iter().flat_map(|a| match a {
+            ArgValue::Applied(inner) => inner.clone(),
+            _ => Vec::new(),
+        }));
+    }
+    out
 }
 
 /// The one value every candidate agrees on.
