@@ -205,12 +205,7 @@ fn lazy_init(c: &syn::ExprCall) -> Option<&syn::Expr> {
     let syn::Expr::Path(p) = &*c.func else {
         return None;
     };
-    let segs: Vec<String> = p
-        .path
-        .segments
-        .iter()
-        .map(|s| s.ident.to_string())
-        .collect();
+    let segs = super::attrs::path_segs(&p.path);
     let [.., ty, new] = segs.as_slice() else {
         return None;
     };
