@@ -405,3 +405,37 @@ fn a_binary_that_serves_and_handles_no_signal_is_left_to_the_user() {
     let after = std::fs::read_to_string(dir.path().join("src/main.rs")).unwrap();
     assert_eq!(after, text);
 }
+
+/// A client built through a builder wrapper of the workspace (`build_with_policies(..)`)
+/// is reported but not rewritten: the wrapper has no `.timeout(..)` of its own, and the
+/// fixer says where to set one instead of writing code that does not compile.
+#[test]
+fn builder_wrappers_are_not_rewritten() {
+    let src =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/rules/http-no-timeout/wrapped");
+    let dir = tempfile::tempdir().unwrap();
+    for rel in [
+        "http_wrap/Cargo.toml",
+        "http_wrap/src/lib.rs",
+        "http_wrap/src/reqwest.rs",
+        "http_wrap/src/ureq.rs",
+        "svc/Cargo.toml",
+        "svc/src/main.rs",
+        "svc/src/proxy.rs",
+    ] {
+        let to = dir.path().join(rel);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(src.join(rel), to).unwrap();
+    }
+    let paths = [dir.path().join("svc")];
+    let report = plan(&paths, &options(dir.path(), true)).unwrap();
+    let main: Vec<&PathBuf> = report
+        .changes
+        .iter()
+        .map(|c| &c.display)
+        .filter(|d| d.ends_with("main.rs"))
+        .collect();
+    assert!(main.is_empty(), "{main:?}");
+    let summary = render_summary(&report, true);
+    assert!(summary.contains("builder wrapper"), "{summary}");
+}

@@ -62,6 +62,14 @@ pub fn fix(cx: &FileCx<'_>, idx: usize, f: &Finding) -> Result<Fix, String> {
             let m = cx
                 .method_at(&site.steps[i].1)
                 .ok_or("the `.build()` call could not be located")?;
+            if cx.slice(m.method.clone()) != site.steps[i].0 {
+                // `build_with_policies(..)` of a builder wrapper of the workspace, which
+                // has no `.timeout(..)` of its own
+                return Err(format!(
+                    "built by `{}(..)` of a builder wrapper: set the timeout on the builder it wraps (`.prepare(|inner| inner.timeout({dur}))`) or where the wrapper is defined",
+                    cx.slice(m.method.clone())
+                ));
+            }
             let between = cx.slice(m.receiver.end..m.method.start);
             let insert = match between.rfind('\n') {
                 Some(nl) => {
