@@ -258,13 +258,28 @@ impl WorkspaceModel {
     }
 
     fn resolve_chain(&self, ch: &Chain, need: &mut Vec<String>) -> Option<Chain> {
+        self.resolve_with(ch, need, false)
+            .or_else(|| self.resolve_with(ch, need, true))
+    }
+
+    /// [`Self::resolve_chain`]; with `client_wrappers`, a type holding a known HTTP client
+    /// or client builder is taken for what it wraps — only when the chain cannot be typed
+    /// otherwise (a type holding a client among other fields, `AppState { http: Client,
+    /// rt: Handle }`, has methods of its own the first attempt follows).
+    fn resolve_with(
+        &self,
+        ch: &Chain,
+        need: &mut Vec<String>,
+        client_wrappers: bool,
+    ) -> Option<Chain> {
         let root = ch.pending.as_ref()?;
         // a method called on a client wrapper (`client.request(..)`, `client: &Client`):
         // the wrapped client's, as its first step
-        if let SymRoot::Method {
-            owner: Some(owner),
-            name,
-        } = root
+        if client_wrappers
+            && let SymRoot::Method {
+                owner: Some(owner),
+                name,
+            } = root
             && let Some(ctor) = self
                 .wrapped_client(&self.unalias(owner.clone()))
                 .and_then(|c| known::type_ctor(&c))
@@ -300,13 +315,19 @@ impl WorkspaceModel {
                 let b = made_by.and_then(|f| f.builder.as_ref())?;
                 return Some(rewrite(ch, i, b.root.clone(), b.steps.clone()));
             }
+            // a builder wrapper: its own methods lead to a client made from it (not one
+            // made elsewhere), so only the second attempt answers
             if let Some(builder) = self.wrapped_builder(&ty, need) {
-                return self.through_wrapper(ch, i, &ty, &builder, need);
+                return client_wrappers
+                    .then(|| self.through_wrapper(ch, i, &ty, &builder, need))
+                    .flatten();
             }
             // a client wrapper (`struct Client { inner: reqwest::Client, .. }`) made
             // elsewhere: its requests are the wrapped client's, their closures' methods
             // applied to them (`prepare(|request| request.timeout(d))`)
-            if let Some(ctor) = self.wrapped_client(&ty).and_then(|c| known::type_ctor(&c)) {
+            if client_wrappers
+                && let Some(ctor) = self.wrapped_client(&ty).and_then(|c| known::type_ctor(&c))
+            {
                 return Some(self.on_wrapped_client(ch, i, ctor));
             }
             let step = ch.steps.get(i)?;
