@@ -4,6 +4,8 @@
 //! builder or request to such a closure (`prepare(|inner| ..)`), so what the closure applies
 //! is applied to the wrapped value.
 
+use super::flow::strip;
+
 /// The methods a closure of one parameter always applies to it, innermost first, or
 /// `None` when its value is not (a chain on) that parameter.
 ///
@@ -71,13 +73,6 @@ fn chain_on<'a>(e: &'a syn::Expr, param: &syn::Ident) -> Option<Vec<&'a syn::Exp
         }
         _ => None,
     }
-}
-
-fn strip(mut e: &syn::Expr) -> &syn::Expr {
-    while let syn::Expr::Paren(p) = e {
-        e = &p.expr;
-    }
-    e
 }
 
 #[cfg(test)]

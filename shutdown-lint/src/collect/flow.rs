@@ -296,7 +296,7 @@ fn addr(e: &syn::Expr) -> usize {
     e as *const syn::Expr as usize
 }
 
-fn strip(mut e: &syn::Expr) -> &syn::Expr {
+pub(super) fn strip(mut e: &syn::Expr) -> &syn::Expr {
     while let syn::Expr::Paren(p) = e {
         e = &p.expr;
     }

@@ -258,32 +258,43 @@ impl WorkspaceModel {
     }
 
     fn resolve_chain(&self, ch: &Chain, need: &mut Vec<String>) -> Option<Chain> {
-        self.resolve_with(ch, need, false)
-            .or_else(|| self.resolve_with(ch, need, true))
+        let mut met_wrapper = false;
+        self.resolve_with(ch, need, false, &mut met_wrapper)
+            .or_else(|| {
+                // only a chain that went through a wrapper can be answered otherwise
+                met_wrapper
+                    .then(|| self.resolve_with(ch, need, true, &mut met_wrapper))
+                    .flatten()
+            })
     }
 
     /// [`Self::resolve_chain`]; with `client_wrappers`, a type holding a known HTTP client
     /// or client builder is taken for what it wraps — only when the chain cannot be typed
     /// otherwise (a type holding a client among other fields, `AppState { http: Client,
-    /// rt: Handle }`, has methods of its own the first attempt follows).
+    /// rt: Handle }`, has methods of its own the first attempt follows). `met_wrapper`
+    /// is set when the chain goes through such a type.
     fn resolve_with(
         &self,
         ch: &Chain,
         need: &mut Vec<String>,
         client_wrappers: bool,
+        met_wrapper: &mut bool,
     ) -> Option<Chain> {
         let root = ch.pending.as_ref()?;
         // a method called on a client wrapper (`client.request(..)`, `client: &Client`):
         // the wrapped client's, as its first step
-        if client_wrappers
-            && let SymRoot::Method {
+        let root_client = match root {
+            SymRoot::Method {
                 owner: Some(owner),
                 name,
-            } = root
-            && let Some(ctor) = self
+            } => self
                 .wrapped_client(&self.unalias(owner.clone()))
                 .and_then(|c| known::type_ctor(&c))
-        {
+                .map(|ctor| (name, ctor)),
+            _ => None,
+        };
+        *met_wrapper |= root_client.is_some();
+        if client_wrappers && let Some((name, ctor)) = root_client {
             let mut on_client = ch.clone();
             on_client.steps.insert(
                 0,
@@ -318,6 +329,7 @@ impl WorkspaceModel {
             // a builder wrapper: its own methods lead to a client made from it (not one
             // made elsewhere), so only the second attempt answers
             if let Some(builder) = self.wrapped_builder(&ty, need) {
+                *met_wrapper = true;
                 return client_wrappers
                     .then(|| self.through_wrapper(ch, i, &ty, &builder, need))
                     .flatten();
@@ -325,10 +337,11 @@ impl WorkspaceModel {
             // a client wrapper (`struct Client { inner: reqwest::Client, .. }`) made
             // elsewhere: its requests are the wrapped client's, their closures' methods
             // applied to them (`prepare(|request| request.timeout(d))`)
-            if client_wrappers
-                && let Some(ctor) = self.wrapped_client(&ty).and_then(|c| known::type_ctor(&c))
-            {
-                return Some(self.on_wrapped_client(ch, i, ctor));
+            if let Some(ctor) = self.wrapped_client(&ty).and_then(|c| known::type_ctor(&c)) {
+                *met_wrapper = true;
+                if client_wrappers {
+                    return Some(self.on_wrapped_client(ch, i, ctor));
+                }
             }
             let step = ch.steps.get(i)?;
             i += 1;
@@ -444,10 +457,7 @@ impl WorkspaceModel {
             } else {
                 let ret = self.unalias(self.method(Some(wrapper), name, need)?.ret.clone());
                 if ret == *wrapper {
-                    steps.extend(step.args.iter().flat_map(|a| match a {
-                        ArgValue::Applied(inner) => inner.clone(),
-                        _ => Vec::new(),
-                    }));
+                    steps.extend(applied(step));
                 } else if known::is_http_client_type(&ret) || self.wraps_client(&ret, need) {
                     steps.push(Step {
                         name: (*build).to_string(),
@@ -635,12 +645,18 @@ fn splice_applied(steps: &[Step]) -> Vec<Step> {
     let mut out = Vec::with_capacity(steps.len());
     for s in steps {
         out.push(s.clone());
-        out.extend(s.args.iter().flat_map(|a| match a {
-            ArgValue::Applied(inner) => inner.clone(),
-            _ => Vec::new(),
-        }));
+        out.extend(applied(s));
     }
     out
+}
+
+/// The methods a step's closure arguments apply to their parameter
+/// ([`ArgValue::Applied`]).
+fn applied(step: &Step) -> impl Iterator<Item = Step> + '_ {
+    step.args.iter().flat_map(|a| match a {
+        ArgValue::Applied(inner) => inner.clone(),
+        _ => Vec::new(),
+    })
 }
 
 /// The one value every candidate agrees on.

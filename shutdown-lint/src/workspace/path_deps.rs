@@ -11,6 +11,7 @@
 //! way, through [`super::skipped_index`] (a key `Type::name` reads only the files that may
 //! declare both).
 
+use super::skipped_index::declared_names;
 use crate::analysis::{Analyzer, FileContext};
 use crate::model::Decls;
 use crate::package::Package;
@@ -111,7 +112,8 @@ impl DepSources {
             return Vec::new();
         }
         // each needle, and the types one of which a file holding it must declare too (`fn
-        // new` asked as `Command::new` reads only files declaring `Command`); `None`: any
+        // new` asked as `Command::new` reads only files declaring `Command`, as
+        // [`declared_names`] reads them); `None`: any
         let mut needles: Vec<(String, Option<Vec<String>>)> = Vec::new();
         let mut add = |needle: String, owner: Option<&str>| match needles
             .iter_mut()
@@ -160,11 +162,16 @@ impl DepSources {
             .collect();
         let found = crate::pool::map_on_large_stacks(&candidates, None, |(file, ctx, analyzer)| {
             let text = std::fs::read_to_string(file).ok()?;
+            // the types the file may declare, read once it matters (sorted)
+            let mut types: Option<Vec<String>> = None;
             let wanted = finder.find_overlapping_iter(&text).any(|m| {
                 needles[m.pattern().as_usize()]
                     .1
                     .as_ref()
-                    .is_none_or(|owners| owners.iter().any(|o| declares_type(&text, o)))
+                    .is_none_or(|owners| {
+                        let types = types.get_or_insert_with(|| declared_names(&text).0);
+                        owners.iter().any(|o| types.binary_search(o).is_ok())
+                    })
             });
             if !wanted {
                 return None;
@@ -175,17 +182,6 @@ impl DepSources {
         self.asked.extend(new);
         found.into_iter().flatten().flatten().collect()
     }
-}
-
-/// Whether `text` may declare the type `name` or an `impl` of it: `name` written after
-/// `struct `, `enum `, `type `, `impl `, `for ` or a generic list's `> ` (`impl<T> Name<T>`).
-fn declares_type(text: &str, name: &str) -> bool {
-    const BEFORE: &[&str] = &["struct ", "enum ", "type ", "impl ", "for ", "> "];
-    memchr::memmem::find_iter(text.as_bytes(), name.as_bytes()).any(|at| {
-        let after = text.as_bytes().get(at + name.len());
-        !after.is_some_and(|&c| c.is_ascii_alphanumeric() || c == b'_')
-            && BEFORE.iter().any(|b| text[..at].ends_with(b))
-    })
 }
 
 /// The `.rs` files under the package's library directory (`src/`, or the directory of

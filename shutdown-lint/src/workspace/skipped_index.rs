@@ -66,16 +66,10 @@ impl SkippedIndex {
 /// `union`, `trait`, `type`, `impl` (its generics skipped) or `for`, a superset of what it
 /// declares or implements (`impl<T> Deref for Wrapper<T>` gives `Deref` and `Wrapper`) —
 /// and members — a name after `fn`, or before a single `:` (a field).
-fn declared_names(text: &str) -> (Vec<String>, Vec<String>) {
+pub(crate) fn declared_names(text: &str) -> (Vec<String>, Vec<String>) {
     const KEYWORDS: &[&str] = &["struct", "enum", "union", "trait", "type", "impl", "for"];
+    use crate::lexscan::{is_ident, skip_ws};
     let b = text.as_bytes();
-    let is_ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
-    let skip_ws = |mut j: usize| {
-        while j < b.len() && b[j].is_ascii_whitespace() {
-            j += 1;
-        }
-        j
-    };
     let (mut types, mut members) = (Vec::new(), Vec::new());
     let mut after_fn = false;
     let mut i = 0;
@@ -89,7 +83,7 @@ fn declared_names(text: &str) -> (Vec<String>, Vec<String>) {
             i += 1;
         }
         let word = &text[start..i];
-        let next = skip_ws(i);
+        let next = skip_ws(b, i);
         if after_fn || (b.get(next) == Some(&b':') && b.get(next + 1) != Some(&b':')) {
             members.push(word.to_string());
         }
@@ -116,7 +110,7 @@ fn declared_names(text: &str) -> (Vec<String>, Vec<String>) {
                 }
                 j += 1;
             }
-            j = skip_ws(j);
+            j = skip_ws(b, j);
         }
         // a path: its last segment (`super::Service`, `std::ops::Deref`)
         let mut name = None;
