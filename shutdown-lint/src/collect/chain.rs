@@ -17,6 +17,8 @@ impl Collector<'_, '_> {
             match cur {
                 // `opt.map(|o| o.handle())`: the closure's value is the root
                 syn::Expr::MethodCall(m) if mapping_closure(m).is_some() => break,
+                // `iter.fold(builder, ClientBuilder::proxy)`: the folded value is the root
+                syn::Expr::MethodCall(m) if is_fold(m) => break,
                 syn::Expr::MethodCall(m) => {
                     layers.push(cur);
                     cur = &m.receiver;
@@ -148,7 +150,11 @@ impl Collector<'_, '_> {
             syn::Expr::MethodCall(m) => {
                 self.record_method_call(m);
                 // recorded inside the closure already: here a value, as if bound to a name
-                self.mapped_value(m).map(Chain::through_binding)
+                if is_fold(m) {
+                    self.folded_value(m).map(Chain::through_binding)
+                } else {
+                    self.mapped_value(m).map(Chain::through_binding)
+                }
             }
             _ => None,
         };
@@ -414,7 +420,56 @@ impl Collector<'_, '_> {
     /// closure.
     fn mapped_value(&mut self, m: &syn::ExprMethodCall) -> Option<Chain> {
         let closure = mapping_closure(m)?;
-        let recv = match &*m.receiver {
+        let recv = self.operand_value(&m.receiver);
+        self.enter_scope_empty();
+        self.bind_pat(&closure.inputs[0], recv);
+        let out = self.value_of_expr(&closure.body);
+        self.leave_scope_empty();
+        out
+    }
+
+    /// The value of `iter.fold(init, f)`: what `f` makes of `init`, for a folding
+    /// function that hands back its accumulator changed — a method path of the value's
+    /// own type (`fold(builder, ClientBuilder::proxy)`: `builder.proxy(item)` for every
+    /// item) or a two-parameter closure (`|b, p| b.proxy(p)`). Visits the iterator and both
+    /// arguments.
+    fn folded_value(&mut self, m: &syn::ExprMethodCall) -> Option<Chain> {
+        let (init, f) = (&m.args[0], &m.args[1]);
+        self.visit_expr(&m.receiver);
+        let acc = self.operand_value(init);
+        match f {
+            syn::Expr::Closure(c) if c.inputs.len() == 2 => {
+                self.enter_scope_empty();
+                self.bind_pat(&c.inputs[0], acc);
+                self.bind_pat(&c.inputs[1], None);
+                let out = self.value_of_expr(&c.body);
+                self.leave_scope_empty();
+                out
+            }
+            syn::Expr::Path(p) if p.path.segments.len() >= 2 => {
+                let Some(BindVal::Chain(ch)) = acc else {
+                    self.visit_expr(f);
+                    return None;
+                };
+                let last = p.path.segments.last()?;
+                let mut ch = (*ch).through_binding();
+                ch.steps.push(Step {
+                    name: last.ident.to_string(),
+                    region: self.region(last.ident.span()),
+                    args: vec![ArgValue::Other],
+                });
+                Some(ch)
+            }
+            other => {
+                self.visit_expr(other);
+                None
+            }
+        }
+    }
+
+    /// The value an operand holds: a binding's (marked used) or an expression's.
+    fn operand_value(&mut self, e: &syn::Expr) -> Option<BindVal> {
+        match e {
             // a binding of a declared type (`o: Option<&Offload>`) has no chain
             syn::Expr::Path(p) => match self.resolve(&p.path, true) {
                 Resolution::Binding(name) => {
@@ -425,19 +480,12 @@ impl Collector<'_, '_> {
                     v
                 }
                 _ => {
-                    self.visit_expr(&m.receiver);
+                    self.visit_expr(e);
                     None
                 }
             },
-            _ => self
-                .value_of_expr(&m.receiver)
-                .map(|c| BindVal::Chain(Box::new(c))),
-        };
-        self.enter_scope_empty();
-        self.bind_pat(&closure.inputs[0], recv);
-        let out = self.value_of_expr(&closure.body);
-        self.leave_scope_empty();
-        out
+            _ => self.value_of_expr(e).map(|c| BindVal::Chain(Box::new(c))),
+        }
     }
 
     /// A binding made from the chain recorded at `origin` is used: a method is called on
@@ -518,6 +566,11 @@ fn mapping_closure(m: &syn::ExprMethodCall) -> Option<&syn::ExprClosure> {
         syn::Expr::Closure(c) if c.inputs.len() == 1 => Some(c),
         _ => None,
     }
+}
+
+/// `recv.fold(init, f)` (two arguments).
+fn is_fold(m: &syn::ExprMethodCall) -> bool {
+    m.method == "fold" && m.args.len() == 2
 }
 
 /// Whether `#[drainable]` rewrites a call of `p` into a tracked spawn: only the paths of
