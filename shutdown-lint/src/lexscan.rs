@@ -194,9 +194,21 @@ fn lex(text: &str, mut f: impl FnMut(Token, usize, usize)) {
 }
 
 /// A byte that can be part of an identifier (ASCII letters, digits, `_`).
+#[inline]
 pub(crate) fn is_ident(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || c == b'_'
+    IDENT[usize::from(c)]
 }
+
+/// [`is_ident`] as a table: the scans of skipped files ask it of every byte.
+static IDENT: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut c = 0;
+    while c < 256 {
+        table[c] = (c as u8).is_ascii_alphanumeric() || c == b'_' as usize;
+        c += 1;
+    }
+    table
+};
 
 /// The next occurrence of the keyword `word` in `code` (a [`code_only`] text) at or after
 /// `from`, as a whole identifier.

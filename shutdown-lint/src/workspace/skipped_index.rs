@@ -9,9 +9,11 @@ use super::path_deps::Source;
 use std::collections::HashMap;
 
 /// What each skipped file may declare, by name: the types it may declare or implement
-/// (see [`declared_names`]), and the functions and fields (`fn name`, `name:`).
+/// (see [`declared_names`]), the structs it may declare (`struct Name`: what a type asked
+/// whole is searched for), and the functions and fields (`fn name`, `name:`).
 pub(crate) struct SkippedIndex {
     types: HashMap<String, Vec<usize>>,
+    structs: HashMap<String, Vec<usize>>,
     members: HashMap<String, Vec<usize>>,
 }
 
@@ -21,18 +23,27 @@ impl SkippedIndex {
         let idx: Vec<usize> = (0..files.len()).collect();
         let names = crate::pool::map_on_large_stacks(&idx, None, |&i| {
             let text = std::fs::read_to_string(&files[i].0).ok()?;
-            Some(declared_names(&text))
+            Some(scan(&text))
         });
         let mut index = SkippedIndex {
             types: HashMap::new(),
+            structs: HashMap::new(),
             members: HashMap::new(),
         };
         for (i, found) in names.into_iter().enumerate() {
-            let Some(Some((types, members))) = found else {
+            let Some(Some(Names {
+                types,
+                structs,
+                members,
+            })) = found
+            else {
                 continue;
             };
             for t in types {
                 index.types.entry(t).or_default().push(i);
+            }
+            for t in structs {
+                index.structs.entry(t).or_default().push(i);
             }
             for m in members {
                 index.members.entry(m).or_default().push(i);
@@ -42,11 +53,12 @@ impl SkippedIndex {
     }
 
     /// The files that may declare what `key` asks: `Type::name` (a member of that type),
-    /// `Type::` (the type), `name` (a member of any type).
+    /// `Type::` (the type: `struct Type`, as the model's search for it reads), `name` (a
+    /// member of any type).
     pub(crate) fn files_for(&self, key: &str) -> Vec<usize> {
         let none = Vec::new();
         match key.rsplit_once("::") {
-            Some((t, "")) => self.types.get(t).unwrap_or(&none).clone(),
+            Some((t, "")) => self.structs.get(t).unwrap_or(&none).clone(),
             Some((t, n)) => {
                 let ts = self.types.get(t).unwrap_or(&none);
                 self.members
@@ -67,10 +79,24 @@ impl SkippedIndex {
 /// declares or implements (`impl<T> Deref for Wrapper<T>` gives `Deref` and `Wrapper`) —
 /// and members — a name after `fn`, or before a single `:` (a field).
 pub(crate) fn declared_names(text: &str) -> (Vec<String>, Vec<String>) {
+    let names = scan(text);
+    (names.types, names.members)
+}
+
+/// What [`scan`] reads off a file, each sorted without repeats.
+struct Names {
+    types: Vec<String>,
+    /// The types after `struct` (also in `types`).
+    structs: Vec<String>,
+    members: Vec<String>,
+}
+
+/// The names of [`declared_names`], and the structs among the types.
+fn scan(text: &str) -> Names {
     const KEYWORDS: &[&str] = &["struct", "enum", "union", "trait", "type", "impl", "for"];
     use crate::lexscan::{is_ident, skip_ws};
     let b = text.as_bytes();
-    let (mut types, mut members) = (Vec::new(), Vec::new());
+    let (mut types, mut structs, mut members) = (Vec::new(), Vec::new(), Vec::new());
     let mut after_fn = false;
     let mut i = 0;
     while i < b.len() {
@@ -88,7 +114,7 @@ pub(crate) fn declared_names(text: &str) -> (Vec<String>, Vec<String>) {
             members.push(word.to_string());
         }
         after_fn = word == "fn";
-        if !KEYWORDS.contains(&word) {
+        if !(3..=6).contains(&word.len()) || !KEYWORDS.contains(&word) {
             continue;
         }
         let mut j = next;
@@ -131,13 +157,20 @@ pub(crate) fn declared_names(text: &str) -> (Vec<String>, Vec<String>) {
         }
         if let Some(n) = name {
             types.push(n.to_string());
+            if word == "struct" {
+                structs.push(n.to_string());
+            }
         }
     }
-    types.sort_unstable();
-    types.dedup();
-    members.sort_unstable();
-    members.dedup();
-    (types, members)
+    for v in [&mut types, &mut structs, &mut members] {
+        v.sort_unstable();
+        v.dedup();
+    }
+    Names {
+        types,
+        structs,
+        members,
+    }
 }
 
 #[cfg(test)]
@@ -159,6 +192,13 @@ mod tests {
         }
         // a path's `::` is no field
         assert!(!members.contains(&"a".to_string()), "{members:?}");
+    }
+
+    #[test]
+    fn structs_apart_from_other_types() {
+        let names = super::scan("impl Service for Svc { type Response = u8; }\nstruct Svc;\n");
+        assert_eq!(names.structs, vec!["Svc".to_string()]);
+        assert_eq!(names.types, vec!["Response", "Service", "Svc"]);
     }
 
     #[test]
