@@ -447,8 +447,8 @@ impl Collector<'_, '_> {
                 out
             }
             syn::Expr::Path(p) if p.path.segments.len() >= 2 => {
+                self.visit_expr(f);
                 let Some(BindVal::Chain(ch)) = acc else {
-                    self.visit_expr(f);
                     return None;
                 };
                 let last = p.path.segments.last()?;

@@ -150,11 +150,7 @@ impl DepSources {
             self.skipped_index = Some(super::skipped_index::SkippedIndex::build(&self.skipped));
         }
         let mut picked: Vec<usize> = match &self.skipped_index {
-            Some(index) => new
-                .iter()
-                .filter(|k| asks_of_a_named_type(k))
-                .flat_map(|k| index.files_for(k))
-                .collect(),
+            Some(index) => new.iter().flat_map(|k| index.files_for(k)).collect(),
             None => Vec::new(),
         };
         picked.sort_unstable();
@@ -186,15 +182,6 @@ impl DepSources {
         self.asked.extend(new);
         found.into_iter().flatten().flatten().collect()
     }
-}
-
-/// Whether the skipped files are searched for `key`: a member of a named type
-/// (`Services::server`) or the type itself (`OnceServices::`). A member of no known type
-/// (`headers`) would pick every file with a field of that name, and a one-letter type is a
-/// generic parameter (`S::map_err`), declared nowhere.
-fn asks_of_a_named_type(key: &str) -> bool {
-    key.rsplit_once("::")
-        .is_some_and(|(t, _)| t.len() > 1 && !t.contains("::"))
 }
 
 /// The `.rs` files under the package's library directory (`src/`, or the directory of

@@ -53,11 +53,13 @@ impl SkippedIndex {
     }
 
     /// The files that may declare what `key` asks: `Type::name` (a member of that type),
-    /// `Type::` (the type: `struct Type`, as the model's search for it reads), `name` (a
-    /// member of any type).
+    /// `Type::` (the type: `struct Type`, as the model's search for it reads). None for a
+    /// member of no known type (`headers`: it would pick every file with a field of that
+    /// name) or of a one-letter type (a generic parameter, `S::map_err`, declared nowhere).
     pub(crate) fn files_for(&self, key: &str) -> Vec<usize> {
         let none = Vec::new();
         match key.rsplit_once("::") {
+            Some((t, _)) if t.len() < 2 => none,
             Some((t, "")) => self.structs.get(t).unwrap_or(&none).clone(),
             Some((t, n)) => {
                 let ts = self.types.get(t).unwrap_or(&none);
@@ -69,7 +71,7 @@ impl SkippedIndex {
                     .copied()
                     .collect()
             }
-            None => self.members.get(key).unwrap_or(&none).clone(),
+            None => none,
         }
     }
 }
