@@ -188,6 +188,9 @@ pub struct Analyzer {
     aliases: Arc<Aliases>,
     interesting: Arc<HashSet<Canon>>,
     needles: Arc<Vec<memchr::memmem::Finder<'static>>>,
+    /// The same needles as one leftmost-longest automaton: the byte scan reads every file
+    /// once with it instead of once per needle (see [`Analyzer::may_match`]).
+    scan: Arc<Option<aho_corasick::AhoCorasick>>,
     /// Words that make a file worth parsing for the workspace model only (it may declare
     /// a field, return type or alias of a type the rules know): they count at the start
     /// of a word (`Handle`, not `JoinHandle`).
@@ -285,6 +288,10 @@ impl Analyzer {
             .iter()
             .map(|w| memchr::memmem::Finder::new(w.as_bytes()).into_owned())
             .collect();
+        let scan = aho_corasick::AhoCorasick::builder()
+            .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+            .build(&words)
+            .ok();
         let aliases = Arc::new(aliases);
         let (a, i) = (aliases.clone(), interesting.clone());
         // an imported name keeps a body only when it can reach a path a rule knows
@@ -307,6 +314,7 @@ impl Analyzer {
             aliases,
             interesting,
             needles: Arc::new(needles),
+            scan: Arc::new(scan),
             model_words: Arc::new(model_words),
             body_filter: Arc::new(body_filter),
         }
@@ -320,14 +328,26 @@ impl Analyzer {
     /// Whether any needle occurs in `text` outside a `//` comment.
     pub fn may_match(&self, text: &str) -> bool {
         let b = text.as_bytes();
-        for f in self.needles.iter() {
-            for pos in f.find_iter(b) {
-                let line_start = memchr::memrchr(b'\n', &b[..pos]).map_or(0, |i| i + 1);
-                let before = &b[line_start..pos];
-                if memchr::memmem::find(before, b"//").is_none()
-                    || f.needle() == suppress::MARKER.as_bytes()
-                {
-                    return true;
+        let outside_comment = |pos: usize, needle: &[u8]| {
+            let line_start = memchr::memrchr(b'\n', &b[..pos]).map_or(0, |i| i + 1);
+            memchr::memmem::find(&b[line_start..pos], b"//").is_none()
+                || needle == suppress::MARKER.as_bytes()
+        };
+        match self.scan.as_ref() {
+            // one pass: an occurrence the leftmost-longest search steps over overlaps the
+            // one it reports, on the same line, so it is in a comment when that one is
+            Some(scan) => {
+                for m in scan.find_iter(b) {
+                    if outside_comment(m.start(), &b[m.range()]) {
+                        return true;
+                    }
+                }
+            }
+            None => {
+                for f in self.needles.iter() {
+                    if f.find_iter(b).any(|pos| outside_comment(pos, f.needle())) {
+                        return true;
+                    }
                 }
             }
         }

@@ -964,7 +964,7 @@ fn verdict_reading_calls(
                     .filter(|f| {
                         *f == root
                             || defines_one_of(f, &called, &|text| {
-                                toward.as_ref().is_none_or(|t| mentions_any(t, text))
+                                toward.as_ref().is_none_or(|t| t.any_in(text))
                             })
                     })
                     .cloned()
@@ -994,7 +994,7 @@ fn sites_reached_through(
     files: &[sigterm_missing::BinFile<'_>],
     complete: bool,
     servers: bool,
-) -> Option<aho_corasick::AhoCorasick> {
+) -> Option<crate::lexscan::WholeWords> {
     let mut names: BTreeSet<String> = BTreeSet::new();
     for (_, _, a) in loaded {
         let items = a
@@ -1038,16 +1038,7 @@ fn sites_reached_through(
             break;
         }
     }
-    aho_corasick::AhoCorasick::new(&names).ok()
-}
-
-/// Whether `text` names one of the automaton's words as a whole identifier.
-fn mentions_any(words: &aho_corasick::AhoCorasick, text: &str) -> bool {
-    let b = text.as_bytes();
-    words.find_overlapping_iter(b).any(|m| {
-        (m.start() == 0 || !crate::lexscan::is_ident(b[m.start() - 1]))
-            && !b.get(m.end()).is_some_and(|&c| crate::lexscan::is_ident(c))
-    })
+    Some(crate::lexscan::WholeWords::new(&names))
 }
 
 /// The files of one binary as the `sigterm-missing` verdict reads them: a file the byte

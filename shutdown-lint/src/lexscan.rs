@@ -210,6 +210,73 @@ static IDENT: [bool; 256] = {
     table
 };
 
+/// A set of identifiers looked for as whole identifiers in a text, searched the way that
+/// is fast for its size: one `memmem` pass per name for a few names, one leftmost-longest
+/// automaton for many. (Measured on 6 MB of quickwit's sources: four function names took
+/// 0.7 ms as four `memmem` passes and 20–30 ms as one `aho-corasick` automaton, whose
+/// prefilter found little to skip on for those names.)
+///
+/// # Examples
+/// ```
+/// let w = shutdown_lint::lexscan::WholeWords::new(["listen_sigterm", "run"]);
+/// assert!(w.any_in("fn main() { run(); }"));
+/// assert!(!w.any_in("fn main() { rerun(); runner(); }"));
+/// ```
+#[derive(Debug)]
+pub enum WholeWords {
+    /// One finder per name.
+    Few(Vec<memchr::memmem::Finder<'static>>),
+    /// One automaton for all of them.
+    Many(aho_corasick::AhoCorasick),
+}
+
+impl WholeWords {
+    /// Up to this many names are searched one by one.
+    const FEW: usize = 8;
+
+    /// The set of `names` (identifiers).
+    pub fn new<I, S>(names: I) -> WholeWords
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let names: Vec<S> = names.into_iter().collect();
+        let few = || {
+            WholeWords::Few(
+                names
+                    .iter()
+                    .map(|n| memchr::memmem::Finder::new(n.as_ref().as_bytes()).into_owned())
+                    .collect(),
+            )
+        };
+        if names.len() <= Self::FEW {
+            return few();
+        }
+        aho_corasick::AhoCorasick::builder()
+            .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+            .build(names.iter().map(AsRef::as_ref))
+            .map_or_else(|_| few(), WholeWords::Many)
+    }
+
+    /// Whether `text` names one of the words as a whole identifier.
+    pub fn any_in(&self, text: &str) -> bool {
+        let b = text.as_bytes();
+        let whole = |start: usize, end: usize| {
+            (start == 0 || !is_ident(b[start - 1])) && !b.get(end).is_some_and(|&c| is_ident(c))
+        };
+        match self {
+            WholeWords::Few(finders) => finders
+                .iter()
+                .any(|f| f.find_iter(b).any(|at| whole(at, at + f.needle().len()))),
+            // the words are identifiers: a match never spans two identifiers of the text,
+            // and a whole one starts where an identifier starts, where the longest match is
+            // the one that may end with it; a match that fails inside an identifier hides
+            // no whole one
+            WholeWords::Many(a) => a.find_iter(b).any(|m| whole(m.start(), m.end())),
+        }
+    }
+}
+
 /// The next occurrence of the keyword `word` in `code` (a [`code_only`] text) at or after
 /// `from`, as a whole identifier.
 pub(crate) fn find_word(code: &[u8], word: &[u8], from: usize) -> Option<usize> {

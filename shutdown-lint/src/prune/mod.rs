@@ -230,13 +230,20 @@ impl BodyFilter {
             let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
             match built.iter().find(|(w, _)| **w == all) {
                 Some((w, a)) => Some((w.clone(), a.clone())),
-                None => AhoCorasick::new(&all).ok().map(|a| {
-                    let b = (Arc::new(all), Arc::new(a));
-                    if built.len() < 64 {
-                        built.push(b.clone());
-                    }
-                    b
-                }),
+                // leftmost-longest lets the search use its vectorised prefilter (the
+                // standard kind was 6x slower on quickwit's sources); an occurrence it steps
+                // over overlaps a reported one, so it is in the same body
+                None => AhoCorasick::builder()
+                    .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+                    .build(&all)
+                    .ok()
+                    .map(|a| {
+                        let b = (Arc::new(all), Arc::new(a));
+                        if built.len() < 64 {
+                            built.push(b.clone());
+                        }
+                        b
+                    }),
             }
         };
         let words = WORDS
