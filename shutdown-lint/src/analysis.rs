@@ -188,9 +188,10 @@ pub struct Analyzer {
     aliases: Arc<Aliases>,
     interesting: Arc<HashSet<Canon>>,
     needles: Arc<Vec<memchr::memmem::Finder<'static>>>,
-    /// The same needles as one leftmost-longest automaton: the byte scan reads every file
-    /// once with it instead of once per needle (see [`Analyzer::may_match`]).
-    scan: Arc<Option<aho_corasick::AhoCorasick>>,
+    /// The same needles as one leftmost-longest automaton, shared by the packages that ask
+    /// for the same words: the byte scan reads every file once with it instead of once per
+    /// needle (see [`Analyzer::may_match`]).
+    scan: Option<Arc<aho_corasick::AhoCorasick>>,
     /// Words that make a file worth parsing for the workspace model only (it may declare
     /// a field, return type or alias of a type the rules know): they count at the start
     /// of a word (`Handle`, not `JoinHandle`).
@@ -288,10 +289,7 @@ impl Analyzer {
             .iter()
             .map(|w| memchr::memmem::Finder::new(w.as_bytes()).into_owned())
             .collect();
-        let scan = aho_corasick::AhoCorasick::builder()
-            .match_kind(aho_corasick::MatchKind::LeftmostLongest)
-            .build(&words)
-            .ok();
+        let scan = crate::prune::needle_automaton(words).map(|(_, a)| a);
         let aliases = Arc::new(aliases);
         let (a, i) = (aliases.clone(), interesting.clone());
         // an imported name keeps a body only when it can reach a path a rule knows
@@ -314,7 +312,7 @@ impl Analyzer {
             aliases,
             interesting,
             needles: Arc::new(needles),
-            scan: Arc::new(scan),
+            scan,
             model_words: Arc::new(model_words),
             body_filter: Arc::new(body_filter),
         }

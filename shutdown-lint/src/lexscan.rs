@@ -210,6 +210,13 @@ static IDENT: [bool; 256] = {
     table
 };
 
+/// Whether `b[start..end]` is a whole identifier: no identifier byte touches it on
+/// either side.
+#[inline]
+pub(crate) fn is_whole_word(b: &[u8], start: usize, end: usize) -> bool {
+    (start == 0 || !is_ident(b[start - 1])) && !b.get(end).is_some_and(|&c| is_ident(c))
+}
+
 /// A set of identifiers looked for as whole identifiers in a text, searched the way that
 /// is fast for its size: one `memmem` pass per name for a few names, one leftmost-longest
 /// automaton for many. (Measured on 6 MB of quickwit's sources: four function names took
@@ -261,9 +268,7 @@ impl WholeWords {
     /// Whether `text` names one of the words as a whole identifier.
     pub fn any_in(&self, text: &str) -> bool {
         let b = text.as_bytes();
-        let whole = |start: usize, end: usize| {
-            (start == 0 || !is_ident(b[start - 1])) && !b.get(end).is_some_and(|&c| is_ident(c))
-        };
+        let whole = |start: usize, end: usize| is_whole_word(b, start, end);
         match self {
             WholeWords::Few(finders) => finders
                 .iter()
@@ -284,7 +289,7 @@ pub(crate) fn find_word(code: &[u8], word: &[u8], from: usize) -> Option<usize> 
     while i < code.len() {
         let at = i + memchr::memmem::find(&code[i..], word)?;
         let end = at + word.len();
-        if (at == 0 || !is_ident(code[at - 1])) && !code.get(end).is_some_and(|&c| is_ident(c)) {
+        if is_whole_word(code, at, end) {
             return Some(at);
         }
         i = end;
