@@ -287,6 +287,11 @@ pub struct Call {
     pub krate: Option<String>,
     /// Called with arguments (`graceful.watch(conn)`, not `config.watch()`).
     pub with_args: bool,
+    /// For a method or associated function: the receiver's type, as its last path segment
+    /// (`Scheduler` for `Scheduler::new(..)`, for `self.start()` in `impl Scheduler`, or for
+    /// `s.start()` after `let s = http::Scheduler::new(..)`), when the file tells it; its
+    /// crate is then [`Call::krate`] (`None`: the caller's).
+    pub ty: Option<String>,
 }
 
 /// A function or method and the calls its body makes (closures and async blocks in it

@@ -382,6 +382,74 @@ fn a_library_server_main_calls_down_to_by_path_is_a_daemon() {
     );
 }
 
+#[test]
+fn a_library_server_main_reaches_through_a_typed_method_is_a_daemon() {
+    // sccache-dist's scheduler: `main` builds its library's `http::Scheduler` and calls its
+    // `start()`, a method that runs a rouille server; the binary handles no signal
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path();
+    write(
+        root,
+        "Cargo.toml",
+        "[workspace]\nmembers = [\"crates/*\"]\nresolver = \"2\"\n",
+    );
+    write(
+        root,
+        "crates/dist/Cargo.toml",
+        "[package]\nname = \"dist\"\nedition = \"2021\"\n\n[[bin]]\nname = \"dist-sched\"\npath = \"src/bin/sched/main.rs\"\n",
+    );
+    write(root, "crates/dist/src/lib.rs", "pub mod http;\n");
+    write(
+        root,
+        "crates/dist/src/http.rs",
+        "mod server {\n    \
+         pub struct Scheduler<S> { s: S }\n    \
+         impl<S: Send + 'static> Scheduler<S> {\n        \
+         pub fn new(s: S) -> Self { Scheduler { s } }\n        \
+         pub fn start(self) -> Result<(), ()> {\n            \
+         rouille::Server::new(\"0.0.0.0:10600\", |_r| rouille::Response::empty_404()).unwrap().run();\n            \
+         Ok(())\n        }\n    }\n    \
+         pub struct Other;\n    \
+         impl Other {\n        pub fn start(self) {\n            \
+         rouille::Server::new(\"0.0.0.0:1\", |_r| rouille::Response::empty_404()).unwrap().run();\n        }\n    }\n}\n\
+         pub use server::{Other, Scheduler};\n",
+    );
+    write(
+        root,
+        "crates/dist/src/bin/sched/main.rs",
+        "use dist::http;\n\
+         fn main() {\n    let scheduler = http::Scheduler::new(1u8);\n    scheduler.start().unwrap();\n}\n",
+    );
+    // a second daemon whose `main` the byte scan lets through (it names a thread spawn), its
+    // receiver typed by a declaration
+    write(
+        root,
+        "crates/dist/src/bin/other.rs",
+        "fn main() {\n    std::thread::spawn(|| {}).join().unwrap();\n    let o: dist::http::Other = dist::http::Other;\n    o.start();\n}\n",
+    );
+    // a tool of the same package that calls `start()` on a value of another type, and one
+    // that calls it on a value of unknown type: neither reaches the scheduler
+    write(
+        root,
+        "crates/dist/src/bin/tool.rs",
+        "struct Job;\nimpl Job { fn start(self) {} }\n\
+         fn main() {\n    let job = Job;\n    job.start();\n    let t = std::thread::current();\n    t.start();\n}\n",
+    );
+    let got: Vec<String> = sigterm_findings(root, root)
+        .iter()
+        .map(|f| format!("{}:{} {}", f.path.display(), f.region.line, f.message))
+        .collect();
+    assert_eq!(got.len(), 2, "{got:#?}");
+    assert!(
+        got[0].starts_with("crates/dist/src/http.rs:6 binary `dist-sched` serves (rouille)"),
+        "{got:#?}"
+    );
+    assert!(
+        got[1].starts_with("crates/dist/src/http.rs:13 binary `other` serves (rouille)"),
+        "{got:#?}"
+    );
+}
+
 /// A binary whose `main` only calls into its package's library, where Ctrl-C is handled
 /// and SIGTERM is not (hyperqueue's `hq`): the crate's name has the word `hyper` in it, so
 /// the byte scan lets the root file through and its body, which names no rule's word, is

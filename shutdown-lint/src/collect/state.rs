@@ -257,12 +257,52 @@ impl<'a, 'i> Collector<'a, 'i> {
 
     /// Records a call of the function being walked (for call chains from `main`).
     pub(super) fn record_call(&mut self, name: String, method: bool) {
-        self.record_call_in(name, method, None, false);
+        self.record_call_in(name, method, None, false, None);
     }
 
-    /// [`Self::record_call`] of a method called with arguments or without.
+    /// [`Self::record_call`] of a method called with arguments or without, with its
+    /// receiver's type when the file tells it ([`Self::receiver_type`]).
     pub(super) fn record_method_call(&mut self, m: &syn::ExprMethodCall) {
-        self.record_call_in(m.method.to_string(), true, None, !m.args.is_empty());
+        if self.cur_fn.is_none() {
+            return;
+        }
+        let (krate, ty) = match self.receiver_type(&m.receiver) {
+            Some(t) => type_owner(&t),
+            None => (None, None),
+        };
+        self.record_call_in(m.method.to_string(), true, krate, !m.args.is_empty(), ty);
+    }
+
+    /// The type of a method call's receiver, when the file tells it: `self` in an `impl`, a
+    /// binding of a declared workspace type, or one bound to what a type's associated
+    /// function returns (`let s = http::Scheduler::new(..)?;`: a constructor's value is
+    /// taken to be of its type).
+    fn receiver_type(&self, recv: &syn::Expr) -> Option<crate::resolve::Canon> {
+        let mut e = recv;
+        while let syn::Expr::Paren(syn::ExprParen { expr, .. })
+        | syn::Expr::Reference(syn::ExprReference { expr, .. }) = e
+        {
+            e = expr;
+        }
+        let syn::Expr::Path(p) = e else { return None };
+        if p.path.is_ident("self") {
+            return self.self_ty.clone();
+        }
+        match self.binding_val(&p.path.get_ident()?.to_string())? {
+            BindVal::Typed(t) => Some(t.clone()),
+            BindVal::Chain(ch) => {
+                let Some(crate::model::SymRoot::Call(path)) = &ch.pending else {
+                    return None;
+                };
+                let unwrapped = ch
+                    .steps
+                    .iter()
+                    .all(|s| matches!(s.name.as_str(), "?" | "await" | "unwrap" | "expect"));
+                let n = path.len();
+                (unwrapped && n >= 3 && starts_upper(&path[n - 2])).then(|| path[..n - 1].to_vec())
+            }
+            _ => None,
+        }
     }
 
     fn record_call_in(
@@ -271,6 +311,7 @@ impl<'a, 'i> Collector<'a, 'i> {
         method: bool,
         krate: Option<String>,
         with_args: bool,
+        ty: Option<String>,
     ) {
         let Some(i) = self.cur_fn else { return };
         let calls = &mut self.model.fns[i].calls;
@@ -279,6 +320,7 @@ impl<'a, 'i> Collector<'a, 'i> {
             method,
             krate,
             with_args,
+            ty,
         };
         // `x.f().f().f()..`: a repeat of the last call adds nothing; a body with thousands
         // of distinct calls is kept bounded (the rest count as seen)
@@ -309,11 +351,17 @@ impl<'a, 'i> Collector<'a, 'i> {
             let owner = path.segments[n - 2].ident.to_string();
             owner == "Self" || owner.starts_with(|c: char| c.is_ascii_uppercase())
         };
-        let krate = match self.resolve(path, true) {
-            Resolution::Path(c) if !method && c.len() >= 2 => Some(c[0].clone()),
-            _ => None,
+        let resolved = self.resolve(path, true);
+        let (krate, ty) = match resolved {
+            Resolution::Path(c) if !method && c.len() >= 2 => (Some(c[0].clone()), None),
+            // `http::Scheduler::start(s)`, `Self::serve(..)`: the type's methods
+            Resolution::Path(c) if method && c.len() >= 3 => type_owner(&c[..c.len() - 1]),
+            _ if method && n == 2 && path.segments[0].ident == "Self" => {
+                self.self_ty.as_deref().map_or((None, None), type_owner)
+            }
+            _ => (None, None),
         };
-        self.record_call_in(last.ident.to_string(), method, krate, false);
+        self.record_call_in(last.ident.to_string(), method, krate, false, ty);
     }
 
     /// The calls in a macro body that is not walked (`name(..)`, `x.name(..)`,
@@ -339,7 +387,7 @@ impl<'a, 'i> Collector<'a, 'i> {
                         _ => false,
                     };
                     let with_args = matches!(tts.get(i + 1), Some(TokenTree::Group(g)) if !g.stream().is_empty());
-                    self.record_call_in(id.to_string(), method, None, with_args);
+                    self.record_call_in(id.to_string(), method, None, with_args, None);
                 }
                 _ => {}
             }
@@ -379,4 +427,18 @@ fn tuple_pat_elems(pat: &syn::Pat, n: usize) -> Option<Vec<&syn::Pat>> {
         }
         _ => None,
     }
+}
+
+/// A type path's crate and name (`["app", "http", "Scheduler"]`: `app`, `Scheduler`); a path
+/// of one segment (a type of the file's own module) has no crate.
+fn type_owner(ty: &[String]) -> (Option<String>, Option<String>) {
+    match ty {
+        [] => (None, None),
+        [only] => (None, Some(only.clone())),
+        [krate, .., last] => (Some(krate.clone()), Some(last.clone())),
+    }
+}
+
+fn starts_upper(segment: &str) -> bool {
+    segment.starts_with(|c: char| c.is_ascii_uppercase())
 }

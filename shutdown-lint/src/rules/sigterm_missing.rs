@@ -286,7 +286,8 @@ pub(crate) struct Called {
     pub by_path: Option<BTreeSet<String>>,
 }
 
-/// The names the reached `nodes` call (only free calls when `free_only`).
+/// The names the reached `nodes` call (only free calls and methods of a known receiver
+/// type when `free_only`).
 fn names_called(
     nodes: &[Node<'_>],
     reach: &BTreeSet<(usize, String)>,
@@ -299,7 +300,7 @@ fn names_called(
             n.node
                 .calls
                 .iter()
-                .filter(move |c| !(free_only && c.method))
+                .filter(move |c| !(free_only && c.method && c.ty.is_none()))
         })
         .map(|c| c.name.clone())
         .collect()
