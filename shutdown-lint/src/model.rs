@@ -26,6 +26,9 @@ pub enum ArgValue {
     /// `|inner| inner.timeout(d)`: those methods, innermost first (a builder wrapper's
     /// `prepare(|inner| ..)` sets the wrapped builder's timeouts this way).
     Applied(Vec<Step>),
+    /// An HTTP client builder of a known library, passed to a function of the workspace
+    /// that builds it (`build_safe_client(reqwest::Client::builder())`): its chain.
+    Builder(Box<Chain>),
     /// Anything else.
     Other,
 }
@@ -272,6 +275,11 @@ pub struct FnDecl {
     /// of a known library: that chain (root and steps), so a caller's `.build()` can be
     /// checked for a timeout the helper did or did not set.
     pub builder: Option<Chain>,
+    /// For a function returning an HTTP client it builds from one of its parameters, a
+    /// builder (`fn build_safe_client(b: ClientBuilder) -> reqwest::Result<Client> {
+    /// b.redirect(..).build() }`): the parameter's index and the steps applied to it, so a
+    /// caller that passes a builder is judged as if it built the client itself.
+    pub builds_param: Option<(usize, Vec<Step>)>,
 }
 
 /// A call written in a function body, by name (for call chains from `main`).

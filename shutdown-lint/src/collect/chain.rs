@@ -229,13 +229,20 @@ impl Collector<'_, '_> {
         match cur {
             syn::Expr::Field(f) => self.visit_expr(&f.base),
             syn::Expr::Call(c) if matches!(&*c.func, syn::Expr::Path(_)) => {
-                for a in &c.args {
+                let mut builders = Vec::new();
+                for (k, a) in c.args.iter().enumerate() {
                     self.pending = if drop_call {
                         Usage::Dropped
                     } else {
                         Usage::Kept
                     };
-                    self.visit_expr(a);
+                    let value = self.visit_expr_value(a).or_else(|| self.bound_chain(a));
+                    if let Some(b) = value.filter(is_unbuilt_builder) {
+                        builders.push((k, b));
+                    }
+                }
+                if let Some(ch) = chain.as_mut() {
+                    self.pass_builders(ch, c.args.len(), builders, usage);
                 }
             }
             syn::Expr::Path(_) if !layers.is_empty() => {}
@@ -258,6 +265,59 @@ impl Collector<'_, '_> {
         }
         self.note_timeout_layer(&layers);
         chain
+    }
+
+    /// A workspace function called with HTTP client builders of a known library as
+    /// arguments (`build_safe_client(reqwest::Client::builder())`): `ch`, its symbolic
+    /// chain, holds them as [`ArgValue::Builder`], and is a use of its own (where the
+    /// client is made), so the workspace model can judge the build the function does.
+    fn pass_builders(
+        &mut self,
+        ch: &mut Chain,
+        arity: usize,
+        builders: Vec<(usize, Chain)>,
+        usage: Usage,
+    ) {
+        if builders.is_empty()
+            || !matches!(ch.pending, Some(SymRoot::Call(_)))
+            || !ch.root_args.is_empty()
+        {
+            return;
+        }
+        let mut args = vec![ArgValue::Other; arity];
+        for (k, b) in builders {
+            args[k] = ArgValue::Builder(Box::new(b));
+        }
+        ch.root_args = args;
+        match ch.origin {
+            // pushed already (a trigger step applied to the result): that use holds them
+            Some(o) => {
+                if let Some(cu) = self.model.chains.get_mut(o)
+                    && cu.chain.root_region == ch.root_region
+                {
+                    cu.chain.root_args = ch.root_args.clone();
+                }
+            }
+            None => {
+                ch.origin = Some(self.model.chains.len());
+                self.model.chains.push(ChainUse {
+                    chain: ch.clone(),
+                    usage,
+                    ctx: self.ctx(),
+                    escapes: false,
+                    bounded_by_layer: false,
+                });
+            }
+        }
+    }
+
+    /// The chain a plain binding holds (`helper(builder)`).
+    fn bound_chain(&self, e: &syn::Expr) -> Option<Chain> {
+        let syn::Expr::Path(p) = e else { return None };
+        match self.binding_val(&p.path.get_ident()?.to_string())? {
+            BindVal::Chain(ch) => Some((**ch).clone()),
+            _ => None,
+        }
     }
 
     /// A bound value handed to a tower stack that bounds every call
@@ -589,4 +649,17 @@ fn path_text(p: &syn::Path) -> String {
         .map(|s| s.ident.to_string())
         .collect::<Vec<_>>()
         .join("::")
+}
+
+/// A chain on an HTTP client builder of a known library that is not built yet.
+fn is_unbuilt_builder(ch: &Chain) -> bool {
+    ch.pending.is_none()
+        && crate::resolve::known::HTTP_CTORS.iter().any(|(p, k, lib)| {
+            *k == crate::resolve::known::HttpKind::Builder
+                && *p == ch.root_str()
+                && !ch
+                    .steps
+                    .iter()
+                    .any(|s| lib.build_methods.contains(&s.name.as_str()))
+        })
 }

@@ -90,6 +90,7 @@ impl Collector<'_, '_> {
             None => None,
         };
         if let Some(ret) = ret {
+            let builds_param = block.and_then(|b| self.builds_from_param(sig, b, &ret));
             let builder = tail.filter(|t| {
                 returns_builder
                     && t.pending.is_none()
@@ -116,6 +117,7 @@ impl Collector<'_, '_> {
                 name,
                 ret,
                 builder,
+                builds_param,
             });
         }
         self.resolver_blocks -= 1;
@@ -231,6 +233,82 @@ impl Collector<'_, '_> {
             None if canon.len() > 1 => Some(BindVal::Typed(canon)),
             None => None,
         }
+    }
+
+    /// For a function returning an HTTP client that its body's tail builds from a parameter
+    /// declared as a builder of a known library (`fn f(b: reqwest::ClientBuilder) ->
+    /// reqwest::Result<Client> { b.redirect(..).build() }`, also `Ok(b.build()?)`): the
+    /// parameter's index and the steps the tail applies to it, innermost first.
+    fn builds_from_param(
+        &self,
+        sig: &syn::Signature,
+        block: &syn::Block,
+        ret: &Canon,
+    ) -> Option<(usize, Vec<crate::model::Step>)> {
+        let client = known::type_ctor(ret).is_some_and(|c| {
+            known::HTTP_CTORS
+                .iter()
+                .any(|(p, k, _)| *p == c && *k == known::HttpKind::Client)
+        });
+        if !client {
+            return None;
+        }
+        let Some(syn::Stmt::Expr(tail, None)) = block.stmts.last() else {
+            return None;
+        };
+        let mut e: &syn::Expr = tail;
+        // `Ok(..)` around the tail, then down the receivers to the root
+        if let syn::Expr::Call(c) = e
+            && let syn::Expr::Path(p) = &*c.func
+            && p.path.is_ident("Ok")
+            && c.args.len() == 1
+        {
+            e = &c.args[0];
+        }
+        let mut steps = Vec::new();
+        loop {
+            e = match e {
+                syn::Expr::MethodCall(m) => {
+                    steps.push(crate::model::Step {
+                        name: m.method.to_string(),
+                        region: self.region(m.method.span()),
+                        args: m.args.iter().map(|a| self.eval_arg(a)).collect(),
+                    });
+                    &m.receiver
+                }
+                syn::Expr::Try(t) => {
+                    steps.push(crate::model::Step {
+                        name: "?".into(),
+                        region: self.region(t.question_token.span()),
+                        args: Vec::new(),
+                    });
+                    &t.expr
+                }
+                syn::Expr::Await(a) => &a.base,
+                syn::Expr::Paren(p) => &p.expr,
+                _ => break,
+            };
+        }
+        steps.reverse();
+        let syn::Expr::Path(root) = e else {
+            return None;
+        };
+        let root = root.path.get_ident()?.to_string();
+        let (index, ty) = sig
+            .inputs
+            .iter()
+            .filter_map(|a| match a {
+                syn::FnArg::Typed(t) => Some(t),
+                syn::FnArg::Receiver(_) => None,
+            })
+            .enumerate()
+            .find(|(_, t)| matches!(&*t.pat, syn::Pat::Ident(i) if i.ident == root))?;
+        let ctor = known::http_builder_ctor(&self.type_canon(&ty.ty)?)?;
+        let (_, _, lib) = known::HTTP_CTORS.iter().find(|(p, _, _)| *p == ctor)?;
+        steps
+            .iter()
+            .any(|s| lib.build_methods.contains(&s.name.as_str()))
+            .then_some((index, steps))
     }
 
     /// Visits a block; returns the value of its tail expression when it is a chain.
@@ -664,6 +742,7 @@ impl<'ast> Visit<'ast> for Collector<'_, '_> {
                         name: st.ident.to_string(),
                         ret,
                         builder: None,
+                        builds_param: None,
                     });
                 }
                 self.ctx.in_drainable = false;
@@ -791,6 +870,7 @@ impl Collector<'_, '_> {
                 name: "deref".to_string(),
                 ret,
                 builder: None,
+                builds_param: None,
             });
         }
     }

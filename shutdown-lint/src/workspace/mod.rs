@@ -312,6 +312,15 @@ impl WorkspaceModel {
         #[allow(clippy::explicit_counter_loop)] // `i` counts consumed steps, not rounds
         for _ in 0..=ch.steps.len() + 4 {
             ty = self.unalias(ty);
+            // a function that builds the client from the builder its caller passed: the
+            // caller's build, judged where the function is called
+            if i == 0
+                && !ch.via_binding
+                && let Some((k, helper)) = made_by.and_then(|f| f.builds_param.as_ref())
+                && let Some(ArgValue::Builder(b)) = ch.root_args.get(*k)
+            {
+                return Some(built_by_helper(ch, b, helper));
+            }
             if let Some(ctor) = known::type_ctor(&ty) {
                 let mut out = rewrite(ch, i, crate::resolve::split_path(ctor), Vec::new());
                 // a client held in a field or returned by a function was made elsewhere:
@@ -665,16 +674,51 @@ fn agreed<'a>(mut it: impl Iterator<Item = &'a Canon>) -> Option<Canon> {
     it.all(|c| c == first).then(|| first.clone())
 }
 
-/// The function every candidate agrees on (same return type); the first of them.
+/// The function every candidate agrees on (same return type, same builder made or built);
+/// the first of them.
 fn agreed_fn(v: &[FnDecl]) -> Option<&FnDecl> {
     let first = v.first()?;
     v.iter()
-        .all(|f| f.ret == first.ret && f.builder == first.builder)
+        .all(|f| {
+            f.ret == first.ret && f.builder == first.builder && f.builds_param == first.builds_param
+        })
         .then_some(first)
 }
 
 /// `ch` with its first `consumed` steps replaced by a root the rules know (and the steps a
 /// helper applied to it, written elsewhere).
+/// `ch`, the result of a workspace function called with the builder `b` and building the
+/// client from it with the `helper` steps: one chain from the caller's builder through the
+/// function's steps (placed at the call, whose line the reader sees) to `ch`'s own steps.
+fn built_by_helper(ch: &Chain, b: &Chain, helper: &[Step]) -> Chain {
+    let mut steps = b.steps.clone();
+    // the function's steps and their values are in its own file: shown at the call
+    let here = |a: &ArgValue| match a {
+        ArgValue::Duration(d, _) => ArgValue::Duration(*d, ch.root_region),
+        other => other.clone(),
+    };
+    steps.extend(helper.iter().map(|s| Step {
+        name: s.name.clone(),
+        region: ch.root_region,
+        args: s.args.iter().map(here).collect(),
+    }));
+    steps.extend_from_slice(&ch.steps);
+    Chain {
+        root: b.root.clone(),
+        root_region: b.root_region,
+        root_args: b.root_args.clone(),
+        steps,
+        // the caller's own steps on the builder are judged where it wrote them
+        inherited: b.steps.len(),
+        via_binding: false,
+        pending: None,
+        origin: ch.origin,
+        via: ch.via.clone(),
+        written: b.written.clone(),
+        received: false,
+    }
+}
+
 fn rewrite(ch: &Chain, consumed: usize, root: Canon, prefix: Vec<Step>) -> Chain {
     let root_region = match consumed {
         0 => ch.root_region,

@@ -44,6 +44,7 @@ fn f(path: &str, owner: Option<&str>, ret: &str) -> FnDecl {
         owner: owner.map(split_path),
         ret: split_path(ret),
         builder: None,
+        builds_param: None,
     }
 }
 
