@@ -7,9 +7,9 @@
 //! there: the arguments of every call of that function in the file (`Self::from_parts(url,
 //! Duration::from_secs(10), Duration::from_secs(30))`), or every value the file writes into
 //! that field (`Self { timeout: DEFAULT_TIMEOUT, .. }`, `x.timeout = ..`). A parameter takes
-//! the longest duration a caller passes (that caller's request can wait that long); a field
-//! is valued only when every write is known and the field is private (code elsewhere could
-//! write another value). The step's argument becomes that duration, and the model keeps
+//! the longest duration a caller passes (that caller's request can wait that long), and a
+//! field the longest duration the file writes into it (a constructor's default: the client
+//! of a value made that way waits that long, whatever a setter or another file may write). The step's argument becomes that duration, and the model keeps
 //! where it came from for the message. (Not for a file streamed item by item: it is never
 //! whole in memory.)
 
@@ -134,30 +134,20 @@ impl Collector<'_, '_> {
     /// into every chain step that carries them.
     pub(super) fn finish_deferred(&mut self, file: &syn::File) {
         let deferred = std::mem::take(&mut self.deferred);
-        let child_files = !self.model.mod_decls.is_empty();
         let mut found = Writes {
             sources: deferred.iter().map(|d| d.source.clone()).collect(),
             values: vec![Vec::new(); deferred.len()],
             impl_owner: None,
-            pub_field: vec![false; deferred.len()],
-            opaque: vec![false; deferred.len()],
         };
         found.visit_file(file);
         for (k, d) in deferred.iter().enumerate() {
-            let mut known = Vec::new();
-            let mut unknown = false;
-            for (e, how) in &found.values[k] {
-                match self.eval_duration(e, 0) {
-                    Some(v) => known.push((v, how.clone())),
-                    None => unknown = true,
-                }
-            }
-            // a field written out of sight: by a child module's file, in a macro's body, or
-            // (declared `pub`) by any other file
-            let field = matches!(d.source, Source::Field { .. });
-            if field && (unknown || found.pub_field[k] || found.opaque[k] || child_files) {
-                continue;
-            }
+            // the longest known value: a write the file cannot value (a setter's
+            // parameter, a macro body, another file) may set another, but the known one
+            // is a client that waits that long
+            let known: Vec<(f64, String)> = found.values[k]
+                .iter()
+                .filter_map(|(e, how)| Some((self.eval_duration(e, 0)?, how.clone())))
+                .collect();
             let Some((secs, via)) = known.into_iter().max_by(|a, b| a.0.total_cmp(&b.0)) else {
                 continue;
             };
@@ -186,10 +176,6 @@ struct Writes<'ast> {
     values: Vec<Vec<(&'ast syn::Expr, String)>>,
     /// The last segment of the type of the `impl` being read.
     impl_owner: Option<String>,
-    /// The field is declared with some `pub`.
-    pub_field: Vec<bool>,
-    /// A macro's body (not read) names the field.
-    opaque: Vec<bool>,
 }
 
 fn last_ident(p: &syn::Path) -> Option<String> {
@@ -283,21 +269,6 @@ impl<'ast> Visit<'ast> for Writes<'ast> {
         self.impl_owner = saved;
     }
 
-    fn visit_item_struct(&mut self, s: &'ast syn::ItemStruct) {
-        let owner = s.ident.to_string();
-        for f in &s.fields {
-            let (Some(id), false) = (&f.ident, matches!(f.vis, syn::Visibility::Inherited)) else {
-                continue;
-            };
-            for (k, src) in self.sources.iter().enumerate() {
-                if matches!(src, Source::Field { owner: o, field } if *o == owner && id == field) {
-                    self.pub_field[k] = true;
-                }
-            }
-        }
-        visit::visit_item_struct(self, s);
-    }
-
     fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
         if let syn::Expr::Path(p) = &*c.func
             && p.qself.is_none()
@@ -331,23 +302,6 @@ impl<'ast> Visit<'ast> for Writes<'ast> {
             }
         }
         visit::visit_expr_struct(self, s);
-    }
-
-    fn visit_macro(&mut self, m: &'ast syn::Macro) {
-        fn names(ts: proc_macro2::TokenStream, field: &str) -> bool {
-            ts.into_iter().any(|t| match t {
-                proc_macro2::TokenTree::Ident(i) => i == field,
-                proc_macro2::TokenTree::Group(g) => names(g.stream(), field),
-                _ => false,
-            })
-        }
-        for (k, src) in self.sources.iter().enumerate() {
-            if let Source::Field { field, .. } = src
-                && names(m.tokens.clone(), field)
-            {
-                self.opaque[k] = true;
-            }
-        }
     }
 
     fn visit_expr_assign(&mut self, a: &'ast syn::ExprAssign) {
