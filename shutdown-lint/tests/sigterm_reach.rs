@@ -25,6 +25,25 @@ fn sigterm_findings(path: &Path, cwd: &Path) -> Vec<Finding> {
     .collect()
 }
 
+/// `path:line message` of each finding.
+fn described(findings: &[Finding]) -> Vec<String> {
+    findings
+        .iter()
+        .map(|f| format!("{}:{} {}", f.path.display(), f.region.line, f.message))
+        .collect()
+}
+
+/// An empty workspace whose members are `crates/*`.
+fn bare_workspace() -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "Cargo.toml",
+        "[workspace]\nmembers = [\"crates/*\"]\nresolver = \"2\"\n",
+    );
+    d
+}
+
 fn write(root: &Path, rel: &str, text: &str) {
     let p = root.join(rel);
     std::fs::create_dir_all(p.parent().unwrap()).unwrap();
@@ -256,13 +275,8 @@ fn a_dependency_outside_the_linted_paths_is_read_when_it_decides() {
 
 #[test]
 fn a_server_that_handles_no_signal_reads_only_dependencies_that_could() {
-    let d = tempfile::tempdir().unwrap();
+    let d = bare_workspace();
     let root = d.path();
-    write(
-        root,
-        "Cargo.toml",
-        "[workspace]\nmembers = [\"crates/*\"]\nresolver = \"2\"\n",
-    );
     // a helper crate that installs the SIGTERM handler (tokio with `signal`)
     write(
         root,
@@ -324,13 +338,8 @@ fn a_server_that_handles_no_signal_reads_only_dependencies_that_could() {
 fn a_library_server_main_calls_down_to_by_path_is_a_daemon() {
     // DataFusion Ballista's scheduler: `main` calls its package's library, whose
     // `start_server` (a body no rule reads) calls `start_grpc_service`, which serves
-    let d = tempfile::tempdir().unwrap();
+    let d = bare_workspace();
     let root = d.path();
-    write(
-        root,
-        "Cargo.toml",
-        "[workspace]\nmembers = [\"crates/*\"]\nresolver = \"2\"\n",
-    );
     write(
         root,
         "crates/sched/Cargo.toml",
@@ -371,10 +380,7 @@ fn a_library_server_main_calls_down_to_by_path_is_a_daemon() {
         "struct Cmd;\nimpl Cmd { async fn run(self) -> u32 { sched::process::version() } }\n\
          #[tokio::main]\nasync fn main() {\n    println!(\"{}\", Cmd.run().await);\n}\n",
     );
-    let got: Vec<String> = sigterm_findings(root, root)
-        .iter()
-        .map(|f| format!("{}:{} {}", f.path.display(), f.region.line, f.message))
-        .collect();
+    let got = described(&sigterm_findings(root, root));
     assert_eq!(got.len(), 1, "{got:#?}");
     assert!(
         got[0].starts_with("crates/sched/src/process.rs:3 binary `sched` serves (axum)"),
@@ -386,13 +392,8 @@ fn a_library_server_main_calls_down_to_by_path_is_a_daemon() {
 fn a_library_server_main_reaches_through_a_typed_method_is_a_daemon() {
     // sccache-dist's scheduler: `main` builds its library's `http::Scheduler` and calls its
     // `start()`, a method that runs a rouille server; the binary handles no signal
-    let d = tempfile::tempdir().unwrap();
+    let d = bare_workspace();
     let root = d.path();
-    write(
-        root,
-        "Cargo.toml",
-        "[workspace]\nmembers = [\"crates/*\"]\nresolver = \"2\"\n",
-    );
     write(
         root,
         "crates/dist/Cargo.toml",
@@ -435,10 +436,7 @@ fn a_library_server_main_reaches_through_a_typed_method_is_a_daemon() {
         "struct Job;\nimpl Job { fn start(self) {} }\n\
          fn main() {\n    let job = Job;\n    job.start();\n    let t = std::thread::current();\n    t.start();\n}\n",
     );
-    let got: Vec<String> = sigterm_findings(root, root)
-        .iter()
-        .map(|f| format!("{}:{} {}", f.path.display(), f.region.line, f.message))
-        .collect();
+    let got = described(&sigterm_findings(root, root));
     assert_eq!(got.len(), 2, "{got:#?}");
     assert!(
         got[0].starts_with("crates/dist/src/http.rs:6 binary `dist-sched` serves (rouille)"),
