@@ -266,10 +266,9 @@ impl<'a, 'i> Collector<'a, 'i> {
         if self.cur_fn.is_none() {
             return;
         }
-        let (krate, ty) = match self.receiver_type(&m.receiver) {
-            Some(t) => type_owner(&t),
-            None => (None, None),
-        };
+        let (krate, ty) = self
+            .receiver_type(&m.receiver)
+            .map_or((None, None), type_owner);
         self.record_call_in(m.method.to_string(), true, krate, !m.args.is_empty(), ty);
     }
 
@@ -277,7 +276,7 @@ impl<'a, 'i> Collector<'a, 'i> {
     /// binding of a declared workspace type, or one bound to what a type's associated
     /// function returns (`let s = http::Scheduler::new(..)?;`: a constructor's value is
     /// taken to be of its type).
-    fn receiver_type(&self, recv: &syn::Expr) -> Option<crate::resolve::Canon> {
+    fn receiver_type(&self, recv: &syn::Expr) -> Option<&[String]> {
         let mut e = recv;
         while let syn::Expr::Paren(syn::ExprParen { expr, .. })
         | syn::Expr::Reference(syn::ExprReference { expr, .. }) = e
@@ -286,10 +285,10 @@ impl<'a, 'i> Collector<'a, 'i> {
         }
         let syn::Expr::Path(p) = e else { return None };
         if p.path.is_ident("self") {
-            return self.self_ty.clone();
+            return self.self_ty.as_deref();
         }
         match self.binding_val(&p.path.get_ident()?.to_string())? {
-            BindVal::Typed(t) => Some(t.clone()),
+            BindVal::Typed(t) => Some(t),
             BindVal::Chain(ch) => {
                 let Some(crate::model::SymRoot::Call(path)) = &ch.pending else {
                     return None;
@@ -299,7 +298,7 @@ impl<'a, 'i> Collector<'a, 'i> {
                     .iter()
                     .all(|s| matches!(s.name.as_str(), "?" | "await" | "unwrap" | "expect"));
                 let n = path.len();
-                (unwrapped && n >= 3 && starts_upper(&path[n - 2])).then(|| path[..n - 1].to_vec())
+                (unwrapped && n >= 3 && starts_upper(&path[n - 2])).then(|| &path[..n - 1])
             }
             _ => None,
         }
