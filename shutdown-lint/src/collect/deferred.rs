@@ -1,6 +1,7 @@
 //! Durations that reach a timeout through a name the walk cannot value where it is used:
 //! a parameter of the function (`fn from_parts(.., timeout: Duration) { ..
-//! .timeout(timeout) }`) or a field of `self` (`.timeout(self.timeout)`).
+//! .timeout(timeout) }`) or a field of `self` or of a binding of a declared type
+//! (`.timeout(self.timeout)`, `.timeout(settings.timeout)` with `settings: &Settings`).
 //!
 //! The walk records such arguments ([`Deferred`]); when it has finished, the file is read
 //! once more, as written (bodies the pruner blanked included), for what the file passes
@@ -94,12 +95,23 @@ impl Collector<'_, '_> {
                 else {
                     return;
                 };
-                let Some(owner) = self.self_ty.as_ref().and_then(|t| t.last()) else {
+                // a field of `self`, or of a binding of a declared type (`settings:
+                // &WebhookSettings`, `.timeout(settings.timeout)`)
+                let owner = if base.path.is_ident("self") {
+                    self.self_ty.as_ref()
+                } else {
+                    match base
+                        .path
+                        .get_ident()
+                        .and_then(|i| self.binding_val(&i.to_string()))
+                    {
+                        Some(super::state::BindVal::Typed(t)) => Some(t),
+                        _ => None,
+                    }
+                };
+                let Some(owner) = owner.and_then(|t| t.last()) else {
                     return;
                 };
-                if !base.path.is_ident("self") {
-                    return;
-                }
                 Source::Field {
                     owner: owner.clone(),
                     field: field.to_string(),
