@@ -179,6 +179,11 @@ pub struct FileAnalysis {
     pub client_flow: Option<crate::collect::flow::ClientFlow>,
     /// What the file declares for the workspace model.
     pub decls: Decls,
+    /// Timeout arguments reading a field whose writes are in other files
+    /// ([`FileAnalysis::apply_field_writes`]).
+    pub open_fields: Vec<crate::model::OpenField>,
+    /// The chains that carry those arguments.
+    pub open_chains: Vec<ChainUse>,
 }
 
 /// Configuration prepared for many files: resolution tables and the byte scan.
@@ -445,6 +450,42 @@ impl Analyzer {
         Some((model.decls, pruned.hidden))
     }
 
+    /// The known durations `text` (a whole file) writes to the `wanted` fields (`(owner
+    /// type's last segment, field)`), as `(owner, field, seconds, line)`; `None` if it does
+    /// not parse.
+    ///
+    /// # Examples
+    /// ```
+    /// use shutdown_lint::analysis::{Analyzer, FileContext};
+    /// use shutdown_lint::config::Config;
+    /// let src = "use std::time::Duration;\n\
+    ///            fn parse(c: Option<u64>) -> Hook {\n    \
+    ///                Hook { timeout: c.map(Duration::from_secs).unwrap_or_else(|| Duration::from_secs(30)) }\n}\n";
+    /// let wanted = [("Hook".to_string(), "timeout".to_string())];
+    /// let writes = Analyzer::new(&Config::default())
+    ///     .field_writes(src, &FileContext::default(), &wanted)
+    ///     .unwrap();
+    /// assert_eq!(writes, [("Hook".to_string(), "timeout".to_string(), 30.0, 3)]);
+    /// ```
+    pub fn field_writes(
+        &self,
+        text: &str,
+        fctx: &FileContext,
+        wanted: &[(String, String)],
+    ) -> Option<Vec<(String, String, f64, usize)>> {
+        let cleaned = blank_preamble(text);
+        let file = crate::edition::parse_file(&cleaned, fctx.edition).ok();
+        let Some(file) = file else {
+            proc_macro2::extra::invalidate_current_thread_spans();
+            return None;
+        };
+        let index = LineIndex::new(text);
+        let copts = self.collect_options(fctx);
+        let out = collect::field_writes(&file, &index, &copts, wanted);
+        proc_macro2::extra::invalidate_current_thread_spans();
+        Some(out)
+    }
+
     /// Analyses one file.
     pub fn analyze(&self, path: &Path, text: &str, fctx: &FileContext) -> FileAnalysis {
         let config = &*self.config;
@@ -613,6 +654,21 @@ impl Analyzer {
             .filter(|cu| cu.chain.pending.is_some())
             .cloned()
             .collect();
+        if !model.open_fields.is_empty() {
+            a.open_chains =
+                model
+                    .chains
+                    .iter()
+                    .filter(|cu| {
+                        cu.chain.pending.is_none()
+                            && cu.chain.steps.iter().any(|s| {
+                                model.open_fields.iter().any(|o| o.step == s.region.offset)
+                            })
+                    })
+                    .cloned()
+                    .collect();
+            a.open_fields = model.open_fields.clone();
+        }
         if !a.pending.is_empty() {
             a.client_flow = model.client_flow.clone();
         }
@@ -663,6 +719,61 @@ impl FileAnalysis {
         self.facts
             .fix_sites
             .extend(crate::fix::site::from_model(&model));
+        out
+    }
+
+    /// The `http-timeout-over-budget` findings of the file's timeouts that read a field
+    /// filled in elsewhere ([`FileAnalysis::open_fields`]), given the longest duration the
+    /// workspace writes to each such field (`(owner, field)` → seconds and where, for the
+    /// message).
+    pub fn apply_field_writes(
+        &mut self,
+        writes: &std::collections::HashMap<(String, String), (f64, String)>,
+        config: &Config,
+    ) -> Vec<Finding> {
+        let mut chains = std::mem::take(&mut self.open_chains);
+        let mut origins = Vec::new();
+        let mut valued = Vec::new();
+        for o in std::mem::take(&mut self.open_fields) {
+            let Some((secs, via)) = writes.get(&(o.owner.clone(), o.field.clone())) else {
+                continue;
+            };
+            for cu in &mut chains {
+                for s in &mut cu.chain.steps {
+                    if s.region.offset == o.step
+                        && let Some(a) = s.args.get_mut(o.arg)
+                        && matches!(a, crate::model::ArgValue::Other)
+                    {
+                        *a = crate::model::ArgValue::Duration(*secs, o.region);
+                    }
+                }
+            }
+            origins.push(crate::model::ArgOrigin {
+                offset: o.region.offset,
+                via: via.clone(),
+            });
+            valued.push(o.region.offset);
+        }
+        if valued.is_empty() {
+            return Vec::new();
+        }
+        let model = FileModel {
+            chains,
+            arg_origins: origins,
+            ..FileModel::default()
+        };
+        let cx = RuleContext {
+            model: &model,
+            config,
+            path: &self.path,
+        };
+        let mut out = Vec::new();
+        if cx.severity(&rules::http_timeout_over_budget::META) != Severity::Allow {
+            rules::http_timeout_over_budget::check(&cx, &mut out);
+        }
+        // only the findings at those arguments: the chains' other steps were judged with
+        // the file
+        out.retain(|f| valued.contains(&f.region.offset));
         out
     }
 

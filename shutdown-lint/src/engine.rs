@@ -225,6 +225,7 @@ pub fn lint_paths(paths: &[PathBuf], opts: &LintOptions) -> Result<LintReport, L
     let mut cross: Vec<Vec<Finding>> = vec![Vec::new(); jobs.len()];
     let ws = workspace_model(&jobs, &mut analyses, &analyzer_of);
     workspace_phase(&jobs, &mut analyses, &configs, &ws, &mut cross);
+    field_writes_phase(&jobs, &mut analyses, &configs, &analyzer_of, &mut cross);
     let binaries = sigterm_across_binaries(
         &jobs,
         &analyses,
@@ -618,6 +619,67 @@ fn workspace_phase(
             continue;
         }
         cross[i].extend(analyses[i].apply_workspace(ws, config));
+    }
+}
+
+/// Phase 3b: timeouts that read a field of a struct another file fills in (a config
+/// parser's default: `.timeout(settings.timeout)` with `WebhookSettings { timeout:
+/// ..unwrap_or_else(|| Duration::from_secs(30)) }` elsewhere). Only when some file has
+/// one: the files naming such a field's type and the field (the byte scan's skipped ones
+/// included) are read for their writes, on all cores; each field takes the longest known
+/// duration written to it, and the file reading it is checked again for that timeout.
+fn field_writes_phase(
+    jobs: &[Job],
+    analyses: &mut [FileAnalysis],
+    configs: &[Config],
+    analyzer_of: &(dyn Fn(&Job) -> Arc<Analyzer> + Sync),
+    cross: &mut [Vec<Finding>],
+) {
+    let wanted: BTreeSet<(String, String)> = analyses
+        .iter()
+        .flat_map(|a| a.open_fields.iter())
+        .map(|o| (o.owner.clone(), o.field.clone()))
+        .collect();
+    if wanted.is_empty() {
+        return;
+    }
+    let wanted: Vec<(String, String)> = wanted.into_iter().collect();
+    let readers: Vec<usize> = (0..jobs.len())
+        .filter(|&i| !analyses[i].skipped_as_test)
+        .collect();
+    let results = crate::pool::map_on_large_stacks(&readers, None, |&i| {
+        let job = &jobs[i];
+        let text = std::fs::read_to_string(&job.abs).ok()?;
+        let names = |w: &str| memchr::memmem::find(text.as_bytes(), w.as_bytes()).is_some();
+        let here: Vec<(String, String)> = wanted
+            .iter()
+            .filter(|(owner, field)| names(owner) && names(field))
+            .cloned()
+            .collect();
+        if here.is_empty() {
+            return None;
+        }
+        analyzer_of(job).field_writes(&text, &file_context(job), &here)
+    });
+    let mut writes: HashMap<(String, String), (f64, String)> = HashMap::new();
+    for (&i, r) in readers.iter().zip(results) {
+        for (owner, field, secs, line) in r.flatten().into_iter().flatten() {
+            let via = format!(
+                "the field `{field}` of `{owner}`, set on line {line} of {}",
+                analyses[i].path.display()
+            );
+            let e = writes
+                .entry((owner, field))
+                .or_insert_with(|| (secs, via.clone()));
+            if secs > e.0 {
+                *e = (secs, via);
+            }
+        }
+    }
+    for (i, a) in analyses.iter_mut().enumerate() {
+        if !a.open_fields.is_empty() {
+            cross[i].extend(a.apply_field_writes(&writes, &configs[jobs[i].cfg]));
+        }
     }
 }
 

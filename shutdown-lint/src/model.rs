@@ -419,6 +419,25 @@ pub struct FileModel {
     /// Timeout arguments valued from elsewhere in the file (a parameter from its callers, a
     /// field from its writes), by the offset of the argument.
     pub arg_origins: Vec<ArgOrigin>,
+    /// Timeout arguments reading a field the file never writes a known duration to
+    /// (`.timeout(settings.timeout)`, the struct filled in by a config parser in another
+    /// file): valued later from the writes of the workspace's other files.
+    pub open_fields: Vec<OpenField>,
+}
+
+/// A timeout argument that reads a field of a known type whose writes are in other files.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OpenField {
+    /// Byte offset of the step's method name (the step in every chain that carries it).
+    pub step: usize,
+    /// Position of the argument.
+    pub arg: usize,
+    /// The argument as written.
+    pub region: Region,
+    /// The last segment of the field's type (`WebhookSettings`).
+    pub owner: String,
+    /// The field (`timeout`).
+    pub field: String,
 }
 
 /// Where a timeout argument's value was found, when the argument is a parameter or a

@@ -263,3 +263,70 @@ fn builder_wrapper_of_an_unlinted_path_dependency() {
     // client's every request sets a timeout through the request wrapper's `prepare`
     assert_eq!(lines, [10, 11, 14, 29], "{got:?}");
 }
+
+/// A timeout read from a field of a struct that another file fills in (stalwart's webhook
+/// tracer: `.timeout(settings.timeout)`, the config parser writes `WebhookSettings {
+/// timeout: ..unwrap_or_else(|| Duration::from_secs(30)) }`): the field takes the longest
+/// duration the workspace writes to it, even from a file the byte scan skipped.
+#[test]
+fn a_field_filled_in_by_another_file_values_the_timeout_that_reads_it() {
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path();
+    write(
+        root,
+        "Cargo.toml",
+        "[package]\nname = \"hooks\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    );
+    write(root, "shutdown-lint.toml", "drain-budget = \"25s\"\n");
+    write(
+        root,
+        "src/lib.rs",
+        "pub mod config;\npub mod webhook;\n\n\
+         pub struct WebhookSettings {\n    pub url: String,\n    pub timeout: std::time::Duration,\n    pub quick: std::time::Duration,\n}\n\n\
+         pub struct Unset {\n    pub timeout: std::time::Duration,\n}\n",
+    );
+    // names no word a rule reads: skipped by the byte scan
+    write(
+        root,
+        "src/config.rs",
+        "use std::time::Duration;\nuse crate::WebhookSettings;\n\n\
+         pub fn parse(secs: Option<u64>) -> WebhookSettings {\n    WebhookSettings {\n        url: String::new(),\n        \
+         timeout: secs.map(Duration::from_secs).unwrap_or_else(|| Duration::from_secs(30)),\n        \
+         quick: Duration::from_secs(5),\n    }\n}\n",
+    );
+    write(
+        root,
+        "src/webhook.rs",
+        "use crate::{Unset, WebhookSettings};\n\n\
+         pub fn client(settings: &WebhookSettings) -> reqwest::Result<reqwest::Client> {\n    \
+         reqwest::Client::builder().timeout(settings.timeout).build()\n}\n\n\
+         pub fn quick(settings: &WebhookSettings) -> reqwest::Result<reqwest::Client> {\n    \
+         reqwest::Client::builder().timeout(settings.quick).build()\n}\n\n\
+         pub fn unset(u: &Unset) -> reqwest::Result<reqwest::Client> {\n    \
+         reqwest::Client::builder().timeout(u.timeout).build()\n}\n",
+    );
+    let opts = LintOptions {
+        cwd: Some(root.to_path_buf()),
+        ..LintOptions::default()
+    };
+    let report = lint_paths(&[root.to_path_buf()], &opts).unwrap();
+    let got: Vec<String> = report
+        .active()
+        .map(|f| {
+            format!(
+                "{}:{} {} {}",
+                f.path.display(),
+                f.region.line,
+                f.rule,
+                f.message
+            )
+        })
+        .collect();
+    assert_eq!(got.len(), 1, "{got:#?}");
+    assert!(
+        got[0].starts_with(
+            "src/webhook.rs:4 http-timeout-over-budget `.timeout(..)` of 30 s (the field `timeout` of `WebhookSettings`, set on line 7 of src/config.rs)"
+        ),
+        "{got:#?}"
+    );
+}

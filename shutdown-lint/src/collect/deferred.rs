@@ -161,6 +161,7 @@ impl Collector<'_, '_> {
                 .filter_map(|(e, how)| Some((self.eval_duration(e, 0)?, how.clone())))
                 .collect();
             let Some((secs, via)) = known.into_iter().max_by(|a, b| a.0.total_cmp(&b.0)) else {
+                self.open(d);
                 continue;
             };
             for cu in &mut self.model.chains {
@@ -178,6 +179,59 @@ impl Collector<'_, '_> {
                 via,
             });
         }
+    }
+}
+
+impl Collector<'_, '_> {
+    /// The deferred arguments no read of the file valued: a field's are left to the
+    /// workspace ([`crate::model::OpenField`]).
+    pub(super) fn open_deferred(&mut self) {
+        for d in std::mem::take(&mut self.deferred) {
+            self.open(&d);
+        }
+    }
+
+    fn open(&mut self, d: &Deferred) {
+        if let Source::Field { owner, field } = &d.source {
+            self.model.open_fields.push(crate::model::OpenField {
+                step: d.step,
+                arg: d.arg,
+                region: d.region,
+                owner: owner.clone(),
+                field: field.clone(),
+            });
+        }
+    }
+
+    /// The known durations `file` (this collector's file, as written) writes to the
+    /// `wanted` fields (`(owner, field)`: `WebhookSettings { timeout: .. }`,
+    /// `x.timeout = ..` in an `impl` of the owner): `(owner, field, seconds, line)`.
+    pub(super) fn field_writes(
+        &self,
+        file: &syn::File,
+        wanted: &[(String, String)],
+    ) -> Vec<(String, String, f64, usize)> {
+        let mut found = Writes {
+            sources: wanted
+                .iter()
+                .map(|(owner, field)| Source::Field {
+                    owner: owner.clone(),
+                    field: field.clone(),
+                })
+                .collect(),
+            values: vec![Vec::new(); wanted.len()],
+            impl_owner: None,
+        };
+        found.visit_file(file);
+        let mut out = Vec::new();
+        for (k, (owner, field)) in wanted.iter().enumerate() {
+            for (e, _) in &found.values[k] {
+                if let Some(secs) = self.eval_duration(e, 0) {
+                    out.push((owner.clone(), field.clone(), secs, e.span().start().line));
+                }
+            }
+        }
+        out
     }
 }
 

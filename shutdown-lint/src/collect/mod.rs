@@ -90,7 +90,27 @@ pub fn collect(file: &syn::File, index: &LineIndex<'_>, opts: &CollectOptions) -
             c.model.client_flow = Some(flow::summarize_file(&written));
         }
     }
+    c.open_deferred();
     c.model
+}
+
+/// The known durations a file writes to the `wanted` fields (`(owner type's last segment,
+/// field)`), each with its line: what a timeout reading such a field in another file waits
+/// when this file filled the struct in (a config parser's default). `file` is the whole
+/// file, as written.
+pub fn field_writes(
+    file: &syn::File,
+    index: &LineIndex<'_>,
+    opts: &CollectOptions,
+    wanted: &[(String, String)],
+) -> Vec<(String, String, f64, usize)> {
+    let tree = ModuleTree::build(&file.items, opts.file_module.clone());
+    let mut finder = ConstFinder::default();
+    for item in &file.items {
+        finder.visit_item(item);
+    }
+    let c = Collector::new(tree, finder, index, opts);
+    c.field_writes(file, wanted)
 }
 
 /// A chain that makes an HTTP client or client builder of a library the rules know.
