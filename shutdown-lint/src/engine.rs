@@ -651,9 +651,16 @@ fn field_writes_phase(
         let job = &jobs[i];
         let text = std::fs::read_to_string(&job.abs).ok()?;
         let names = |w: &str| memchr::memmem::find(text.as_bytes(), w.as_bytes()).is_some();
+        // a file that opened a field was read for its writes already
+        let opened = |owner: &str, field: &str| {
+            analyses[i]
+                .open_fields
+                .iter()
+                .any(|o| o.owner == owner && o.field == field)
+        };
         let here: Vec<(String, String)> = wanted
             .iter()
-            .filter(|(owner, field)| names(owner) && names(field))
+            .filter(|(owner, field)| !opened(owner, field) && names(owner) && names(field))
             .cloned()
             .collect();
         if here.is_empty() {
