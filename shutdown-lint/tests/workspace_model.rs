@@ -267,7 +267,8 @@ fn builder_wrapper_of_an_unlinted_path_dependency() {
 /// A timeout read from a field of a struct that another file fills in (stalwart's webhook
 /// tracer: `.timeout(settings.timeout)`, the config parser writes `WebhookSettings {
 /// timeout: ..unwrap_or_else(|| Duration::from_secs(30)) }`): the field takes the longest
-/// duration the workspace writes to it, even from a file the byte scan skipped.
+/// duration the workspace writes to it, even from a file the byte scan skipped (not a
+/// test's value).
 #[test]
 fn a_field_filled_in_by_another_file_values_the_timeout_that_reads_it() {
     let d = tempfile::tempdir().unwrap();
@@ -292,7 +293,9 @@ fn a_field_filled_in_by_another_file_values_the_timeout_that_reads_it() {
         "use std::time::Duration;\nuse crate::WebhookSettings;\n\n\
          pub fn parse(secs: Option<u64>) -> WebhookSettings {\n    WebhookSettings {\n        url: String::new(),\n        \
          timeout: secs.map(Duration::from_secs).unwrap_or_else(|| Duration::from_secs(30)),\n        \
-         quick: Duration::from_secs(5),\n    }\n}\n",
+         quick: Duration::from_secs(5),\n    }\n}\n\n\
+         #[cfg(test)]\nmod tests {\n    fn slow() -> crate::WebhookSettings {\n        \
+         crate::WebhookSettings { url: String::new(), timeout: std::time::Duration::from_secs(3600), quick: std::time::Duration::ZERO }\n    }\n}\n",
     );
     write(
         root,

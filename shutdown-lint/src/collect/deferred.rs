@@ -150,6 +150,7 @@ impl Collector<'_, '_> {
             sources: deferred.iter().map(|d| d.source.clone()).collect(),
             values: vec![Vec::new(); deferred.len()],
             impl_owner: None,
+            skip_tests: !self.opts.include_tests,
         };
         found.visit_file(file);
         for (k, d) in deferred.iter().enumerate() {
@@ -221,6 +222,7 @@ impl Collector<'_, '_> {
                 .collect(),
             values: vec![Vec::new(); wanted.len()],
             impl_owner: None,
+            skip_tests: !self.opts.include_tests,
         };
         found.visit_file(file);
         let mut out = Vec::new();
@@ -242,6 +244,8 @@ struct Writes<'ast> {
     values: Vec<Vec<(&'ast syn::Expr, String)>>,
     /// The last segment of the type of the `impl` being read.
     impl_owner: Option<String>,
+    /// Test code is not read (a test's config is not a default).
+    skip_tests: bool,
 }
 
 fn last_ident(p: &syn::Path) -> Option<String> {
@@ -326,6 +330,24 @@ impl<'ast> Writes<'ast> {
 }
 
 impl<'ast> Visit<'ast> for Writes<'ast> {
+    fn visit_item(&mut self, i: &'ast syn::Item) {
+        let attrs = match i {
+            syn::Item::Mod(m) => &m.attrs,
+            syn::Item::Fn(f) => &f.attrs,
+            syn::Item::Impl(im) => &im.attrs,
+            _ => return visit::visit_item(self, i),
+        };
+        if !(self.skip_tests && super::attrs::is_test_attrs(attrs)) {
+            visit::visit_item(self, i);
+        }
+    }
+
+    fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
+        if !(self.skip_tests && super::attrs::is_test_attrs(&f.attrs)) {
+            visit::visit_impl_item_fn(self, f);
+        }
+    }
+
     fn visit_item_impl(&mut self, i: &'ast syn::ItemImpl) {
         let saved = self.impl_owner.take();
         if let syn::Type::Path(p) = &*i.self_ty {
