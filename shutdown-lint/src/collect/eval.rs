@@ -85,6 +85,17 @@ impl Collector<'_, '_> {
             syn::Expr::Paren(p) => self.eval_duration(&p.expr, depth + 1),
             syn::Expr::Group(g) => self.eval_duration(&g.expr, depth + 1),
             syn::Expr::Reference(r) => self.eval_duration(&r.expr, depth + 1),
+            // a chrono or time duration made a std one (`d.to_std()?`, `.to_std().unwrap()`,
+            // `.to_std().map_err(..)?`, `d.try_into()?`): the same length
+            syn::Expr::Try(t) => self.eval_duration(&t.expr, depth + 1),
+            syn::Expr::MethodCall(m)
+                if matches!(
+                    m.method.to_string().as_str(),
+                    "to_std" | "try_into" | "unwrap" | "expect" | "map_err"
+                ) =>
+            {
+                self.eval_duration(&m.receiver, depth + 1)
+            }
             // `timeout.unwrap_or(Duration::from_secs(60))`: the default
             syn::Expr::MethodCall(m) if m.method == "unwrap_or" && m.args.len() == 1 => {
                 self.eval_duration(&m.args[0], depth + 1)

@@ -355,6 +355,20 @@ pub const DURATION_CTORS: &[(&str, f64)] = &[
     ("std::time::Duration::from_nanos", 1e-9),
     ("std::time::Duration::from_mins", 60.0),
     ("std::time::Duration::from_hours", 3600.0),
+    // chrono's (`TimeDelta`, also named `Duration`) and time's, turned into a
+    // `std::time::Duration` by `.to_std()` / `try_into()` where a client takes one
+    ("chrono::Duration::milliseconds", 1e-3),
+    ("chrono::Duration::seconds", 1.0),
+    ("chrono::Duration::minutes", 60.0),
+    ("chrono::Duration::hours", 3600.0),
+    ("chrono::TimeDelta::milliseconds", 1e-3),
+    ("chrono::TimeDelta::seconds", 1.0),
+    ("chrono::TimeDelta::minutes", 60.0),
+    ("chrono::TimeDelta::hours", 3600.0),
+    ("time::Duration::milliseconds", 1e-3),
+    ("time::Duration::seconds", 1.0),
+    ("time::Duration::minutes", 60.0),
+    ("time::Duration::hours", 3600.0),
 ];
 
 /// `Duration::new(secs, nanos)`: seconds and nanoseconds.
