@@ -738,16 +738,7 @@ impl FileAnalysis {
             let Some((secs, via)) = writes.get(&(o.owner.clone(), o.field.clone())) else {
                 continue;
             };
-            for cu in &mut chains {
-                for s in &mut cu.chain.steps {
-                    if s.region.offset == o.step
-                        && let Some(a) = s.args.get_mut(o.arg)
-                        && matches!(a, crate::model::ArgValue::Other)
-                    {
-                        *a = crate::model::ArgValue::Duration(*secs, o.region);
-                    }
-                }
-            }
+            crate::model::value_unknown_arg(&mut chains, o.step, o.arg, *secs, o.region);
             origins.push(crate::model::ArgOrigin {
                 offset: o.region.offset,
                 via: via.clone(),

@@ -166,6 +166,29 @@ pub struct Ctx {
     pub macro_definition: Option<String>,
 }
 
+/// Gives argument `arg` of the step whose method name starts at byte `step`, in every
+/// chain that carries it (bindings' copies included), the duration `secs` (shown at
+/// `region`) when nothing was known of it: a timeout's parameter or field valued once
+/// its callers or writes are read.
+pub(crate) fn value_unknown_arg(
+    chains: &mut [ChainUse],
+    step: usize,
+    arg: usize,
+    secs: f64,
+    region: Region,
+) {
+    for cu in chains {
+        for s in &mut cu.chain.steps {
+            if s.region.offset == step
+                && let Some(a) = s.args.get_mut(arg)
+                && matches!(a, ArgValue::Other)
+            {
+                *a = ArgValue::Duration(secs, region);
+            }
+        }
+    }
+}
+
 /// A chain at its outermost expression.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChainUse {

@@ -15,7 +15,7 @@
 //! whole in memory.)
 
 use super::state::Collector;
-use crate::model::{ArgOrigin, ArgValue};
+use crate::model::{ArgOrigin, value_unknown_arg};
 use syn::spanned::Spanned;
 use syn::visit::{self, Visit};
 
@@ -146,12 +146,10 @@ impl Collector<'_, '_> {
     /// into every chain step that carries them.
     pub(super) fn finish_deferred(&mut self, file: &syn::File) {
         let deferred = std::mem::take(&mut self.deferred);
-        let mut found = Writes {
-            sources: deferred.iter().map(|d| d.source.clone()).collect(),
-            values: vec![Vec::new(); deferred.len()],
-            impl_owner: None,
-            skip_tests: !self.opts.include_tests,
-        };
+        let mut found = Writes::new(
+            deferred.iter().map(|d| d.source.clone()).collect(),
+            !self.opts.include_tests,
+        );
         found.visit_file(file);
         for (k, d) in deferred.iter().enumerate() {
             // the longest known value: a write the file cannot value (a setter's
@@ -165,16 +163,7 @@ impl Collector<'_, '_> {
                 self.open(d);
                 continue;
             };
-            for cu in &mut self.model.chains {
-                for s in &mut cu.chain.steps {
-                    if s.region.offset == d.step
-                        && let Some(a) = s.args.get_mut(d.arg)
-                        && matches!(a, ArgValue::Other)
-                    {
-                        *a = ArgValue::Duration(secs, d.region);
-                    }
-                }
-            }
+            value_unknown_arg(&mut self.model.chains, d.step, d.arg, secs, d.region);
             self.model.arg_origins.push(ArgOrigin {
                 offset: d.region.offset,
                 via,
@@ -212,18 +201,16 @@ impl Collector<'_, '_> {
         file: &syn::File,
         wanted: &[(String, String)],
     ) -> Vec<(String, String, f64, usize)> {
-        let mut found = Writes {
-            sources: wanted
+        let mut found = Writes::new(
+            wanted
                 .iter()
                 .map(|(owner, field)| Source::Field {
                     owner: owner.clone(),
                     field: field.clone(),
                 })
                 .collect(),
-            values: vec![Vec::new(); wanted.len()],
-            impl_owner: None,
-            skip_tests: !self.opts.include_tests,
-        };
+            !self.opts.include_tests,
+        );
         found.visit_file(file);
         let mut out = Vec::new();
         for (k, (owner, field)) in wanted.iter().enumerate() {
@@ -246,6 +233,17 @@ struct Writes<'ast> {
     impl_owner: Option<String>,
     /// Test code is not read (a test's config is not a default).
     skip_tests: bool,
+}
+
+impl Writes<'_> {
+    fn new(sources: Vec<Source>, skip_tests: bool) -> Self {
+        Writes {
+            values: vec![Vec::new(); sources.len()],
+            sources,
+            impl_owner: None,
+            skip_tests,
+        }
+    }
 }
 
 fn last_ident(p: &syn::Path) -> Option<String> {

@@ -256,8 +256,8 @@ impl Collector<'_, '_> {
         let Some(syn::Stmt::Expr(tail, None)) = block.stmts.last() else {
             return None;
         };
+        // `Ok(..)` around the tail, then down the chain to its root
         let mut e: &syn::Expr = tail;
-        // `Ok(..)` around the tail, then down the receivers to the root
         if let syn::Expr::Call(c) = e
             && let syn::Expr::Path(p) = &*c.func
             && p.path.is_ident("Ok")
@@ -266,28 +266,21 @@ impl Collector<'_, '_> {
             e = &c.args[0];
         }
         let mut steps = Vec::new();
-        loop {
-            e = match e {
-                syn::Expr::MethodCall(m) => {
-                    steps.push(crate::model::Step {
-                        name: m.method.to_string(),
-                        region: self.region(m.method.span()),
-                        args: m.args.iter().map(|a| self.eval_arg(a)).collect(),
-                    });
-                    &m.receiver
-                }
-                syn::Expr::Try(t) => {
-                    steps.push(crate::model::Step {
-                        name: "?".into(),
-                        region: self.region(t.question_token.span()),
-                        args: Vec::new(),
-                    });
-                    &t.expr
-                }
-                syn::Expr::Await(a) => &a.base,
-                syn::Expr::Paren(p) => &p.expr,
-                _ => break,
-            };
+        while let Some(next) = super::flow::spine_step(e) {
+            match e {
+                syn::Expr::MethodCall(m) => steps.push(crate::model::Step {
+                    name: m.method.to_string(),
+                    region: self.region(m.method.span()),
+                    args: m.args.iter().map(|a| self.eval_arg(a)).collect(),
+                }),
+                syn::Expr::Try(t) => steps.push(crate::model::Step {
+                    name: "?".into(),
+                    region: self.region(t.question_token.span()),
+                    args: Vec::new(),
+                }),
+                _ => {}
+            }
+            e = next;
         }
         steps.reverse();
         let syn::Expr::Path(root) = e else {

@@ -348,7 +348,7 @@ impl<'a, 'i> Collector<'a, 'i> {
         };
         let method = n >= 2 && {
             let owner = path.segments[n - 2].ident.to_string();
-            owner == "Self" || owner.starts_with(|c: char| c.is_ascii_uppercase())
+            owner == "Self" || starts_upper(&owner)
         };
         let resolved = self.resolve(path, true);
         let (krate, ty) = match resolved {
