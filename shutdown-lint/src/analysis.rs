@@ -184,6 +184,9 @@ pub struct FileAnalysis {
     pub open_fields: Vec<crate::model::OpenField>,
     /// The chains that carry those arguments.
     pub open_chains: Vec<ChainUse>,
+    /// Clients reported by `http-no-timeout` that functions of other files may clear
+    /// ([`FileAnalysis::clear_clients`]).
+    pub open_clients: Vec<crate::model::OpenClient>,
 }
 
 /// Configuration prepared for many files: resolution tables and the byte scan.
@@ -624,6 +627,7 @@ impl Analyzer {
         a.facts.http_clients_without_timeout =
             rules::http_no_timeout::clients_without_timeout(&model, &config.http_no_timeout).len();
         a.facts.detached_threads = rules::detached_thread::detached_threads(&model).len();
+        a.open_clients = open_clients(&model, config, &a.findings);
         a.signals = rules::sigterm_missing::signal_sites(&model);
         if fctx.is_test_file {
             // a binary never runs a test file's servers (`--include-tests`)
@@ -768,6 +772,29 @@ impl FileAnalysis {
         out
     }
 
+    /// Withdraws the `http-no-timeout` findings of [`FileAnalysis::open_clients`] whose
+    /// client every function it is passed to bounds (`bounded`, asked of each client's
+    /// [`crate::model::OpenClient::outs`], read by then); the others stay open. Returns
+    /// how many were withdrawn.
+    pub fn clear_clients(
+        &mut self,
+        bounded: impl Fn(&crate::collect::flow::PassOuts) -> bool,
+    ) -> usize {
+        let meta = &rules::http_no_timeout::META;
+        let (cleared, open): (Vec<_>, Vec<_>) = std::mem::take(&mut self.open_clients)
+            .into_iter()
+            .partition(|o| o.outs.as_ref().is_some_and(&bounded));
+        self.open_clients = open;
+        let cleared: Vec<Region> = cleared.into_iter().map(|o| o.region).collect();
+        let before = self.findings.len();
+        self.findings
+            .retain(|f| !(f.rule == meta.name && cleared.contains(&f.region)));
+        let n = before - self.findings.len();
+        self.facts.http_clients_without_timeout =
+            self.facts.http_clients_without_timeout.saturating_sub(n);
+        n
+    }
+
     /// Adds cross-file findings (suppressions apply to them too), then reports suppressions
     /// without a reason and unused ones; returns every finding of the file, suppressed
     /// ones included (`suppressed` set). With `use_suppressions = false`, comments are
@@ -861,6 +888,35 @@ impl FileAnalysis {
             suppressed: None,
         }
     }
+}
+
+/// The clients of `findings` (the file's `http-no-timeout` ones) that functions of other
+/// files may still clear: with the functions they are passed to when the file's client
+/// flow was read, or to be read ([`crate::model::OpenClient::outs`] `None`).
+fn open_clients(
+    model: &crate::model::FileModel,
+    config: &Config,
+    findings: &[Finding],
+) -> Vec<crate::model::OpenClient> {
+    let meta = &rules::http_no_timeout::META;
+    if !findings.iter().any(|f| f.rule == meta.name) {
+        return Vec::new();
+    }
+    rules::http_no_timeout::open_clients(model, &config.http_no_timeout)
+        .into_iter()
+        .filter(|(region, _)| {
+            findings
+                .iter()
+                .any(|f| f.rule == meta.name && f.region == *region)
+        })
+        .filter_map(|(region, root)| {
+            let outs = match &model.client_flow {
+                Some(flow) => Some(flow.timed_given(root).filter(|o| !o.is_empty())?),
+                None => None,
+            };
+            Some(crate::model::OpenClient { region, root, outs })
+        })
+        .collect()
 }
 
 /// A `parse-error` finding.

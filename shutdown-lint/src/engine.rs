@@ -226,6 +226,7 @@ pub fn lint_paths(paths: &[PathBuf], opts: &LintOptions) -> Result<LintReport, L
     let ws = workspace_model(&jobs, &mut analyses, &analyzer_of);
     workspace_phase(&jobs, &mut analyses, &configs, &ws, &mut cross);
     field_writes_phase(&jobs, &mut analyses, &configs, &analyzer_of, &mut cross);
+    client_pass_phase(&jobs, &mut analyses);
     let binaries = sigterm_across_binaries(
         &jobs,
         &analyses,
@@ -687,6 +688,88 @@ fn field_writes_phase(
         if !a.open_fields.is_empty() {
             cross[i].extend(a.apply_field_writes(&writes, &configs[jobs[i].cfg]));
         }
+    }
+}
+
+/// Phase 3c: clients reported by `http-no-timeout` that are passed to functions of other
+/// files (`check_nodes_status(&client)`, declared in another crate of the workspace). When
+/// there are such clients, the files declaring a function of such a name (`fn name`,
+/// test code skipped) are read, on all cores; a client is cleared when every function it
+/// is passed to is declared, and every declaration of that name bounds every request it
+/// makes on the parameter (one hop: a function passing it on again does not clear it).
+fn client_pass_phase(jobs: &[Job], analyses: &mut [FileAnalysis]) {
+    use crate::collect::flow;
+    // files whose client flow was not read (no `timeout` in it, a child module): read now
+    let unread: Vec<usize> = (0..jobs.len())
+        .filter(|&i| analyses[i].open_clients.iter().any(|o| o.outs.is_none()))
+        .collect();
+    let flows = crate::pool::map_on_large_stacks(&unread, None, |&i| {
+        flow::summarize(&std::fs::read_to_string(&jobs[i].abs).ok()?)
+    });
+    for (&i, f) in unread.iter().zip(flows) {
+        let a = &mut analyses[i];
+        for o in &mut a.open_clients {
+            o.outs = f.as_ref().and_then(|f| f.as_ref()?.timed_given(o.root));
+        }
+        // bounded in the file after all (its child modules hold no field of it)
+        a.clear_clients(flow::PassOuts::is_empty);
+        a.open_clients.retain(|o| o.outs.is_some());
+    }
+    let wanted: BTreeSet<String> = analyses
+        .iter()
+        .flat_map(|a| &a.open_clients)
+        .flat_map(|o| o.outs.iter().flatten())
+        .map(|(f, _, _)| f.clone())
+        .collect();
+    if wanted.is_empty() {
+        return;
+    }
+    let readers: Vec<usize> = (0..jobs.len())
+        .filter(|&i| !analyses[i].skipped_as_test)
+        .collect();
+    let wanted_args: BTreeSet<(String, usize)> = analyses
+        .iter()
+        .flat_map(|a| &a.open_clients)
+        .flat_map(|o| o.outs.iter().flatten())
+        .map(|(f, k, _)| (f.clone(), *k))
+        .collect();
+    // a path of this workspace: `crate::..`, `super::..`, a linted crate's name, or a name
+    // only a glob import brings (`use infra::cluster::*;`)
+    let crates: BTreeSet<String> = jobs
+        .iter()
+        .filter_map(|j| j.pkg.as_ref().map(|p| p.crate_name.clone()))
+        .chain(["crate", "self", "super"].map(String::from))
+        .collect();
+    let in_workspace = |k: &Option<String>| k.as_ref().is_none_or(|k| crates.contains(k));
+    let results = crate::pool::map_on_large_stacks(&readers, None, |&i| {
+        let text = std::fs::read_to_string(&jobs[i].abs).ok()?;
+        let declares =
+            |f: &str| memchr::memmem::find(text.as_bytes(), format!("fn {f}").as_bytes()).is_some();
+        if !wanted.iter().any(|f| declares(f)) {
+            return None;
+        }
+        let f = flow::summarize(&text)?;
+        let verdicts: Vec<((String, usize), bool)> = wanted_args
+            .iter()
+            .filter(|(name, _)| f.fn_params.contains_key(name))
+            .map(|(name, k)| {
+                let bounded = f.param_timed(name, *k).is_some_and(|outs| outs.is_empty());
+                ((name.clone(), *k), bounded)
+            })
+            .collect();
+        Some(verdicts)
+    });
+    // each declaration of the name must bound it
+    let mut bounded: HashMap<(String, usize), bool> = HashMap::new();
+    for (arg, ok) in results.into_iter().flatten().flatten().flatten() {
+        *bounded.entry(arg).or_insert(true) &= ok;
+    }
+    for a in analyses.iter_mut().filter(|a| !a.open_clients.is_empty()) {
+        a.clear_clients(|outs| {
+            outs.iter().all(|(f, k, krate)| {
+                in_workspace(krate) && bounded.get(&(f.clone(), *k)) == Some(&true)
+            })
+        });
     }
 }
 

@@ -463,6 +463,20 @@ pub struct OpenField {
     pub field: String,
 }
 
+/// A client `http-no-timeout` reports that may still be harmless: it is passed to
+/// functions of other files, which may bound every request they make on it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OpenClient {
+    /// The finding's region.
+    pub region: Region,
+    /// Byte offset of the chain's root (the key of the file's client flow).
+    pub root: usize,
+    /// The functions (by name) and argument positions it is passed to
+    /// ([`crate::collect::flow::ClientFlow::timed_given`]); `None` until the file's client
+    /// flow is read.
+    pub outs: Option<crate::collect::flow::PassOuts>,
+}
+
 /// Where a timeout argument's value was found, when the argument is a parameter or a
 /// field (`.timeout(timeout)`, valued from `Self::from_parts(.., Duration::from_secs(30))`).
 #[derive(Debug, Clone, PartialEq)]

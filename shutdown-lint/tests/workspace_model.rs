@@ -333,3 +333,80 @@ fn a_field_filled_in_by_another_file_values_the_timeout_that_reads_it() {
         "{got:#?}"
     );
 }
+
+#[test]
+fn a_client_passed_to_a_function_of_another_file_that_bounds_its_requests_is_not_reported() {
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path();
+    write(
+        root,
+        "Cargo.toml",
+        "[package]\nname = \"cluster\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    );
+    write(
+        root,
+        "src/lib.rs",
+        "pub mod health;\npub mod nodes;\npub mod twice;\n",
+    );
+    // no `timeout` in the file, and a child module in a file of its own
+    write(
+        root,
+        "src/nodes.rs",
+        "use crate::health::*;\nuse crate::twice::*;\n\nmod nats;\n\n\
+         pub async fn watch() {\n    let client = reqwest::ClientBuilder::new().build().unwrap();\n    \
+         loop {\n        check_nodes(&client).await;\n    }\n}\n\n\
+         pub async fn watch_untimed() {\n    let client = reqwest::ClientBuilder::new().build().unwrap();\n    \
+         ping(&client).await;\n}\n\n\
+         pub async fn watch_either() {\n    let client = reqwest::Client::new();\n    either(&client).await;\n}\n\n\
+         pub async fn watch_elsewhere() {\n    let client = reqwest::Client::new();\n    \
+         other_crate::check_nodes(&client).await;\n    check_nodes(&client).await;\n}\n",
+    );
+    write(root, "src/nodes/nats.rs", "pub fn register() {}\n");
+    write(
+        root,
+        "src/health.rs",
+        "use std::time::Duration;\n\n\
+         pub async fn check_nodes(client: &reqwest::Client) {\n    let c = client.clone();\n    \
+         let _ = c.get(\"http://n/healthz\").timeout(Duration::from_secs(5)).send().await;\n}\n\n\
+         pub async fn ping(client: &reqwest::Client) {\n    let _ = client.get(\"http://n/ping\").send().await;\n}\n\n\
+         pub async fn list(client: &Coordinator) {\n    let _ = client.list_values(\"nodes\").await;\n}\n\n\
+         #[cfg(test)]\nmod tests {\n    async fn ping(client: &reqwest::Client) {\n        client.get(\"u\").send().await.ok();\n    }\n}\n",
+    );
+    write(
+        root,
+        "src/twice.rs",
+        "pub mod a {\n    pub async fn either(client: &reqwest::Client) {\n        \
+         let _ = client.get(\"u\").timeout(std::time::Duration::from_secs(1)).send().await;\n    }\n}\n\
+         pub mod b {\n    pub async fn either(client: &reqwest::Client) {\n        let _ = client.get(\"u\").send().await;\n    }\n}\n\
+         pub use a::*;\n",
+    );
+    let opts = LintOptions {
+        cwd: Some(root.to_path_buf()),
+        ..LintOptions::default()
+    };
+    let report = lint_paths(&[root.to_path_buf()], &opts).unwrap();
+    let got: Vec<String> = report
+        .active()
+        .map(|f| format!("{}:{} {}", f.path.display(), f.region.line, f.rule))
+        .collect();
+    // `watch`'s client (line 7) is bounded by `check_nodes`; `ping` sends unbounded,
+    // `either` is declared twice (one unbounded), `other_crate::check_nodes` is not in the
+    // workspace
+    assert_eq!(
+        got,
+        [
+            "src/nodes.rs:14 http-no-timeout",
+            "src/nodes.rs:19 http-no-timeout",
+            "src/nodes.rs:24 http-no-timeout",
+        ],
+        "{got:#?}"
+    );
+    assert_eq!(
+        report
+            .files
+            .iter()
+            .map(|f| f.http_clients_without_timeout)
+            .sum::<usize>(),
+        3
+    );
+}

@@ -52,6 +52,14 @@ pub enum Use {
     /// Passed as argument number `.1` of the file's function `.0` (`fetch(&self.client,
     /// url)`): its parameter holds the client there.
     PassTo(String, usize),
+    /// Passed as argument number `.1` of a free function `.0` this file does not declare
+    /// (`check_nodes_status(&client)` after `use infra::cluster::*`), by the last segment
+    /// of its path: harmless when that function, declared in another file of the
+    /// workspace, bounds every request it makes on its parameter
+    /// ([`ClientFlow::param_timed`]). `.2`: the crate the path says it is in — its first
+    /// segment (`crate`, `infra`), or that of the `use` naming it; `None` when only a
+    /// glob import can bring it.
+    PassOut(String, usize, Option<String>),
     /// Sends the prepared request bound to that name (`client.execute(req)`, where `let
     /// req = client.get(u).timeout(d).build()?;`).
     Execute(String),
@@ -70,8 +78,9 @@ pub enum Use {
 /// Where a chain's value goes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Sink {
-    /// `let N = chain;` (`?`, `.await` and methods in the chain).
-    Let(String),
+    /// `let N = chain;` (`?`, `.await` and methods in the chain), in the body of that free
+    /// function (`None`: in a method, whose locals are read with the whole file's uses).
+    Let(String, Option<String>),
     /// `Struct { N: chain }`.
     Field(String),
     /// The value of a closure bound by `let N = || chain` (or `Box::new(..)`/`Arc::new(..)`).
@@ -83,13 +92,19 @@ pub enum Sink {
 pub struct ClientFlow {
     /// Every occurrence of a name the pass could classify or not, by name.
     pub uses: BTreeMap<String, Vec<Use>>,
+    /// For each entry of [`Self::uses`], at the same index: the free function whose body
+    /// holds it (`None` in a method, a `static` or a `const`).
+    pub use_fns: BTreeMap<String, Vec<Option<String>>>,
     /// Sinks by the byte offset of the chain's root path.
     pub sinks: BTreeMap<usize, Sink>,
     /// Names of struct fields declared with any `pub` visibility.
     pub pub_fields: BTreeSet<String>,
-    /// The file declares an out-of-line module (`mod x;`) or includes a file (`include!`):
-    /// code this pass does not read may see its private fields.
+    /// The file declares an out-of-line module (`mod x;`): code this pass does not read
+    /// may see its private fields (not its locals).
     pub child_files: bool,
+    /// The file includes a file (`include!`): code this pass does not read may see its
+    /// locals too.
+    pub includes: bool,
     /// The parameter names of the file's free functions, by function name (`None` for a
     /// name declared twice, or a parameter that is not a plain name).
     pub fn_params: BTreeMap<String, Option<Vec<Option<String>>>>,
@@ -98,10 +113,16 @@ pub struct ClientFlow {
     pub prepared: BTreeMap<String, Vec<bool>>,
 }
 
+/// Functions declared in other files that a client is passed to — by name, the argument
+/// it is, and the crate its path names ([`Use::PassOut`]): what
+/// [`ClientFlow::timed_given`] needs to hold for every request to be bounded.
+pub type PassOuts = BTreeSet<(String, usize, Option<String>)>;
+
 impl ClientFlow {
     /// Whether the value of the chain whose root path starts at byte `root` only reaches
     /// private fields and locals of this file whose every request sets `.timeout(..)`
-    /// (at least one request, no `pub` field of those names, no child module file).
+    /// (at least one request, no `pub` field of those names, no child module file when a
+    /// field holds it).
     ///
     /// # Examples
     /// ```
@@ -116,77 +137,157 @@ impl ClientFlow {
     /// assert!(flow.per_request_timeouts(root));
     /// ```
     pub fn per_request_timeouts(&self, root: usize) -> bool {
-        if self.child_files {
-            return false;
-        }
-        // clients: names holding a client; makers: names of closures that make one
-        let mut clients = BTreeSet::new();
-        let mut makers = BTreeSet::new();
-        match self.sinks.get(&root) {
-            Some(Sink::Let(n) | Sink::Field(n)) => clients.insert(n.clone()),
-            Some(Sink::Closure(n)) => makers.insert(n.clone()),
-            None => return false,
+        self.timed_given(root).is_some_and(|outs| outs.is_empty())
+    }
+
+    /// [`Self::per_request_timeouts`], also through functions of other files: `Some` of
+    /// the functions the client is passed to (empty: bounded here), each of which must
+    /// bound every request on that parameter ([`Self::param_timed`] of its file); `None`
+    /// when some use is unbounded or unknown.
+    ///
+    /// # Examples
+    /// ```
+    /// use shutdown_lint::collect::flow::summarize;
+    /// let src = "fn run() { let c = reqwest::Client::new(); check(&c); }";
+    /// let flow = summarize(src).unwrap();
+    /// let root = src.find("reqwest").unwrap();
+    /// let outs = flow.timed_given(root).unwrap();
+    /// assert_eq!(outs.into_iter().collect::<Vec<_>>(), [("check".to_string(), 0, None)]);
+    /// assert!(!flow.per_request_timeouts(root));
+    /// ```
+    pub fn timed_given(&self, root: usize) -> Option<PassOuts> {
+        let mut start = Reach::default();
+        match self.sinks.get(&root)? {
+            Sink::Let(n, f) => start.clients.insert((f.clone(), n.clone())),
+            Sink::Field(n) => {
+                start.fields = true;
+                start.clients.insert((None, n.clone()))
+            }
+            Sink::Closure(n) => start.makers.insert(n.clone()),
         };
+        self.timed_from(start)
+    }
+
+    /// Whether the free function `f` of this file bounds every request it makes on its
+    /// parameter number `i` (a plain name), in its own body and the functions it passes
+    /// the parameter to: as [`Self::timed_given`].
+    ///
+    /// # Examples
+    /// ```
+    /// use shutdown_lint::collect::flow::summarize;
+    /// let flow = summarize(
+    ///     "pub async fn check(c: &Client) { c.get(u).timeout(d).send().await; }\n\
+    ///      fn other(c: &Client) { c.get(u).send(); }",
+    /// )
+    /// .unwrap();
+    /// assert_eq!(flow.param_timed("check", 0).map(|o| o.len()), Some(0));
+    /// assert_eq!(flow.param_timed("other", 0), None);
+    /// ```
+    pub fn param_timed(&self, f: &str, i: usize) -> Option<PassOuts> {
+        let param = self.fn_params.get(f)?.as_ref()?.get(i)?.clone()?;
+        let mut start = Reach::default();
+        start.clients.insert((Some(f.to_string()), param));
+        self.timed_from(start)
+    }
+
+    /// The uses of a name, of one function's body (`Some`) or of the whole file.
+    fn uses_in<'a>(&'a self, f: &'a Option<String>, n: &str) -> impl Iterator<Item = &'a Use> {
+        let fns = self.use_fns.get(n);
+        self.uses
+            .get(n)
+            .into_iter()
+            .flatten()
+            .enumerate()
+            .filter(move |(k, _)| {
+                f.is_none() || fns.and_then(|fs| fs.get(*k)).is_some_and(|g| g == f)
+            })
+            .map(|(_, u)| u)
+    }
+
+    /// Follows the names from `reach` to a fixed point.
+    fn timed_from(&self, mut reach: Reach) -> Option<PassOuts> {
+        if self.includes {
+            return None;
+        }
         let mut requests = 0;
+        let mut outs = PassOuts::new();
         let mut seen = (0, 0);
-        while seen != (clients.len(), makers.len()) {
-            seen = (clients.len(), makers.len());
+        while seen != (reach.clients.len(), reach.makers.len()) {
+            seen = (reach.clients.len(), reach.makers.len());
             requests = 0;
-            for name in clients.clone() {
-                for u in self.uses.get(&name).into_iter().flatten() {
+            for (scope, name) in reach.clients.clone() {
+                for u in self.uses_in(&scope, &name) {
                     match u {
                         Use::Request(true) => requests += 1,
                         Use::Execute(req) => {
                             // every binding of that name is a request with its own timeout
                             match self.prepared.get(req) {
                                 Some(timed) if timed.iter().all(|t| *t) => requests += 1,
-                                _ => return false,
+                                _ => return None,
                             }
                         }
                         Use::Layered => requests += 1,
                         Use::Debug | Use::Rebind => {}
-                        Use::Store(f) | Use::Build(f) | Use::Copy(f) => {
-                            clients.insert(f.clone());
+                        Use::Store(f) => {
+                            reach.fields = true;
+                            reach.clients.insert((None, f.clone()));
+                        }
+                        Use::Build(f) | Use::Copy(f) => {
+                            reach.clients.insert((scope.clone(), f.clone()));
                         }
                         Use::PassTo(f, i) => {
-                            match self
+                            let param = self
                                 .fn_params
                                 .get(f)
                                 .cloned()
                                 .flatten()
-                                .and_then(|ps| ps.get(*i).cloned().flatten())
-                            {
-                                Some(param) => {
-                                    clients.insert(param);
-                                }
-                                None => return false,
-                            }
+                                .and_then(|ps| ps.get(*i).cloned().flatten())?;
+                            reach.clients.insert((Some(f.clone()), param));
                         }
-                        _ => return false,
+                        Use::PassOut(f, i, krate) => {
+                            outs.insert((f.clone(), *i, krate.clone()));
+                        }
+                        _ => return None,
                     }
                 }
             }
-            for name in makers.clone() {
+            for name in reach.makers.clone() {
                 for u in self.uses.get(&name).into_iter().flatten() {
                     match u {
                         Use::CallInto(n) => {
-                            clients.insert(n.clone());
+                            reach.clients.insert((None, n.clone()));
                         }
                         Use::Store(f) => {
-                            makers.insert(f.clone());
+                            reach.fields = true;
+                            reach.makers.insert(f.clone());
                         }
-                        _ => return false,
+                        _ => return None,
                     }
                 }
             }
         }
-        requests > 0
-            && clients.is_disjoint(&makers)
-            && clients
-                .iter()
-                .chain(&makers)
-                .all(|n| !self.pub_fields.contains(n))
+        let names: BTreeSet<&String> = reach.clients.iter().map(|(_, n)| n).collect();
+        let private = names
+            .iter()
+            .copied()
+            .chain(&reach.makers)
+            .all(|n| !self.pub_fields.contains(n));
+        let ok = (requests > 0 || !outs.is_empty())
+            && !(reach.fields && self.child_files)
+            && reach.makers.iter().all(|m| !names.contains(m))
+            && private;
+        ok.then_some(outs)
     }
+}
+
+/// The names a client reaches: locals and fields holding it (each with the function
+/// whose body is read for it, `None`: the whole file) and names of closures that make it.
+#[derive(Default)]
+struct Reach {
+    clients: BTreeSet<(Option<String>, String)>,
+    makers: BTreeSet<String>,
+    /// A field holds it (code in a child module's file may use it).
+    fields: bool,
 }
 
 /// Whether [`summarize`] of `text` could ever make [`ClientFlow::per_request_timeouts`]
@@ -228,6 +329,7 @@ pub(super) fn summarize_file(file: &syn::File) -> ClientFlow {
         ..Pass::default()
     };
     p.flow.fn_params = items.fns;
+    p.imports = items.imports;
     p.visit_file(file);
     // `let fut = client.request(req); .. timeout(d, fut)`: the request is bounded
     for (client, i, fut) in std::mem::take(&mut p.request_futures) {
@@ -240,14 +342,45 @@ pub(super) fn summarize_file(file: &syn::File) -> ClientFlow {
     p.flow
 }
 
-/// The file's struct names, known before their literals are met, and its free
-/// functions' parameter names.
+/// The file's struct names, known before their literals are met, its free functions'
+/// parameter names, and the first segment of the `use` that names each imported name.
 #[derive(Default)]
 struct Items {
     structs: BTreeSet<String>,
     fns: BTreeMap<String, Option<Vec<Option<String>>>>,
+    imports: BTreeMap<String, String>,
 }
+
+/// Records the names a `use` tree imports, each with the tree's first segment.
+fn import_names(t: &syn::UseTree, root: Option<&str>, out: &mut BTreeMap<String, String>) {
+    match t {
+        syn::UseTree::Path(p) => {
+            let first = p.ident.to_string();
+            import_names(&p.tree, Some(root.unwrap_or(&first)), out);
+        }
+        syn::UseTree::Name(n) => {
+            if let Some(r) = root {
+                out.insert(n.ident.to_string(), r.to_string());
+            }
+        }
+        syn::UseTree::Rename(n) => {
+            if let Some(r) = root {
+                out.insert(n.rename.to_string(), r.to_string());
+            }
+        }
+        syn::UseTree::Group(g) => {
+            for t in &g.items {
+                import_names(t, root, out);
+            }
+        }
+        syn::UseTree::Glob(_) => {}
+    }
+}
+
 impl<'ast> Visit<'ast> for Items {
+    fn visit_item_use(&mut self, u: &'ast syn::ItemUse) {
+        import_names(&u.tree, None, &mut self.imports);
+    }
     fn visit_item_struct(&mut self, s: &'ast syn::ItemStruct) {
         self.structs.insert(s.ident.to_string());
     }
@@ -290,6 +423,10 @@ struct Pass {
     request_futures: Vec<(String, usize, String)>,
     /// Names passed as the future of `timeout(d, fut)`.
     timed_futures: BTreeSet<String>,
+    /// The free function whose body the visit is in.
+    cur_fn: Option<String>,
+    /// Names `use`d by the file, with the first segment of their path.
+    imports: BTreeMap<String, String>,
 }
 
 fn addr(e: &syn::Expr) -> usize {
@@ -439,7 +576,43 @@ fn closure_tail(c: &syn::ExprClosure) -> Option<&syn::Expr> {
 }
 
 impl Pass {
+    /// How a name passed to the function at `path` is used: [`Use::PassTo`] a free
+    /// function of this file (by its name alone), [`Use::PassOut`] one of a module path
+    /// (every segment lower-case: not `Arc::new`, `Some`), `None` for anything else.
+    fn pass_kind(&self, path: &syn::Path) -> Option<impl Fn(usize) -> Use + use<>> {
+        let last = path.segments.last()?.ident.to_string();
+        if path.get_ident().is_some() && self.flow.fn_params.contains_key(&last) {
+            return Some(
+                Box::new(move |i| Use::PassTo(last.clone(), i)) as Box<dyn Fn(usize) -> Use>
+            );
+        }
+        let lower = |s: &syn::PathSegment| {
+            s.arguments.is_none()
+                && s.ident
+                    .to_string()
+                    .starts_with(|c: char| c.is_ascii_lowercase() || c == '_')
+        };
+        let krate = match path.segments.first() {
+            Some(first) if path.segments.len() > 1 => Some(first.ident.to_string()),
+            _ => self.imports.get(&last).cloned(),
+        };
+        (path.segments.iter().all(lower)
+            && !matches!(
+                last.as_str(),
+                "drop" | "take" | "replace" | "swap" | "forget"
+            ))
+        .then(|| {
+            Box::new(move |i| Use::PassOut(last.clone(), i, krate.clone()))
+                as Box<dyn Fn(usize) -> Use>
+        })
+    }
+
     fn note(&mut self, name: String, u: Use) {
+        self.flow
+            .use_fns
+            .entry(name.clone())
+            .or_default()
+            .push(self.cur_fn.clone());
         self.flow.uses.entry(name).or_default().push(u);
     }
 
@@ -461,7 +634,9 @@ impl Pass {
             _ => init,
         };
         if let Some(r) = root_offset(init) {
-            self.flow.sinks.insert(r, Sink::Let(n.to_string()));
+            self.flow
+                .sinks
+                .insert(r, Sink::Let(n.to_string(), self.cur_fn.clone()));
         }
         if let Some(tail) = closure_of(init).and_then(closure_tail)
             && let Some(r) = root_offset(tail)
@@ -801,11 +976,11 @@ impl<'ast> Visit<'ast> for Pass {
                 self.timed_futures.insert(n);
             }
         }
-        // a name passed to a free function of this file (`fetch(&self.client, u)`)
+        // a name passed to a free function of this file (`fetch(&self.client, u)`), or to
+        // one of a module path (`check(&client)`, `infra::cluster::check(&client)`)
         if let syn::Expr::Path(p) = strip(&c.func)
             && p.qself.is_none()
-            && let Some(f) = p.path.get_ident().map(ToString::to_string)
-            && self.flow.fn_params.contains_key(&f)
+            && let Some(pass) = self.pass_kind(&p.path)
         {
             for (i, a) in c.args.iter().enumerate() {
                 let a = match strip(a) {
@@ -814,7 +989,7 @@ impl<'ast> Visit<'ast> for Pass {
                 };
                 if let Some(n) = name_of(a) {
                     self.done.insert(addr(strip(a)));
-                    self.note(n, Use::PassTo(f.clone(), i));
+                    self.note(n, pass(i));
                 }
             }
         }
@@ -836,6 +1011,24 @@ impl<'ast> Visit<'ast> for Pass {
             }
         }
         visit::visit_expr_assign(self, a);
+    }
+
+    fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+        let outer = self.cur_fn.replace(f.sig.ident.to_string());
+        visit::visit_item_fn(self, f);
+        self.cur_fn = outer;
+    }
+
+    fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
+        let outer = self.cur_fn.take();
+        visit::visit_impl_item_fn(self, f);
+        self.cur_fn = outer;
+    }
+
+    fn visit_trait_item_fn(&mut self, f: &'ast syn::TraitItemFn) {
+        let outer = self.cur_fn.take();
+        visit::visit_trait_item_fn(self, f);
+        self.cur_fn = outer;
     }
 
     fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
@@ -941,7 +1134,7 @@ impl<'ast> Visit<'ast> for Pass {
             }
         }
         // `include!` brings in code this pass does not read
-        self.flow.child_files |= m.path.is_ident("include");
+        self.flow.includes |= m.path.is_ident("include");
         let mut names = Vec::new();
         idents(m.tokens.clone(), &mut names);
         for n in names {

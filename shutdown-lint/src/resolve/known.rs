@@ -184,6 +184,11 @@ pub const TYPE_CTORS: &[(&str, &str)] = &[
         "tonic::transport::Server",
         "tonic::transport::Server::builder",
     ),
+    // a tonic endpoint a helper returns: its `.timeout(..)` is checked against the budget
+    (
+        "tonic::transport::Endpoint",
+        "tonic::transport::Endpoint::new",
+    ),
     // axum-server's shutdown handle passed to the task that waits for the signal (conduit's
     // `shutdown_signal(handle)` then `handle.graceful_shutdown(Some(d))`): its drain wait is
     // checked against the budget
@@ -386,6 +391,10 @@ pub enum HttpKind {
     OneShot,
     /// A one-shot request builder: a timeout method may follow in the chain.
     Request,
+    /// A gRPC channel's endpoint (tonic's `Endpoint`): a timeout it sets bounds every call
+    /// on the channel and is checked against the drain budget, but none is required (a
+    /// streaming call lives as long as its stream).
+    Channel,
 }
 
 /// One HTTP library as data.
@@ -443,6 +452,14 @@ pub const ISAHC: HttpLib = HttpLib {
     build_methods: &["build"],
     help: "build the client with `isahc::HttpClient::builder().timeout(Duration::from_secs(10)).build()?`",
 };
+/// tonic's channel endpoint: `.timeout(d)` bounds each call made on the channel.
+pub const TONIC: HttpLib = HttpLib {
+    name: "tonic",
+    default_timeout: None,
+    timeout_methods: &["timeout"],
+    build_methods: &["connect", "connect_lazy"],
+    help: "lower the endpoint's `.timeout(..)` below `drain-budget` (a call cut by the deploy's SIGKILL is lost), or raise the budget (and the deploy grace period)",
+};
 /// A wrapper named in config (`[http] no-timeout`).
 pub const WRAPPER: HttpLib = HttpLib {
     name: "configured wrapper",
@@ -454,6 +471,44 @@ pub const WRAPPER: HttpLib = HttpLib {
 
 /// HTTP constructors: canonical path, what it makes, which library.
 pub const HTTP_CTORS: &[(&str, HttpKind, &HttpLib)] = &[
+    // tonic's endpoints (arroyo's controller: `grpc_channel_builder(addr).await?
+    // .timeout(Duration::from_secs(90)).connect()`)
+    (
+        "tonic::transport::Endpoint::from_static",
+        HttpKind::Channel,
+        &TONIC,
+    ),
+    (
+        "tonic::transport::Endpoint::from_shared",
+        HttpKind::Channel,
+        &TONIC,
+    ),
+    ("tonic::transport::Endpoint::new", HttpKind::Channel, &TONIC),
+    (
+        "tonic::transport::Endpoint::try_from",
+        HttpKind::Channel,
+        &TONIC,
+    ),
+    (
+        "tonic::transport::Endpoint::from",
+        HttpKind::Channel,
+        &TONIC,
+    ),
+    (
+        "tonic::transport::Channel::from_static",
+        HttpKind::Channel,
+        &TONIC,
+    ),
+    (
+        "tonic::transport::Channel::from_shared",
+        HttpKind::Channel,
+        &TONIC,
+    ),
+    (
+        "tonic::transport::Channel::builder",
+        HttpKind::Channel,
+        &TONIC,
+    ),
     ("reqwest::Client::new", HttpKind::Client, &REQWEST),
     ("reqwest::Client::default", HttpKind::Client, &REQWEST),
     ("reqwest::Client::builder", HttpKind::Builder, &REQWEST),
@@ -898,6 +953,37 @@ pub const SERVERS: &[ServerApi] = &[
             arg: 0,
             in_secs: true,
             // actix-web's `ServerBuilder::shutdown_timeout` default
+            default_secs: Some(30.0),
+        }),
+        drains_unless: Some("disable_signals"),
+        drain_wait: None,
+        serve_returns_handle: false,
+        blocking: false,
+    },
+    ServerApi {
+        // the server actix-web's `HttpServer` wraps, built directly (`Server::build()
+        // .bind(name, addr, factory)?.run()`, autopush's autoconnect): the same signal
+        // handling, handle and 30 s default wait
+        name: "actix-server",
+        roots: &[
+            "actix_server::Server::build",
+            "actix_server::ServerBuilder::new",
+            "actix_server::ServerBuilder::default",
+        ],
+        serve: &["run"],
+        graceful: &["handle"],
+        missing: Some(
+            "signal handling of its own (`.disable_signals()`), nor a `.handle()` told to `stop(true)`",
+        ),
+        help: "keep actix's own signal handling (drop `.disable_signals()`), or take \
+               `let handle = server.handle();` and call `handle.stop(true).await` once \
+               `shutdown_runtime::wait_for_shutdown()` returns",
+        runtime_server: false,
+        drain_timeout: Some(DrainTimeout {
+            method: "shutdown_timeout",
+            arg: 0,
+            in_secs: true,
+            // actix-server's `ServerBuilder` default
             default_secs: Some(30.0),
         }),
         drains_unless: Some("disable_signals"),

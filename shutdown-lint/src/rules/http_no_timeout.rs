@@ -140,6 +140,28 @@ pub fn clients_without_timeout(
     wrappers: &[String],
 ) -> Vec<(Region, String, String, &'static str)> {
     clients_without_timeout_in(model, wrappers, None)
+        .into_iter()
+        .map(|(r, i, m, h, _)| (r, i, m, h))
+        .collect()
+}
+
+/// The clients [`clients_without_timeout`] reports that the file's client flow could
+/// still clear through functions of other files: each finding's region and the offset of
+/// its chain's root ([`crate::collect::flow::ClientFlow::timed_given`]).
+pub fn open_clients(model: &FileModel, wrappers: &[String]) -> Vec<(Region, usize)> {
+    clients_without_timeout_in(model, wrappers, None)
+        .into_iter()
+        .filter_map(|(r, _, _, _, root)| Some((r, root?)))
+        .collect()
+}
+
+/// A reported client: region, item, message, help, and the offset of the chain's root when
+/// the client flow was asked (and may be answered across files, [`open_clients`]).
+type Reported = (Region, String, String, &'static str, Option<usize>);
+
+/// The offset a client's flow is keyed by, for a chain whose verdict read it.
+fn flow_root(kind: HttpKind, ch: &Chain) -> Option<usize> {
+    matches!(kind, HttpKind::Client | HttpKind::Builder).then_some(ch.root_region.offset)
 }
 
 /// [`clients_without_timeout`], the messages measuring implicit defaults against `budget`.
@@ -147,7 +169,7 @@ fn clients_without_timeout_in(
     model: &FileModel,
     wrappers: &[String],
     budget: Option<Duration>,
-) -> Vec<(Region, String, String, &'static str)> {
+) -> Vec<Reported> {
     let mut found = Vec::new();
     for cu in model.resolved_chains() {
         let ch = &cu.chain;
@@ -160,6 +182,9 @@ fn clients_without_timeout_in(
         }
         let item = cu.ctx.item.clone();
         match kind {
+            // a timeout is not required of a gRPC channel (`http-timeout-over-budget` checks
+            // the one it sets)
+            HttpKind::Channel => {}
             HttpKind::Client | HttpKind::OneShot => {
                 if ch.via_binding
                     || one_request_with_timeout(lib, &ch.steps)
@@ -174,7 +199,7 @@ fn clients_without_timeout_in(
                     "builds a client that"
                 };
                 let msg = format!("{} {what} {}", display(ch, kind), default_note(lib, budget));
-                found.push((ch.root_region, item, msg, lib.help));
+                found.push((ch.root_region, item, msg, lib.help, flow_root(kind, ch)));
             }
             HttpKind::Request => {
                 let Some(i) = ch
@@ -196,7 +221,7 @@ fn clients_without_timeout_in(
                             default_note(lib, budget)
                         };
                         let msg = format!("request made with {} {note}", display(ch, kind));
-                        found.push((ch.steps[i].region, item, msg, lib.help));
+                        found.push((ch.steps[i].region, item, msg, lib.help, None));
                     }
                 }
             }
@@ -229,7 +254,7 @@ fn clients_without_timeout_in(
                         lib.name,
                         display(ch, kind)
                     );
-                    found.push((region, item, msg, lib.help));
+                    found.push((region, item, msg, lib.help, flow_root(kind, ch)));
                     continue;
                 }
                 match timeout_set(lib, before) {
@@ -239,7 +264,7 @@ fn clients_without_timeout_in(
                             "client built by {} with `.timeout(None)` has no overall timeout",
                             display(ch, kind)
                         );
-                        found.push((region, item, msg, lib.help));
+                        found.push((region, item, msg, lib.help, None));
                     }
                     None if timed_per_request(model, ch) => {}
                     None => {
@@ -278,7 +303,7 @@ fn clients_without_timeout_in(
                             "client built by {by} without `.timeout(..)` {}{extra}",
                             default_note(lib, budget)
                         );
-                        found.push((region, item, msg, lib.help));
+                        found.push((region, item, msg, lib.help, flow_root(kind, ch)));
                     }
                 }
             }
@@ -306,7 +331,7 @@ fn clients_without_timeout_in(
                 "`{p}` passed as a function {what} {}",
                 default_note(lib, budget)
             );
-            found.push((r.region, r.ctx.item.clone(), msg, lib.help));
+            found.push((r.region, r.ctx.item.clone(), msg, lib.help, None));
         }
     }
     found
@@ -314,7 +339,7 @@ fn clients_without_timeout_in(
 
 /// Reports HTTP clients without timeouts.
 pub fn check(cx: &RuleContext<'_>, out: &mut Vec<Finding>) {
-    for (region, item, message, help) in
+    for (region, item, message, help, _) in
         clients_without_timeout_in(cx.model, &cx.config.http_no_timeout, cx.config.drain_budget)
     {
         out.push(cx.finding(&META, region, &item, message, help));

@@ -80,6 +80,11 @@ fn server_drain_timeouts(cx: &RuleContext<'_>, budget: f64, out: &mut Vec<Findin
         usize,
         (&known::ServerApi, f64, &crate::model::ChainUse, bool),
     > = std::collections::BTreeMap::new();
+    // servers told not to drain by themselves (`.disable_signals()`) that nothing stops
+    // gracefully either: `server-no-graceful-shutdown`'s; one whose handle is told to
+    // `stop(true)` waits its default like any other
+    let mut off = std::collections::BTreeSet::new();
+    let mut ungraceful = None;
     for cu in cx.model.resolved_chains() {
         let ch = &cu.chain;
         let Some(api) = known::server_api(&ch.root_str()) else {
@@ -96,10 +101,22 @@ fn server_drain_timeouts(cx: &RuleContext<'_>, budget: f64, out: &mut Vec<Findin
             .or_insert((api, d, cu, false));
         // set here, or never draining at all (`.disable_signals()` with no handle to stop it
         // gracefully: `server-no-graceful-shutdown`'s finding)
-        e.3 |= ch
+        e.3 |= ch.steps.iter().any(|s| s.name == dt.method);
+        if ch
             .steps
             .iter()
-            .any(|s| s.name == dt.method || api.drains_unless.is_some_and(|off| s.name == off));
+            .any(|s| api.drains_unless.is_some_and(|o| s.name == o))
+        {
+            let ungraceful = ungraceful.get_or_insert_with(|| {
+                super::server_no_graceful_shutdown::sites(cx.model)
+                    .into_iter()
+                    .map(|s| s.root)
+                    .collect::<std::collections::BTreeSet<_>>()
+            });
+            if ungraceful.contains(&ch.root_region.offset) {
+                off.insert(ch.root_region.offset);
+            }
+        }
         if !ch.via_binding {
             e.2 = cu;
         }
@@ -110,7 +127,10 @@ fn server_drain_timeouts(cx: &RuleContext<'_>, budget: f64, out: &mut Vec<Findin
         .filter(|e| e.3)
         .map(|e| e.2.ctx.item.clone())
         .collect();
-    for (api, d, cu, set) in defaults.into_values() {
+    for (root, (api, d, cu, set)) in defaults {
+        if off.contains(&root) {
+            continue;
+        }
         let method = api.drain_timeout.map_or("", |dt| dt.method);
         // also set on a value the chains lost track of (miniserve's server folded over its
         // listeners, then `srv.shutdown_timeout(0)`), unless another server of the function

@@ -19,6 +19,8 @@ const RUNTIME_HELP: &str =
 pub struct ServerSite {
     /// Where (the serving call).
     pub region: Region,
+    /// Byte offset of the root of the server's chain (of the executor's constructor).
+    pub root: usize,
     /// Enclosing item.
     pub item: String,
     /// Message.
@@ -49,6 +51,7 @@ pub fn sites(model: &FileModel) -> Vec<ServerSite> {
             }
             out.push(ServerSite {
                 region: cu.chain.root_region,
+                root: cu.chain.root_region.offset,
                 item: cu.ctx.item.clone(),
                 message: "`hyper_util::rt::TokioExecutor` starts every connection task with a raw `tokio::spawn`, which shutdown cannot drain".into(),
                 help: "use the tracked executor of `shutdown_runtime::server`, so connections are named tasks that shutdown drains".into(),
@@ -165,6 +168,7 @@ pub fn sites(model: &FileModel) -> Vec<ServerSite> {
         };
         out.push(ServerSite {
             region,
+            root: key.0,
             item: u.ctx.item.clone(),
             message: format!("{what} serves with no graceful shutdown (no {instead}): {cost}"),
             help: if api.runtime_server {
