@@ -1360,7 +1360,15 @@ fn sigterm_across_binaries(
                 deferred.push((lib, krate));
             }
         }
-        let termination = pkg.as_ref().is_some_and(|p| p.ctrlc_termination);
+        // cargo unifies features: `ctrlc` built with `termination` for any package linked
+        // into the binary (the path dependency whose handler it runs: spin's trigger
+        // crate) handles SIGTERM for all of them
+        let termination = pkg.as_ref().is_some_and(|p| {
+            p.ctrlc_termination
+                || p.dependency_libs()
+                    .iter()
+                    .any(|lib| Package::find(lib).is_some_and(|d| d.ctrlc_termination))
+        });
         let (verdict, paths) = loop {
             let mut seen_files = BTreeSet::new();
             let loaded: Vec<(PathBuf, String, &FileAnalysis)> = files

@@ -29,6 +29,9 @@ pub enum ArgValue {
     /// An HTTP client builder of a known library, passed to a function of the workspace
     /// that builds it (`build_safe_client(reqwest::Client::builder())`): its chain.
     Builder(Box<Chain>),
+    /// A constructor passed by name that takes nothing (`Default::default`,
+    /// `Client::new`): what `opt.get_or_insert_with(..)` makes when the option is empty.
+    Ctor,
     /// Anything else.
     Other,
 }

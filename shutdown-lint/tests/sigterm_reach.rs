@@ -177,6 +177,35 @@ fn workspace() -> tempfile::TempDir {
             "fn main() {\n    ctrlc::set_handler(|| std::process::exit(0)).unwrap();\n}\n",
         );
     }
+    // the handler in a path dependency that enables the feature (spin's trigger crate):
+    // cargo builds one `ctrlc` for the binary, with `termination`, so it is credited
+    for (lib, dep) in [
+        ("trig-term", "ctrlc = { workspace = true }"),
+        ("trig-plain", "ctrlc = \"3\""),
+    ] {
+        write(
+            root,
+            &format!("crates/{lib}/Cargo.toml"),
+            &format!("[package]\nname = \"{lib}\"\nedition = \"2021\"\n\n[dependencies]\n{dep}\n"),
+        );
+        write(
+            root,
+            &format!("crates/{lib}/src/lib.rs"),
+            "pub fn run() {\n    ctrlc::set_handler(|| std::process::exit(0)).unwrap();\n}\n",
+        );
+    }
+    package(root, "app-j", &["trig-term"]);
+    write(
+        root,
+        "crates/app-j/src/main.rs",
+        "fn main() {\n    trig_term::run();\n}\n",
+    );
+    package(root, "app-k", &["trig-plain"]);
+    write(
+        root,
+        "crates/app-k/src/main.rs",
+        "fn main() {\n    trig_plain::run();\n}\n",
+    );
     write(
         root,
         "crates/app-d/Dockerfile",
@@ -201,6 +230,7 @@ fn only_handlers_main_reaches_count() {
             "crates/app-e/src/commands.rs:2",
             "crates/app-f/src/cli.rs:2",
             "crates/app-i/src/main.rs:2",
+            "crates/trig-plain/src/lib.rs:2",
         ],
     );
 }

@@ -197,6 +197,9 @@ impl Collector<'_, '_> {
                     .iter()
                     .any(|s| {
                         is_trigger(&s.name)
+                            // an empty `Option` filled in with a default value: a client
+                            // made here when the option holds one
+                            || crate::workspace::fills_default(s)
                             // `prepare(|request| request.timeout(d))` on a wrapper
                             || s.args.iter().any(|a| {
                                 matches!(a, ArgValue::Applied(inner)
@@ -230,13 +233,20 @@ impl Collector<'_, '_> {
             syn::Expr::Field(f) => self.visit_expr(&f.base),
             syn::Expr::Call(c) if matches!(&*c.func, syn::Expr::Path(_)) => {
                 let mut builders = Vec::new();
+                let spawn = chain.as_ref().is_some_and(|ch| {
+                    let root = ch.root_str();
+                    known::RAW_SPAWN_FNS.contains(&root.as_str())
+                        || known::TRACKED_SPAWN_FNS.contains(&root.as_str())
+                });
                 for (k, a) in c.args.iter().enumerate() {
                     self.pending = if drop_call {
                         Usage::Dropped
                     } else {
                         Usage::Kept
                     };
+                    self.into_task = spawn && matches!(a, syn::Expr::Path(_));
                     let value = self.visit_expr_value(a).or_else(|| self.bound_chain(a));
+                    self.into_task = false;
                     if let Some(b) = value.filter(is_unbuilt_builder) {
                         builders.push((k, b));
                     }

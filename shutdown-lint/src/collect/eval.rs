@@ -125,6 +125,26 @@ impl Collector<'_, '_> {
                 let n = self.eval_number(c.args.first()?, depth + 1)?;
                 Some(n * factor)
             }
+            // `Duration::from_secs(60) + connect_timeout` (crucible's pantry), `d * 2`,
+            // `Duration::from_secs(1) * 60`, `d / 2`
+            syn::Expr::Binary(b) => {
+                let dur = |e| self.eval_duration(e, depth + 1);
+                let num = |e| self.eval_number(e, depth + 1);
+                match b.op {
+                    syn::BinOp::Add(_) => Some(dur(&b.left)? + dur(&b.right)?),
+                    syn::BinOp::Sub(_) => {
+                        Some(dur(&b.left)? - dur(&b.right)?).filter(|d| *d >= 0.0)
+                    }
+                    syn::BinOp::Mul(_) => match dur(&b.left) {
+                        Some(d) => Some(d * num(&b.right)?),
+                        None => Some(num(&b.left)? * dur(&b.right)?),
+                    },
+                    syn::BinOp::Div(_) => {
+                        Some(dur(&b.left)? / num(&b.right)?).filter(|d| d.is_finite())
+                    }
+                    _ => None,
+                }
+            }
             syn::Expr::Path(p) if p.path.segments.len() == 1 => {
                 let name = p.path.segments[0].ident.to_string();
                 match self.value_of(&name) {
@@ -148,6 +168,19 @@ impl Collector<'_, '_> {
         }
         if let Some(steps) = self.applied_steps(e) {
             return ArgValue::Applied(steps);
+        }
+        // `Default::default`, `Type::new` passed by name; a known constructor's own path
+        // (`Client::new`) is reported where it is passed (`FileModel::refs`)
+        if let syn::Expr::Path(p) = e
+            && p.qself.is_none()
+            && p.path.segments.len() >= 2
+            && p.path
+                .segments
+                .last()
+                .is_some_and(|s| s.ident == "default" || s.ident == "new")
+            && !matches!(self.resolve(&p.path, true), Resolution::Path(c) if self.is_interesting(&c))
+        {
+            return ArgValue::Ctor;
         }
         match self.eval_number(e, 0) {
             Some(n) => ArgValue::Num(n),

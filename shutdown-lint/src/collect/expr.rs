@@ -78,8 +78,10 @@ impl Collector<'_, '_> {
                     if let Some(BindVal::Chain(ch)) = self.binding_val(&name) {
                         let ch = (**ch).clone().through_binding();
                         if usage == Usage::Kept {
-                            // moved, stored or passed on (`Recorder { tx, _worker }`)
-                            self.mark_used(ch.origin, true);
+                            // moved, stored or passed on (`Recorder { tx, _worker }`); moved
+                            // into a task as its future, only used
+                            let escapes = !std::mem::take(&mut self.into_task);
+                            self.mark_used(ch.origin, escapes);
                         }
                         return Some(ch);
                     }

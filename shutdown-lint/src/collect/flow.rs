@@ -526,7 +526,17 @@ fn root_offset(e: &syn::Expr) -> Option<usize> {
             syn::Expr::Path(p) => Some(syn::spanned::Spanned::span(&p.path).byte_range().start),
             _ => None,
         },
-        _ => None,
+        // an empty `Option` filled in (`self.client.get_or_insert_with(Default::default)`):
+        // the value is made at the method
+        _ => methods
+            .first()
+            .filter(|m| {
+                matches!(
+                    m.method.to_string().as_str(),
+                    "get_or_insert_with" | "get_or_insert_default" | "unwrap_or_default"
+                )
+            })
+            .map(|m| syn::spanned::Spanned::span(&m.method).byte_range().start),
     }
 }
 

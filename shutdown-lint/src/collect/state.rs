@@ -56,6 +56,10 @@ pub(super) struct Collector<'a, 'i> {
     /// The expression being visited gives the value of a `let`, an assignment or a branch
     /// (a chain with a root only the workspace model can tell is worth building).
     pub(super) want_value: bool,
+    /// The expression being visited is a spawn's own argument (`tokio::spawn(server)`):
+    /// a binding moved there becomes the task's future, out of reach of any later call
+    /// on it (used, not escaped).
+    pub(super) into_task: bool,
     /// Chains (by index) bound as `let _name = ..`: dropped unless `_name` is used later.
     pub(super) underscore_bound: std::collections::HashSet<usize>,
     /// The function being walked (an index into `model.fns`).
@@ -244,6 +248,7 @@ impl<'a, 'i> Collector<'a, 'i> {
             crate_relative: opts.interesting.contains(&["crate".to_string()][..]),
             self_ty: None,
             want_value: false,
+            into_task: false,
             underscore_bound: Default::default(),
             cur_fn: None,
             in_impl: false,

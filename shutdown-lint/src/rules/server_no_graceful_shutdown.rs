@@ -112,6 +112,7 @@ pub fn sites(model: &FileModel) -> Vec<ServerSite> {
                     .any(|s| names.contains(&s.name.as_str()))
                     || (item_calls_any(model, &u.ctx.item, names) && !claimed(&u.ctx.item, names))
             }) || handed_to_graceful_fn(model, uses, names)
+                || handed_to_graceful_poll(model, uses, names)
         };
         if calls(api.graceful)
             && api
@@ -263,6 +264,20 @@ fn handed_to_graceful_fn(model: &FileModel, uses: &[&ChainUse], names: &[&str]) 
         let name = f.item.rsplit("::").next().unwrap_or(&f.item);
         !f.method && callees.contains(&name) && f.calls.iter().any(|c| graceful_call(c, names))
     })
+}
+
+/// Whether the serving value leaves its function (returned, stored, passed on) in a file
+/// whose own future wrapper calls one of `names` in its `poll` (matrix-authentication-
+/// service's `AbortableConnection`, which calls `this.connection.as_mut()
+/// .graceful_shutdown()` once its cancellation token fires): the connection is driven by
+/// that wrapper.
+fn handed_to_graceful_poll(model: &FileModel, uses: &[&ChainUse], names: &[&str]) -> bool {
+    uses.iter().any(|u| u.escapes)
+        && model
+            .fns
+            .iter()
+            .filter(|f| f.method && f.item.ends_with("::poll"))
+            .any(|f| f.calls.iter().any(|c| graceful_call(c, names)))
 }
 
 /// Whether the `TokioExecutor` made in `item` (`TaskExecutor::new`) is kept by a wrapper

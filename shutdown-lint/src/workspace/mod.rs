@@ -322,6 +322,16 @@ impl WorkspaceModel {
                 return Some(built_by_helper(ch, b, helper));
             }
             if let Some(ctor) = known::type_ctor(&ty) {
+                // an empty `Option` of a client filled in here (spin's
+                // `self.client.get_or_insert_with(Default::default)`): a client made here,
+                // with its library's defaults
+                if let Some(made) = filled_with_default(ctor)
+                    && ch.steps.get(i).is_some_and(fills_default)
+                {
+                    let mut out = rewrite(ch, i + 1, crate::resolve::split_path(made), Vec::new());
+                    out.written = Some(ch.steps[i].name.clone());
+                    return Some(out);
+                }
                 let mut out = rewrite(ch, i, crate::resolve::split_path(ctor), Vec::new());
                 // a client held in a field or returned by a function was made elsewhere:
                 // like a binding, it is not the place its construction is judged
@@ -717,6 +727,41 @@ fn built_by_helper(ch: &Chain, b: &Chain, helper: &[Step]) -> Chain {
         written: b.written.clone(),
         received: false,
     }
+}
+
+/// Whether `s` gives an `Option`'s value, making a default one when it is empty:
+/// `get_or_insert_with(Default::default)` (or `Type::new`, `Type::default`),
+/// `get_or_insert_default()`, `unwrap_or_default()`.
+pub(crate) fn fills_default(s: &Step) -> bool {
+    match s.name.as_str() {
+        "get_or_insert_with" | "unwrap_or_else" => matches!(s.args.as_slice(), [ArgValue::Ctor]),
+        "get_or_insert_default" | "unwrap_or_default" => s.args.is_empty(),
+        _ => false,
+    }
+}
+
+/// For the constructor [`known::type_ctor`] gives an HTTP client type, the constructor of
+/// its default client (`reqwest::Client::default`), as what a default fill makes.
+fn filled_with_default(ctor: &str) -> Option<&'static str> {
+    let (ty, _) = ctor.rsplit_once("::")?;
+    let is_client = |p: &str| {
+        known::HTTP_CTORS
+            .iter()
+            .any(|(c, k, _)| *c == p && *k == known::HttpKind::Client)
+    };
+    if !is_client(ctor) {
+        return None;
+    }
+    known::HTTP_CTORS
+        .iter()
+        .map(|(c, _, _)| *c)
+        .find(|c| c.strip_suffix("::default") == Some(ty))
+        .or_else(|| {
+            known::HTTP_CTORS
+                .iter()
+                .map(|(c, _, _)| *c)
+                .find(|c| *c == ctor)
+        })
 }
 
 fn rewrite(ch: &Chain, consumed: usize, root: Canon, prefix: Vec<Step>) -> Chain {
