@@ -627,7 +627,10 @@ impl Analyzer {
         a.facts.http_clients_without_timeout =
             rules::http_no_timeout::clients_without_timeout(&model, &config.http_no_timeout).len();
         a.facts.detached_threads = rules::detached_thread::detached_threads(&model).len();
-        a.open_clients = open_clients(&model, config, &a.findings);
+        a.open_clients = open_clients(&model, config, &a.findings, text);
+        // bounded in the file after all (its flow read after the rules: no `timeout` word
+        // where the client is made, or a child module whose file holds no field of it)
+        a.clear_clients(crate::collect::flow::PassOuts::is_empty);
         a.signals = rules::sigterm_missing::signal_sites(&model);
         if fctx.is_test_file {
             // a binary never runs a test file's servers (`--include-tests`)
@@ -783,7 +786,7 @@ impl FileAnalysis {
         let meta = &rules::http_no_timeout::META;
         let (cleared, open): (Vec<_>, Vec<_>) = std::mem::take(&mut self.open_clients)
             .into_iter()
-            .partition(|o| o.outs.as_ref().is_some_and(&bounded));
+            .partition(|o| bounded(&o.outs));
         self.open_clients = open;
         let cleared: Vec<Region> = cleared.into_iter().map(|o| o.region).collect();
         let before = self.findings.len();
@@ -891,29 +894,45 @@ impl FileAnalysis {
 }
 
 /// The clients of `findings` (the file's `http-no-timeout` ones) that functions of other
-/// files may still clear: with the functions they are passed to when the file's client
-/// flow was read, or to be read ([`crate::model::OpenClient::outs`] `None`).
+/// files may still clear, with the functions they are passed to. The file's client flow
+/// is read from `text` (the file as written) when the model holds none: here, on the
+/// thread analysing the file, not in the engine's phase after all files.
 fn open_clients(
     model: &crate::model::FileModel,
     config: &Config,
     findings: &[Finding],
+    text: &str,
 ) -> Vec<crate::model::OpenClient> {
     let meta = &rules::http_no_timeout::META;
     if !findings.iter().any(|f| f.rule == meta.name) {
         return Vec::new();
     }
-    rules::http_no_timeout::open_clients(model, &config.http_no_timeout)
-        .into_iter()
-        .filter(|(region, _)| {
-            findings
-                .iter()
-                .any(|f| f.rule == meta.name && f.region == *region)
-        })
+    let open: Vec<(Region, usize)> =
+        rules::http_no_timeout::open_clients(model, &config.http_no_timeout)
+            .into_iter()
+            .filter(|(region, _)| {
+                findings
+                    .iter()
+                    .any(|f| f.rule == meta.name && f.region == *region)
+            })
+            .collect();
+    if open.is_empty() {
+        return Vec::new();
+    }
+    let read;
+    let flow = match &model.client_flow {
+        Some(f) => f,
+        None => {
+            read = collect::flow::summarize(text);
+            match &read {
+                Some(f) => f,
+                None => return Vec::new(),
+            }
+        }
+    };
+    open.into_iter()
         .filter_map(|(region, root)| {
-            let outs = match &model.client_flow {
-                Some(flow) => Some(flow.timed_given(root).filter(|o| !o.is_empty())?),
-                None => None,
-            };
+            let outs = flow.timed_given(root)?;
             Some(crate::model::OpenClient { region, root, outs })
         })
         .collect()

@@ -699,26 +699,10 @@ fn field_writes_phase(
 /// makes on the parameter (one hop: a function passing it on again does not clear it).
 fn client_pass_phase(jobs: &[Job], analyses: &mut [FileAnalysis]) {
     use crate::collect::flow;
-    // files whose client flow was not read (no `timeout` in it, a child module): read now
-    let unread: Vec<usize> = (0..jobs.len())
-        .filter(|&i| analyses[i].open_clients.iter().any(|o| o.outs.is_none()))
-        .collect();
-    let flows = crate::pool::map_on_large_stacks(&unread, None, |&i| {
-        flow::summarize(&std::fs::read_to_string(&jobs[i].abs).ok()?)
-    });
-    for (&i, f) in unread.iter().zip(flows) {
-        let a = &mut analyses[i];
-        for o in &mut a.open_clients {
-            o.outs = f.as_ref().and_then(|f| f.as_ref()?.timed_given(o.root));
-        }
-        // bounded in the file after all (its child modules hold no field of it)
-        a.clear_clients(flow::PassOuts::is_empty);
-        a.open_clients.retain(|o| o.outs.is_some());
-    }
     let wanted: BTreeSet<String> = analyses
         .iter()
         .flat_map(|a| &a.open_clients)
-        .flat_map(|o| o.outs.iter().flatten())
+        .flat_map(|o| &o.outs)
         .map(|(f, _, _)| f.clone())
         .collect();
     if wanted.is_empty() {
@@ -730,7 +714,7 @@ fn client_pass_phase(jobs: &[Job], analyses: &mut [FileAnalysis]) {
     let wanted_args: BTreeSet<(String, usize)> = analyses
         .iter()
         .flat_map(|a| &a.open_clients)
-        .flat_map(|o| o.outs.iter().flatten())
+        .flat_map(|o| &o.outs)
         .map(|(f, k, _)| (f.clone(), *k))
         .collect();
     // a path of this workspace: `crate::..`, `super::..`, a linted crate's name, or a name

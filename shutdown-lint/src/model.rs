@@ -475,9 +475,9 @@ pub struct OpenClient {
     /// Byte offset of the chain's root (the key of the file's client flow).
     pub root: usize,
     /// The functions (by name) and argument positions it is passed to
-    /// ([`crate::collect::flow::ClientFlow::timed_given`]); `None` until the file's client
-    /// flow is read.
-    pub outs: Option<crate::collect::flow::PassOuts>,
+    /// ([`crate::collect::flow::ClientFlow::timed_given`]); empty: bounded in its own file
+    /// (a child module's file holds no field of it).
+    pub outs: crate::collect::flow::PassOuts,
 }
 
 /// Where a timeout argument's value was found, when the argument is a parameter or a
