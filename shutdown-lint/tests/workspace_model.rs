@@ -27,6 +27,26 @@ fn lint(dir: &Path, home: &Path) -> Vec<(usize, String)> {
         .collect()
 }
 
+/// A temporary directory holding one package named `name`.
+fn one_package(name: &str) -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "Cargo.toml",
+        &format!("[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n"),
+    );
+    d
+}
+
+/// The report of linting `root` from inside it.
+fn lint_here(root: &Path) -> shutdown_lint::engine::LintReport {
+    let opts = LintOptions {
+        cwd: Some(root.to_path_buf()),
+        ..LintOptions::default()
+    };
+    lint_paths(&[root.to_path_buf()], &opts).unwrap()
+}
+
 const APP_MAIN: &str = "\
 use task_facade::task;
 fn main() {
@@ -271,13 +291,8 @@ fn builder_wrapper_of_an_unlinted_path_dependency() {
 /// test's value).
 #[test]
 fn a_field_filled_in_by_another_file_values_the_timeout_that_reads_it() {
-    let d = tempfile::tempdir().unwrap();
+    let d = one_package("hooks");
     let root = d.path();
-    write(
-        root,
-        "Cargo.toml",
-        "[package]\nname = \"hooks\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
-    );
     write(root, "shutdown-lint.toml", "drain-budget = \"25s\"\n");
     write(
         root,
@@ -308,11 +323,7 @@ fn a_field_filled_in_by_another_file_values_the_timeout_that_reads_it() {
          pub fn unset(u: &Unset) -> reqwest::Result<reqwest::Client> {\n    \
          reqwest::Client::builder().timeout(u.timeout).build()\n}\n",
     );
-    let opts = LintOptions {
-        cwd: Some(root.to_path_buf()),
-        ..LintOptions::default()
-    };
-    let report = lint_paths(&[root.to_path_buf()], &opts).unwrap();
+    let report = lint_here(root);
     let got: Vec<String> = report
         .active()
         .map(|f| {
@@ -336,13 +347,8 @@ fn a_field_filled_in_by_another_file_values_the_timeout_that_reads_it() {
 
 #[test]
 fn a_client_passed_to_a_function_of_another_file_that_bounds_its_requests_is_not_reported() {
-    let d = tempfile::tempdir().unwrap();
+    let d = one_package("cluster");
     let root = d.path();
-    write(
-        root,
-        "Cargo.toml",
-        "[package]\nname = \"cluster\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
-    );
     write(
         root,
         "src/lib.rs",
@@ -380,11 +386,7 @@ fn a_client_passed_to_a_function_of_another_file_that_bounds_its_requests_is_not
          pub mod b {\n    pub async fn either(client: &reqwest::Client) {\n        let _ = client.get(\"u\").send().await;\n    }\n}\n\
          pub use a::*;\n",
     );
-    let opts = LintOptions {
-        cwd: Some(root.to_path_buf()),
-        ..LintOptions::default()
-    };
-    let report = lint_paths(&[root.to_path_buf()], &opts).unwrap();
+    let report = lint_here(root);
     let got: Vec<String> = report
         .active()
         .map(|f| format!("{}:{} {}", f.path.display(), f.region.line, f.rule))

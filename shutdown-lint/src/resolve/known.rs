@@ -749,6 +749,32 @@ const ROUILLE: ServerApi = ServerApi {
     blocking: true,
 };
 
+/// actix-web's `HttpServer`: it handles SIGTERM itself unless `.disable_signals()`.
+const ACTIX_WEB: ServerApi = ServerApi {
+    name: "actix-web",
+    roots: &["actix_web::HttpServer::new"],
+    serve: &["run"],
+    graceful: &["handle"],
+    missing: Some(
+        "signal handling of its own (`.disable_signals()`), nor a `.handle()` told to `stop(true)`",
+    ),
+    help: "keep actix's own signal handling (drop `.disable_signals()`), or take \
+           `let handle = server.handle();` and call `handle.stop(true).await` once \
+           `shutdown_runtime::wait_for_shutdown()` returns",
+    runtime_server: false,
+    drain_timeout: Some(DrainTimeout {
+        method: "shutdown_timeout",
+        arg: 0,
+        in_secs: true,
+        // actix-web's `ServerBuilder::shutdown_timeout` default
+        default_secs: Some(30.0),
+    }),
+    drains_unless: Some("disable_signals"),
+    drain_wait: None,
+    serve_returns_handle: false,
+    blocking: false,
+};
+
 /// The server APIs `server-no-graceful-shutdown` knows.
 pub const SERVERS: &[ServerApi] = &[
     ServerApi {
@@ -936,30 +962,7 @@ pub const SERVERS: &[ServerApi] = &[
         serve_returns_handle: false,
         blocking: false,
     },
-    ServerApi {
-        name: "actix-web",
-        roots: &["actix_web::HttpServer::new"],
-        serve: &["run"],
-        graceful: &["handle"],
-        missing: Some(
-            "signal handling of its own (`.disable_signals()`), nor a `.handle()` told to `stop(true)`",
-        ),
-        help: "keep actix's own signal handling (drop `.disable_signals()`), or take \
-               `let handle = server.handle();` and call `handle.stop(true).await` once \
-               `shutdown_runtime::wait_for_shutdown()` returns",
-        runtime_server: false,
-        drain_timeout: Some(DrainTimeout {
-            method: "shutdown_timeout",
-            arg: 0,
-            in_secs: true,
-            // actix-web's `ServerBuilder::shutdown_timeout` default
-            default_secs: Some(30.0),
-        }),
-        drains_unless: Some("disable_signals"),
-        drain_wait: None,
-        serve_returns_handle: false,
-        blocking: false,
-    },
+    ACTIX_WEB,
     ServerApi {
         // the server actix-web's `HttpServer` wraps, built directly (`Server::build()
         // .bind(name, addr, factory)?.run()`, autopush's autoconnect): the same signal
@@ -970,26 +973,7 @@ pub const SERVERS: &[ServerApi] = &[
             "actix_server::ServerBuilder::new",
             "actix_server::ServerBuilder::default",
         ],
-        serve: &["run"],
-        graceful: &["handle"],
-        missing: Some(
-            "signal handling of its own (`.disable_signals()`), nor a `.handle()` told to `stop(true)`",
-        ),
-        help: "keep actix's own signal handling (drop `.disable_signals()`), or take \
-               `let handle = server.handle();` and call `handle.stop(true).await` once \
-               `shutdown_runtime::wait_for_shutdown()` returns",
-        runtime_server: false,
-        drain_timeout: Some(DrainTimeout {
-            method: "shutdown_timeout",
-            arg: 0,
-            in_secs: true,
-            // actix-server's `ServerBuilder` default
-            default_secs: Some(30.0),
-        }),
-        drains_unless: Some("disable_signals"),
-        drain_wait: None,
-        serve_returns_handle: false,
-        blocking: false,
+        ..ACTIX_WEB
     },
     ServerApi {
         name: METRICS_EXPORTER,
