@@ -586,34 +586,37 @@ fn closure_tail(c: &syn::ExprClosure) -> Option<&syn::Expr> {
 }
 
 impl Pass {
-    /// How a name passed to the function at `path` is used: [`Use::PassTo`] a free
-    /// function of this file (by its name alone), [`Use::PassOut`] one of a module path
-    /// (every segment lower-case: not `Arc::new`, `Some`), `None` for anything else.
+    /// How a name passed as argument `i` of the function at `path` is used, by `i`:
+    /// [`Use::PassTo`] a free function of this file (by its name alone), [`Use::PassOut`]
+    /// one of a module path (every segment lower-case: not `Arc::new`, `Some`); `None` for
+    /// anything else.
     fn pass_kind(&self, path: &syn::Path) -> Option<impl Fn(usize) -> Use + use<>> {
         let last = path.segments.last()?.ident.to_string();
-        if path.get_ident().is_some() && self.flow.fn_params.contains_key(&last) {
-            return Some(
-                Box::new(move |i| Use::PassTo(last.clone(), i)) as Box<dyn Fn(usize) -> Use>
-            );
-        }
+        let local = path.get_ident().is_some() && self.flow.fn_params.contains_key(&last);
         let lower = |s: &syn::PathSegment| {
             s.arguments.is_none()
                 && s.ident
                     .to_string()
                     .starts_with(|c: char| c.is_ascii_lowercase() || c == '_')
         };
+        let out = path.segments.iter().all(lower)
+            && !matches!(
+                last.as_str(),
+                "drop" | "take" | "replace" | "swap" | "forget"
+            );
+        if !local && !out {
+            return None;
+        }
         let krate = match path.segments.first() {
             Some(first) if path.segments.len() > 1 => Some(first.ident.to_string()),
             _ => self.imports.get(&last).cloned(),
         };
-        (path.segments.iter().all(lower)
-            && !matches!(
-                last.as_str(),
-                "drop" | "take" | "replace" | "swap" | "forget"
-            ))
-        .then(|| {
-            Box::new(move |i| Use::PassOut(last.clone(), i, krate.clone()))
-                as Box<dyn Fn(usize) -> Use>
+        Some(move |i| {
+            if local {
+                Use::PassTo(last.clone(), i)
+            } else {
+                Use::PassOut(last.clone(), i, krate.clone())
+            }
         })
     }
 
