@@ -453,29 +453,32 @@ impl Analyzer {
         Some((model.decls, pruned.hidden))
     }
 
-    /// The known durations `text` (a whole file) writes to the `wanted` fields (`(owner
-    /// type's last segment, field)`), as `(owner, field, seconds, line)`; `None` if it does
-    /// not parse.
+    /// The known durations `text` (a whole file) writes to the `wanted` fields (the owner
+    /// type's last segment, the field, and whether it holds a duration or a number of
+    /// units), as `(index into wanted, seconds, line)`; `None` if it does not parse.
     ///
     /// # Examples
     /// ```
     /// use shutdown_lint::analysis::{Analyzer, FileContext};
     /// use shutdown_lint::config::Config;
+    /// use shutdown_lint::model::FieldKey;
     /// let src = "use std::time::Duration;\n\
     ///            fn parse(c: Option<u64>) -> Hook {\n    \
-    ///                Hook { timeout: c.map(Duration::from_secs).unwrap_or_else(|| Duration::from_secs(30)) }\n}\n";
-    /// let wanted = [("Hook".to_string(), "timeout".to_string())];
+    ///                Hook { timeout: c.map(Duration::from_secs).unwrap_or_else(|| Duration::from_secs(30)), \
+    ///                       secs: 45 }\n}\n";
+    /// let key = |field: &str, unit: Option<u64>| FieldKey { owner: "Hook".into(), field: field.into(), unit };
+    /// let wanted = [key("timeout", None), key("secs", Some(1.0f64.to_bits()))];
     /// let writes = Analyzer::new(&Config::default())
     ///     .field_writes(src, &FileContext::default(), &wanted)
     ///     .unwrap();
-    /// assert_eq!(writes, [("Hook".to_string(), "timeout".to_string(), 30.0, 3)]);
+    /// assert_eq!(writes, [(0, 30.0, 3), (1, 45.0, 3)]);
     /// ```
     pub fn field_writes(
         &self,
         text: &str,
         fctx: &FileContext,
-        wanted: &[(String, String)],
-    ) -> Option<Vec<(String, String, f64, usize)>> {
+        wanted: &[crate::model::FieldKey],
+    ) -> Option<Vec<(usize, f64, usize)>> {
         let cleaned = blank_preamble(text);
         let file = crate::edition::parse_file(&cleaned, fctx.edition).ok();
         let Some(file) = file else {
@@ -735,14 +738,14 @@ impl FileAnalysis {
     /// message).
     pub fn apply_field_writes(
         &mut self,
-        writes: &std::collections::HashMap<(String, String), (f64, String)>,
+        writes: &std::collections::HashMap<crate::model::FieldKey, (f64, String)>,
         config: &Config,
     ) -> Vec<Finding> {
         let mut chains = std::mem::take(&mut self.open_chains);
         let mut origins = Vec::new();
         let mut valued = Vec::new();
         for o in std::mem::take(&mut self.open_fields) {
-            let Some((secs, via)) = writes.get(&(o.owner.clone(), o.field.clone())) else {
+            let Some((secs, via)) = writes.get(&o.key()) else {
                 continue;
             };
             crate::model::value_unknown_arg(&mut chains, o.step, o.arg, *secs, o.region);

@@ -636,15 +636,15 @@ fn field_writes_phase(
     analyzer_of: &(dyn Fn(&Job) -> Arc<Analyzer> + Sync),
     cross: &mut [Vec<Finding>],
 ) {
-    let wanted: BTreeSet<(String, String)> = analyses
+    let wanted: BTreeSet<crate::model::FieldKey> = analyses
         .iter()
         .flat_map(|a| a.open_fields.iter())
-        .map(|o| (o.owner.clone(), o.field.clone()))
+        .map(crate::model::OpenField::key)
         .collect();
     if wanted.is_empty() {
         return;
     }
-    let wanted: Vec<(String, String)> = wanted.into_iter().collect();
+    let wanted: Vec<crate::model::FieldKey> = wanted.into_iter().collect();
     let readers: Vec<usize> = (0..jobs.len())
         .filter(|&i| !analyses[i].skipped_as_test)
         .collect();
@@ -653,32 +653,34 @@ fn field_writes_phase(
         let text = std::fs::read_to_string(&job.abs).ok()?;
         let names = |w: &str| memchr::memmem::find(text.as_bytes(), w.as_bytes()).is_some();
         // a file that opened a field was read for its writes already
-        let opened = |owner: &str, field: &str| {
-            analyses[i]
-                .open_fields
-                .iter()
-                .any(|o| o.owner == owner && o.field == field)
-        };
-        let here: Vec<(String, String)> = wanted
+        let opened =
+            |w: &crate::model::FieldKey| analyses[i].open_fields.iter().any(|o| o.key() == *w);
+        let here: Vec<crate::model::FieldKey> = wanted
             .iter()
-            .filter(|(owner, field)| !opened(owner, field) && names(owner) && names(field))
+            .filter(|w| !opened(w) && names(&w.owner) && names(&w.field))
             .cloned()
             .collect();
         if here.is_empty() {
             return None;
         }
-        analyzer_of(job).field_writes(&text, &file_context(job), &here)
+        let found = analyzer_of(job).field_writes(&text, &file_context(job), &here)?;
+        Some(
+            found
+                .into_iter()
+                .map(|(k, secs, line)| (here[k].clone(), secs, line))
+                .collect::<Vec<_>>(),
+        )
     });
-    let mut writes: HashMap<(String, String), (f64, String)> = HashMap::new();
+    let mut writes: HashMap<crate::model::FieldKey, (f64, String)> = HashMap::new();
     for (&i, r) in readers.iter().zip(results) {
-        for (owner, field, secs, line) in r.flatten().into_iter().flatten() {
+        for (key, secs, line) in r.flatten().into_iter().flatten() {
             let via = format!(
-                "the field `{field}` of `{owner}`, set on line {line} of {}",
+                "the field `{}` of `{}`, set on line {line} of {}",
+                key.field,
+                key.owner,
                 analyses[i].path.display()
             );
-            let e = writes
-                .entry((owner, field))
-                .or_insert_with(|| (secs, via.clone()));
+            let e = writes.entry(key).or_insert_with(|| (secs, via.clone()));
             if secs > e.0 {
                 *e = (secs, via);
             }

@@ -451,6 +451,25 @@ pub struct FileModel {
     pub open_fields: Vec<OpenField>,
 }
 
+/// A field of a type, and how a timeout reads it: a duration, or a number of units
+/// (`unit`: the bits of the seconds one unit is, `Duration::from_secs(x.f)`: 1.0).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct FieldKey {
+    /// The last segment of the field's type (`WebhookSettings`).
+    pub owner: String,
+    /// The field (`timeout`).
+    pub field: String,
+    /// `f64::to_bits` of the seconds one unit of the field is; `None`: a duration.
+    pub unit: Option<u64>,
+}
+
+impl FieldKey {
+    /// The seconds one unit of the field is, when it holds a number.
+    pub fn factor(&self) -> Option<f64> {
+        self.unit.map(f64::from_bits)
+    }
+}
+
 /// A timeout argument that reads a field of a known type whose writes are in other files.
 #[derive(Debug, Clone, PartialEq)]
 pub struct OpenField {
@@ -464,6 +483,20 @@ pub struct OpenField {
     pub owner: String,
     /// The field (`timeout`).
     pub field: String,
+    /// `Some(f)`: the field holds a number of units of `f` seconds
+    /// (`Duration::from_secs(settings.timeout_secs)`); `None`: a duration.
+    pub factor: Option<f64>,
+}
+
+impl OpenField {
+    /// The field and how it is read.
+    pub fn key(&self) -> FieldKey {
+        FieldKey {
+            owner: self.owner.clone(),
+            field: self.field.clone(),
+            unit: self.factor.map(f64::to_bits),
+        }
+    }
 }
 
 /// A client `http-no-timeout` reports that may still be harmless: it is passed to

@@ -16,6 +16,7 @@
 
 use super::state::Collector;
 use crate::model::{ArgOrigin, value_unknown_arg};
+use crate::resolve::known;
 use syn::spanned::Spanned;
 use syn::visit::{self, Visit};
 
@@ -45,6 +46,9 @@ pub(super) struct Deferred {
     /// The argument as written.
     pub(super) region: crate::finding::Region,
     pub(super) source: Source,
+    /// `Some(f)`: the name holds a number of units of `f` seconds, made a duration at the
+    /// argument (`Duration::from_secs(self.timeout_secs)`: 1.0); `None`: a duration.
+    pub(super) factor: Option<f64>,
 }
 
 /// Whether a step of this name takes a duration worth following: a timeout or a graceful
@@ -61,6 +65,11 @@ impl Collector<'_, '_> {
             syn::Expr::Reference(r) => &*r.expr,
             syn::Expr::Paren(p) => &*p.expr,
             a => a,
+        };
+        // `Duration::from_secs(secs)`: the name holds a number of seconds
+        let (inner, factor) = match self.duration_of_number(inner) {
+            Some((n, f)) => (n, Some(f)),
+            None => (inner, None),
         };
         let source = match inner {
             syn::Expr::Path(p) if p.qself.is_none() => {
@@ -124,6 +133,7 @@ impl Collector<'_, '_> {
             arg: k,
             region: self.region(arg.span()),
             source,
+            factor,
         });
     }
 
@@ -155,10 +165,14 @@ impl Collector<'_, '_> {
             // the longest known value: a write the file cannot value (a setter's
             // parameter, a macro body, another file) may set another, but the known one
             // is a client that waits that long
-            let known: Vec<(f64, String)> = found.values[k]
-                .iter()
-                .filter_map(|(e, how)| Some((self.eval_duration(e, 0)?, how.clone())))
-                .collect();
+            let known: Vec<(f64, String)> =
+                found.values[k]
+                    .iter()
+                    .filter_map(|(e, how)| Some((self.eval_written(e, d.factor)?, how.clone())))
+                    .chain(found.defaults[k].iter().filter_map(|(v, how)| {
+                        Some((self.eval_default(v, d.factor)?, how.clone()))
+                    }))
+                    .collect();
             let Some((secs, via)) = known.into_iter().max_by(|a, b| a.0.total_cmp(&b.0)) else {
                 self.open(d);
                 continue;
@@ -168,6 +182,56 @@ impl Collector<'_, '_> {
                 offset: d.region.offset,
                 via,
             });
+        }
+    }
+}
+
+impl Collector<'_, '_> {
+    /// `Duration::from_secs(x)` (any constructor of [`known::DURATION_CTORS`], `x` through
+    /// `as` casts and `.into()`): `x` and the seconds one unit of it is.
+    fn duration_of_number<'e>(&self, e: &'e syn::Expr) -> Option<(&'e syn::Expr, f64)> {
+        let syn::Expr::Call(c) = e else { return None };
+        let syn::Expr::Path(p) = &*c.func else {
+            return None;
+        };
+        if c.args.len() != 1 {
+            return None;
+        }
+        let crate::resolve::Resolution::Path(canon) = self.resolve(&p.path, true) else {
+            return None;
+        };
+        let s = canon.join("::");
+        let f = known::DURATION_CTORS.iter().find(|(n, _)| *n == s)?.1;
+        let mut x = &c.args[0];
+        loop {
+            x = match x {
+                syn::Expr::Cast(c) => &c.expr,
+                syn::Expr::Paren(p) => &p.expr,
+                syn::Expr::MethodCall(m) if m.method == "into" && m.args.is_empty() => &m.receiver,
+                _ => break,
+            };
+        }
+        Some((x, f))
+    }
+
+    /// The seconds a field's declared default stands for ([`AttrDefault`]).
+    fn eval_default(&self, d: &AttrDefault, factor: Option<f64>) -> Option<f64> {
+        match (&d.value, factor) {
+            (DefaultValue::Expr(e), f) => self.eval_written(e, f),
+            // `default_value = "30s"` on a duration field (parsed by humantime or the like)
+            (DefaultValue::Text(t), None) => {
+                shutdown_duration::parse(t).ok().map(|d| d.as_secs_f64())
+            }
+            (DefaultValue::Text(t), Some(f)) => Some(t.trim().parse::<f64>().ok()? * f),
+        }
+    }
+
+    /// The seconds a written value `e` stands for: a duration, or (with `factor`) a number
+    /// of units of `factor` seconds.
+    fn eval_written(&self, e: &syn::Expr, factor: Option<f64>) -> Option<f64> {
+        match factor {
+            None => self.eval_duration(e, 0),
+            Some(f) => Some(self.eval_number(e, 0)? * f),
         }
     }
 }
@@ -189,34 +253,41 @@ impl Collector<'_, '_> {
                 region: d.region,
                 owner: owner.clone(),
                 field: field.clone(),
+                factor: d.factor,
             });
         }
     }
 
     /// The known durations `file` (this collector's file, as written) writes to the
-    /// `wanted` fields (`(owner, field)`: `WebhookSettings { timeout: .. }`,
-    /// `x.timeout = ..` in an `impl` of the owner): `(owner, field, seconds, line)`.
+    /// `wanted` fields (`(owner, field, factor)`: `WebhookSettings { timeout: .. }`,
+    /// `x.timeout = ..` in an `impl` of the owner; with a factor, a number of its units):
+    /// `(index into wanted, seconds, line)`.
     pub(super) fn field_writes(
         &self,
         file: &syn::File,
-        wanted: &[(String, String)],
-    ) -> Vec<(String, String, f64, usize)> {
+        wanted: &[crate::model::FieldKey],
+    ) -> Vec<(usize, f64, usize)> {
         let mut found = Writes::new(
             wanted
                 .iter()
-                .map(|(owner, field)| Source::Field {
-                    owner: owner.clone(),
-                    field: field.clone(),
+                .map(|w| Source::Field {
+                    owner: w.owner.clone(),
+                    field: w.field.clone(),
                 })
                 .collect(),
             !self.opts.include_tests,
         );
         found.visit_file(file);
         let mut out = Vec::new();
-        for (k, (owner, field)) in wanted.iter().enumerate() {
+        for (k, w) in wanted.iter().enumerate() {
             for (e, _) in &found.values[k] {
-                if let Some(secs) = self.eval_duration(e, 0) {
-                    out.push((owner.clone(), field.clone(), secs, e.span().start().line));
+                if let Some(secs) = self.eval_written(e, w.factor()) {
+                    out.push((k, secs, e.span().start().line));
+                }
+            }
+            for (v, _) in &found.defaults[k] {
+                if let Some(secs) = self.eval_default(v, w.factor()) {
+                    out.push((k, secs, v.line));
                 }
             }
         }
@@ -229,6 +300,11 @@ impl Collector<'_, '_> {
 struct Writes<'ast> {
     sources: Vec<Source>,
     values: Vec<Vec<(&'ast syn::Expr, String)>>,
+    /// Defaults the field declarations give in attributes, by source as `values`.
+    defaults: Vec<Vec<(AttrDefault, String)>>,
+    /// The value each free function of the file ends with, by name (a serde
+    /// `default = "name"`).
+    fn_tails: std::collections::HashMap<String, &'ast syn::Expr>,
     /// The last segment of the type of the `impl` being read.
     impl_owner: Option<String>,
     /// Test code is not read (a test's config is not a default).
@@ -239,10 +315,92 @@ impl Writes<'_> {
     fn new(sources: Vec<Source>, skip_tests: bool) -> Self {
         Writes {
             values: vec![Vec::new(); sources.len()],
+            defaults: vec![Vec::new(); sources.len()],
+            fn_tails: std::collections::HashMap::new(),
             sources,
             impl_owner: None,
             skip_tests,
         }
+    }
+}
+
+/// A default a field's declaration gives in an attribute: clap's `default_value_t = 60` /
+/// `default_value = "60"`, envconfig's or env_config's `default = 600`, serde's `default =
+/// "fn_name"` (that function's value).
+#[derive(Debug, Clone)]
+struct AttrDefault {
+    value: DefaultValue,
+    line: usize,
+}
+
+#[derive(Debug, Clone)]
+enum DefaultValue {
+    /// An expression (a literal, or the tail of the serde default function).
+    Expr(Box<syn::Expr>),
+    /// A string holding a number or a duration (`"600"`, `"30s"`).
+    Text(String),
+}
+
+/// The defaults `attrs` give a field (see [`AttrDefault`]); `fn_tails` values a serde
+/// default function.
+fn attr_defaults(
+    attrs: &[syn::Attribute],
+    fn_tails: &std::collections::HashMap<String, &syn::Expr>,
+) -> Vec<AttrDefault> {
+    let mut out = Vec::new();
+    for a in attrs {
+        let serde = a.path().is_ident("serde");
+        let line = a.span().start().line;
+        // unknown shapes (`with(..)`, a bare flag) end the read of that attribute
+        let _ = a.parse_nested_meta(|meta| {
+            let key = meta.path.get_ident().map(ToString::to_string);
+            if !meta.input.peek(syn::Token![=]) {
+                if meta.input.peek(syn::token::Paren) {
+                    let _ = meta.parse_nested_meta(|_| Ok(()));
+                }
+                return Ok(());
+            }
+            let v: syn::Expr = meta.value()?.parse()?;
+            let wanted = matches!(
+                key.as_deref(),
+                Some("default" | "default_value" | "default_value_t")
+            );
+            if !wanted {
+                return Ok(());
+            }
+            let text = match &v {
+                syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(s),
+                    ..
+                }) => Some(s.value()),
+                _ => None,
+            };
+            let value = match (serde, text) {
+                // serde: the function named by the string
+                (true, Some(f)) => {
+                    let name = f.rsplit("::").next().unwrap_or(&f).to_string();
+                    fn_tails
+                        .get(&name)
+                        .map(|e| DefaultValue::Expr(Box::new((*e).clone())))
+                }
+                (true, None) => None,
+                (false, Some(t)) => Some(DefaultValue::Text(t)),
+                (false, None) => Some(DefaultValue::Expr(Box::new(v))),
+            };
+            if let Some(value) = value {
+                out.push(AttrDefault { value, line });
+            }
+            Ok(())
+        });
+    }
+    out
+}
+
+/// The value a function's body ends with (its tail expression, not a `return`).
+fn fn_tail(f: &syn::ItemFn) -> Option<&syn::Expr> {
+    match f.block.stmts.last()? {
+        syn::Stmt::Expr(e, None) => Some(e),
+        _ => None,
     }
 }
 
@@ -328,6 +486,57 @@ impl<'ast> Writes<'ast> {
 }
 
 impl<'ast> Visit<'ast> for Writes<'ast> {
+    fn visit_file(&mut self, f: &'ast syn::File) {
+        // the file's functions first: a struct's serde default may name one declared later
+        fn tails<'a>(
+            items: &'a [syn::Item],
+            out: &mut std::collections::HashMap<String, &'a syn::Expr>,
+        ) {
+            for i in items {
+                match i {
+                    syn::Item::Fn(f) => {
+                        if let Some(t) = fn_tail(f) {
+                            out.insert(f.sig.ident.to_string(), t);
+                        }
+                    }
+                    syn::Item::Mod(m) => {
+                        if let Some((_, items)) = &m.content {
+                            tails(items, out);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let wants_fields = self
+            .sources
+            .iter()
+            .any(|s| matches!(s, Source::Field { .. }));
+        if wants_fields {
+            tails(&f.items, &mut self.fn_tails);
+        }
+        visit::visit_file(self, f);
+    }
+
+    fn visit_item_struct(&mut self, st: &'ast syn::ItemStruct) {
+        let owner = st.ident.to_string();
+        for f in &st.fields {
+            let Some(id) = &f.ident else { continue };
+            for k in 0..self.sources.len() {
+                if let Source::Field { owner: o, field } = &self.sources[k]
+                    && *o == owner
+                    && id == field
+                {
+                    for d in attr_defaults(&f.attrs, &self.fn_tails) {
+                        let how = format!("the default of the field `{field}`, line {}", d.line);
+                        self.defaults[k].push((d, how));
+                    }
+                }
+            }
+        }
+        visit::visit_item_struct(self, st);
+    }
+
     fn visit_item(&mut self, i: &'ast syn::Item) {
         let attrs = match i {
             syn::Item::Mod(m) => &m.attrs,

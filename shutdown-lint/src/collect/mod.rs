@@ -102,8 +102,8 @@ pub fn field_writes(
     file: &syn::File,
     index: &LineIndex<'_>,
     opts: &CollectOptions,
-    wanted: &[(String, String)],
-) -> Vec<(String, String, f64, usize)> {
+    wanted: &[crate::model::FieldKey],
+) -> Vec<(usize, f64, usize)> {
     let tree = ModuleTree::build(&file.items, opts.file_module.clone());
     let mut finder = ConstFinder::default();
     for item in &file.items {
