@@ -9,6 +9,28 @@ use syn::spanned::Spanned;
 use syn::visit::{self, Visit};
 
 impl Collector<'_, '_> {
+    /// A signal constant that is a `match` arm's value (pueue's `InternalSignal::SigTerm =>
+    /// libc::SIGTERM`, the signal it then sends to a child): a number chosen, not a handler
+    /// installed — recorded like a sender's argument ([`crate::model::FileModel::signal_sends`]).
+    fn signal_as_value(&mut self, body: &syn::Expr) {
+        let mut e = body;
+        while let syn::Expr::Block(b) = e
+            && b.label.is_none()
+            && let [syn::Stmt::Expr(tail, None)] = b.block.stmts.as_slice()
+        {
+            e = tail;
+        }
+        let syn::Expr::Path(p) = e else { return };
+        if let Resolution::Path(c) = self.resolve(&p.path, true)
+            && crate::resolve::known::SIGNALS
+                .iter()
+                .any(|(k, _)| *k == c.join("::"))
+        {
+            let region = self.region(p.span());
+            self.model.signal_sends.push(region);
+        }
+    }
+
     /// Visits an expression; for a chain, returns it (so `let` can remember it).
     pub(super) fn visit_expr_value(&mut self, e: &syn::Expr) -> Option<Chain> {
         let usage = std::mem::replace(&mut self.pending, Usage::Kept);
@@ -188,6 +210,7 @@ impl Collector<'_, '_> {
                     .map(|c| BindVal::Chain(Box::new(c)));
                 let mut out = None;
                 for arm in &m.arms {
+                    self.signal_as_value(&arm.body);
                     self.enter_scope_empty();
                     self.bind_unwrapped(&arm.pat, scrutinee.clone());
                     if let Some((_, g)) = &arm.guard {
