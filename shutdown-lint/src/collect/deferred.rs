@@ -10,7 +10,11 @@
 //! that field (`Self { timeout: DEFAULT_TIMEOUT, .. }`, `x.timeout = ..`). A parameter takes
 //! the longest duration a caller passes (that caller's request can wait that long), and a
 //! field the longest duration the file writes into it (a constructor's default: the client
-//! of a value made that way waits that long, whatever a setter or another file may write). The step's argument becomes that duration, and the model keeps
+//! of a value made that way waits that long, whatever a setter or another file may write)
+//! or its declaration gives as a default in an attribute (serde's `default = "fn"`, clap's
+//! `default_value_t`, envconfig's `default`). A name read as a number of units
+//! (`Duration::from_secs(self.timeout_secs)`) is valued the same way, by the numbers
+//! written to it. The step's argument becomes that duration, and the model keeps
 //! where it came from for the message. (Not for a file streamed item by item: it is never
 //! whole in memory.)
 
