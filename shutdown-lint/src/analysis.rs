@@ -627,10 +627,10 @@ impl Analyzer {
         a.facts.raw_spawns = rules::raw_spawn::raw_spawns(&model, &config.spawn_raw).len();
         a.facts.tracked_spawns = rules::raw_spawn::tracked_spawns(&model, &config.spawn_tracked);
         a.facts.drainable_fns = model.drainable_fns;
-        a.facts.http_clients_without_timeout =
-            rules::http_no_timeout::clients_without_timeout(&model, &config.http_no_timeout).len();
+        let clients = rules::http_no_timeout::client_roots(&model, &config.http_no_timeout);
+        a.facts.http_clients_without_timeout = clients.len();
         a.facts.detached_threads = rules::detached_thread::detached_threads(&model).len();
-        a.open_clients = open_clients(&model, config, &a.findings, text);
+        a.open_clients = open_clients(&model, clients, &a.findings, text);
         // bounded in the file after all (its flow read after the rules: no `timeout` word
         // where the client is made, or a child module whose file holds no field of it)
         a.clear_clients(crate::collect::flow::PassOuts::is_empty);
@@ -780,12 +780,8 @@ impl FileAnalysis {
 
     /// Withdraws the `http-no-timeout` findings of [`FileAnalysis::open_clients`] whose
     /// client every function it is passed to bounds (`bounded`, asked of each client's
-    /// [`crate::model::OpenClient::outs`], read by then); the others stay open. Returns
-    /// how many were withdrawn.
-    pub fn clear_clients(
-        &mut self,
-        bounded: impl Fn(&crate::collect::flow::PassOuts) -> bool,
-    ) -> usize {
+    /// [`crate::model::OpenClient::outs`]); the others stay open.
+    pub fn clear_clients(&mut self, bounded: impl Fn(&crate::collect::flow::PassOuts) -> bool) {
         let meta = &rules::http_no_timeout::META;
         let (cleared, open): (Vec<_>, Vec<_>) = std::mem::take(&mut self.open_clients)
             .into_iter()
@@ -798,7 +794,6 @@ impl FileAnalysis {
         let n = before - self.findings.len();
         self.facts.http_clients_without_timeout =
             self.facts.http_clients_without_timeout.saturating_sub(n);
-        n
     }
 
     /// Adds cross-file findings (suppressions apply to them too), then reports suppressions
@@ -896,29 +891,27 @@ impl FileAnalysis {
     }
 }
 
-/// The clients of `findings` (the file's `http-no-timeout` ones) that functions of other
-/// files may still clear, with the functions they are passed to. The file's client flow
-/// is read from `text` (the file as written) when the model holds none: here, on the
-/// thread analysing the file, not in the engine's phase after all files.
+/// The clients of `findings` (the file's `http-no-timeout` ones, of `clients`:
+/// [`rules::http_no_timeout::client_roots`]) that functions of other files may still
+/// clear, with the functions they are passed to. The file's client flow is read from
+/// `text` (the file as written) when the model holds none: here, on the thread analysing
+/// the file, not in the engine's phase after all files.
 fn open_clients(
     model: &crate::model::FileModel,
-    config: &Config,
+    clients: Vec<(Region, Option<usize>)>,
     findings: &[Finding],
     text: &str,
 ) -> Vec<crate::model::OpenClient> {
     let meta = &rules::http_no_timeout::META;
-    if !findings.iter().any(|f| f.rule == meta.name) {
-        return Vec::new();
-    }
-    let open: Vec<(Region, usize)> =
-        rules::http_no_timeout::open_clients(model, &config.http_no_timeout)
-            .into_iter()
-            .filter(|(region, _)| {
-                findings
-                    .iter()
-                    .any(|f| f.rule == meta.name && f.region == *region)
-            })
-            .collect();
+    let open: Vec<(Region, usize)> = clients
+        .into_iter()
+        .filter_map(|(region, root)| Some((region, root?)))
+        .filter(|(region, _)| {
+            findings
+                .iter()
+                .any(|f| f.rule == meta.name && f.region == *region)
+        })
+        .collect();
     if open.is_empty() {
         return Vec::new();
     }

@@ -701,23 +701,19 @@ fn field_writes_phase(
 /// makes on the parameter (one hop: a function passing it on again does not clear it).
 fn client_pass_phase(jobs: &[Job], analyses: &mut [FileAnalysis]) {
     use crate::collect::flow;
-    let wanted: BTreeSet<String> = analyses
-        .iter()
-        .flat_map(|a| &a.open_clients)
-        .flat_map(|o| &o.outs)
-        .map(|(f, _, _)| f.clone())
-        .collect();
-    if wanted.is_empty() {
-        return;
-    }
-    let readers: Vec<usize> = (0..jobs.len())
-        .filter(|&i| !analyses[i].skipped_as_test)
-        .collect();
     let wanted_args: BTreeSet<(String, usize)> = analyses
         .iter()
         .flat_map(|a| &a.open_clients)
         .flat_map(|o| &o.outs)
         .map(|(f, k, _)| (f.clone(), *k))
+        .collect();
+    if wanted_args.is_empty() {
+        return;
+    }
+    // what a declaring file contains, built once: `fn name`
+    let needles: BTreeSet<String> = wanted_args.iter().map(|(f, _)| format!("fn {f}")).collect();
+    let readers: Vec<usize> = (0..jobs.len())
+        .filter(|&i| !analyses[i].skipped_as_test)
         .collect();
     // a path of this workspace: `crate::..`, `super::..`, a linted crate's name, or a name
     // only a glob import brings (`use infra::cluster::*;`)
@@ -729,9 +725,10 @@ fn client_pass_phase(jobs: &[Job], analyses: &mut [FileAnalysis]) {
     let in_workspace = |k: &Option<String>| k.as_ref().is_none_or(|k| crates.contains(k));
     let results = crate::pool::map_on_large_stacks(&readers, None, |&i| {
         let text = std::fs::read_to_string(&jobs[i].abs).ok()?;
-        let declares =
-            |f: &str| memchr::memmem::find(text.as_bytes(), format!("fn {f}").as_bytes()).is_some();
-        if !wanted.iter().any(|f| declares(f)) {
+        if !needles
+            .iter()
+            .any(|n| memchr::memmem::find(text.as_bytes(), n.as_bytes()).is_some())
+        {
             return None;
         }
         let f = flow::summarize(&text)?;
@@ -1332,29 +1329,24 @@ fn sigterm_across_binaries(
         // a SIGTERM handler for Ctrl-C sites that would be reported, or the whole signal
         // table when it is asked for (`LintOptions::all_dependency_signals`)
         let mut deferred: Vec<(PathBuf, String)> = Vec::new();
+        // cargo unifies features: `ctrlc` built with `termination` for any package linked
+        // into the binary (the path dependency whose handler it runs: spin's trigger
+        // crate) handles SIGTERM for all of them
+        let mut termination = pkg.as_ref().is_some_and(|p| p.ctrlc_termination);
         for lib in pkg
             .as_ref()
             .map(|p| p.dependency_libs())
             .unwrap_or_default()
         {
-            let krate = Package::find(&lib)
-                .map(|p| p.crate_name)
-                .unwrap_or_default();
+            let dep = Package::find(&lib);
+            termination |= dep.as_ref().is_some_and(|d| d.ctrlc_termination);
+            let krate = dep.map(|p| p.crate_name).unwrap_or_default();
             if by_path.contains_key(crate::paths::normalize(&lib).as_path()) {
                 closure(&lib, &krate, &mut files, &mut extra);
             } else {
                 deferred.push((lib, krate));
             }
         }
-        // cargo unifies features: `ctrlc` built with `termination` for any package linked
-        // into the binary (the path dependency whose handler it runs: spin's trigger
-        // crate) handles SIGTERM for all of them
-        let termination = pkg.as_ref().is_some_and(|p| {
-            p.ctrlc_termination
-                || p.dependency_libs()
-                    .iter()
-                    .any(|lib| Package::find(lib).is_some_and(|d| d.ctrlc_termination))
-        });
         let (verdict, paths) = loop {
             let mut seen_files = BTreeSet::new();
             let loaded: Vec<(PathBuf, String, &FileAnalysis)> = files

@@ -204,8 +204,7 @@ impl Collector<'_, '_> {
         let crate::resolve::Resolution::Path(canon) = self.resolve(&p.path, true) else {
             return None;
         };
-        let s = canon.join("::");
-        let f = known::DURATION_CTORS.iter().find(|(n, _)| *n == s)?.1;
+        let f = known::duration_factor(&canon.join("::"))?;
         let mut x = &c.args[0];
         loop {
             x = match x {

@@ -121,7 +121,7 @@ impl Collector<'_, '_> {
                     let nanos = self.eval_number(&c.args[1], depth + 1)?;
                     return Some(secs + nanos * 1e-9);
                 }
-                let factor = known::DURATION_CTORS.iter().find(|(n, _)| *n == s)?.1;
+                let factor = known::duration_factor(&s)?;
                 let n = self.eval_number(c.args.first()?, depth + 1)?;
                 Some(n * factor)
             }
@@ -236,7 +236,7 @@ pub(super) fn duration_of_chain(ch: &Chain) -> Option<f64> {
             _ => None,
         };
     }
-    let factor = known::DURATION_CTORS.iter().find(|(n, _)| *n == s)?.1;
+    let factor = known::duration_factor(&s)?;
     match ch.root_args.first()? {
         ArgValue::Num(n) => Some(n * factor),
         _ => None,

@@ -376,6 +376,22 @@ pub const DURATION_CTORS: &[(&str, f64)] = &[
     ("time::Duration::hours", 3600.0),
 ];
 
+/// The seconds one unit of the argument of the duration constructor `path` is
+/// ([`DURATION_CTORS`]).
+///
+/// # Examples
+/// ```
+/// use shutdown_lint::resolve::known::duration_factor;
+/// assert_eq!(duration_factor("std::time::Duration::from_millis"), Some(1e-3));
+/// assert_eq!(duration_factor("std::time::Duration::new"), None);
+/// ```
+pub fn duration_factor(path: &str) -> Option<f64> {
+    DURATION_CTORS
+        .iter()
+        .find(|(n, _)| *n == path)
+        .map(|(_, f)| *f)
+}
+
 /// `Duration::new(secs, nanos)`: seconds and nanoseconds.
 pub const DURATION_NEW: &str = "std::time::Duration::new";
 

@@ -145,18 +145,18 @@ pub fn clients_without_timeout(
         .collect()
 }
 
-/// The clients [`clients_without_timeout`] reports that the file's client flow could
-/// still clear through functions of other files: each finding's region and the offset of
-/// its chain's root ([`crate::collect::flow::ClientFlow::timed_given`]).
-pub fn open_clients(model: &FileModel, wrappers: &[String]) -> Vec<(Region, usize)> {
+/// The regions of the clients [`clients_without_timeout`] reports, each with the offset of
+/// its chain's root when the file's client flow could still clear it through functions of
+/// other files ([`crate::collect::flow::ClientFlow::timed_given`]).
+pub fn client_roots(model: &FileModel, wrappers: &[String]) -> Vec<(Region, Option<usize>)> {
     clients_without_timeout_in(model, wrappers, None)
         .into_iter()
-        .filter_map(|(r, _, _, _, root)| Some((r, root?)))
+        .map(|(r, _, _, _, root)| (r, root))
         .collect()
 }
 
 /// A reported client: region, item, message, help, and the offset of the chain's root when
-/// the client flow was asked (and may be answered across files, [`open_clients`]).
+/// the client flow was asked (and may be answered across files, [`client_roots`]).
 type Reported = (Region, String, String, &'static str, Option<usize>);
 
 /// The offset a client's flow is keyed by, for a chain whose verdict read it.

@@ -695,8 +695,6 @@ fn agreed_fn(v: &[FnDecl]) -> Option<&FnDecl> {
         .then_some(first)
 }
 
-/// `ch` with its first `consumed` steps replaced by a root the rules know (and the steps a
-/// helper applied to it, written elsewhere).
 /// `ch`, the result of a workspace function called with the builder `b` and building the
 /// client from it with the `helper` steps: one chain from the caller's builder through the
 /// function's steps (placed at the call, whose line the reader sees) to `ch`'s own steps.
@@ -744,26 +742,22 @@ pub(crate) fn fills_default(s: &Step) -> bool {
 /// its default client (`reqwest::Client::default`), as what a default fill makes.
 fn filled_with_default(ctor: &str) -> Option<&'static str> {
     let (ty, _) = ctor.rsplit_once("::")?;
-    let is_client = |p: &str| {
+    let clients = || {
         known::HTTP_CTORS
             .iter()
-            .any(|(c, k, _)| *c == p && *k == known::HttpKind::Client)
+            .filter(|(_, k, _)| *k == known::HttpKind::Client)
+            .map(|(c, _, _)| *c)
     };
-    if !is_client(ctor) {
-        return None;
-    }
-    known::HTTP_CTORS
-        .iter()
-        .map(|(c, _, _)| *c)
-        .find(|c| c.strip_suffix("::default") == Some(ty))
-        .or_else(|| {
-            known::HTTP_CTORS
-                .iter()
-                .map(|(c, _, _)| *c)
-                .find(|c| *c == ctor)
-        })
+    let own = clients().find(|c| *c == ctor)?;
+    Some(
+        clients()
+            .find(|c| c.strip_suffix("::default") == Some(ty))
+            .unwrap_or(own),
+    )
 }
 
+/// `ch` with its first `consumed` steps replaced by a root the rules know (and the steps a
+/// helper applied to it, written elsewhere).
 fn rewrite(ch: &Chain, consumed: usize, root: Canon, prefix: Vec<Step>) -> Chain {
     let root_region = match consumed {
         0 => ch.root_region,
