@@ -182,6 +182,11 @@ pub struct FileAnalysis {
     /// Timeout arguments reading a field whose writes are in other files
     /// ([`FileAnalysis::apply_field_writes`]).
     pub open_fields: Vec<crate::model::OpenField>,
+    /// Timeout arguments reading a parameter whose callers are in other files.
+    pub open_params: Vec<crate::model::OpenParam>,
+    /// Those parameters' arguments valued by the callers of other files: step, argument,
+    /// region, seconds and where (for the message).
+    pub passed_values: Vec<(usize, usize, Region, f64, String)>,
     /// The chains that carry those arguments.
     pub open_chains: Vec<ChainUse>,
     /// Clients reported by `http-no-timeout` that functions of other files may clear
@@ -492,6 +497,56 @@ impl Analyzer {
         Some(out)
     }
 
+    /// What `text` (a whole file) passes to the `wanted` parameters of functions declared
+    /// elsewhere, as `(index into wanted, what, line, how)`; `None` if it does not parse.
+    ///
+    /// # Examples
+    /// ```
+    /// use shutdown_lint::analysis::{Analyzer, FileContext};
+    /// use shutdown_lint::config::Config;
+    /// use shutdown_lint::model::{FieldKey, ParamKey, PassedArg};
+    /// let src = "fn sync(settings: &Settings) {\n    \
+    ///                let a = Client::new(settings.network_timeout);\n    \
+    ///                let b = Client::new(settings.network_timeout * 10);\n    \
+    ///                let c = Client::new(60);\n}\n";
+    /// let wanted = [ParamKey {
+    ///     name: "new".into(),
+    ///     owner: Some("Client".into()),
+    ///     receiver: false,
+    ///     index: 0,
+    ///     arity: 1,
+    ///     unit: Some(1.0f64.to_bits()),
+    /// }];
+    /// let passed = Analyzer::new(&Config::default())
+    ///     .param_args(src, &FileContext::default(), &wanted)
+    ///     .unwrap();
+    /// let field = |unit: f64| PassedArg::Field(FieldKey {
+    ///     owner: "Settings".into(),
+    ///     field: "network_timeout".into(),
+    ///     unit: Some(unit.to_bits()),
+    /// });
+    /// let what: Vec<_> = passed.into_iter().map(|(_, p, line, _)| (p, line)).collect();
+    /// assert_eq!(what, [(field(1.0), 2), (field(10.0), 3), (PassedArg::Seconds(60.0), 4)]);
+    /// ```
+    pub fn param_args(
+        &self,
+        text: &str,
+        fctx: &FileContext,
+        wanted: &[crate::model::ParamKey],
+    ) -> Option<Vec<(usize, crate::model::PassedArg, usize, String)>> {
+        let cleaned = blank_preamble(text);
+        let file = crate::edition::parse_file(&cleaned, fctx.edition).ok();
+        let Some(file) = file else {
+            proc_macro2::extra::invalidate_current_thread_spans();
+            return None;
+        };
+        let index = LineIndex::new(text);
+        let copts = self.collect_options(fctx);
+        let out = collect::param_args(&file, &index, &copts, wanted);
+        proc_macro2::extra::invalidate_current_thread_spans();
+        Some(out)
+    }
+
     /// Analyses one file.
     pub fn analyze(&self, path: &Path, text: &str, fctx: &FileContext) -> FileAnalysis {
         let config = &*self.config;
@@ -664,20 +719,22 @@ impl Analyzer {
             .filter(|cu| cu.chain.pending.is_some())
             .cloned()
             .collect();
-        if !model.open_fields.is_empty() {
-            a.open_chains =
-                model
-                    .chains
-                    .iter()
-                    .filter(|cu| {
-                        cu.chain.pending.is_none()
-                            && cu.chain.steps.iter().any(|s| {
-                                model.open_fields.iter().any(|o| o.step == s.region.offset)
-                            })
-                    })
-                    .cloned()
-                    .collect();
+        if !model.open_fields.is_empty() || !model.open_params.is_empty() {
+            let open = |offset: usize| {
+                model.open_fields.iter().any(|o| o.step == offset)
+                    || model.open_params.iter().any(|o| o.step == offset)
+            };
+            a.open_chains = model
+                .chains
+                .iter()
+                .filter(|cu| {
+                    cu.chain.pending.is_none()
+                        && cu.chain.steps.iter().any(|s| open(s.region.offset))
+                })
+                .cloned()
+                .collect();
             a.open_fields = model.open_fields.clone();
+            a.open_params = model.open_params.clone();
         }
         if !a.pending.is_empty() {
             a.client_flow = model.client_flow.clone();
@@ -701,6 +758,18 @@ impl FileAnalysis {
         if chains.is_empty() {
             return Vec::new();
         }
+        // a typed chain with a timeout valued from other files' writes or calls waits for
+        // them too ([`FileAnalysis::apply_field_writes`])
+        let open = |at: usize| {
+            self.open_fields.iter().any(|o| o.step == at)
+                || self.open_params.iter().any(|o| o.step == at)
+        };
+        let waiting: Vec<ChainUse> = chains
+            .iter()
+            .filter(|cu| cu.chain.steps.iter().any(|s| open(s.region.offset)))
+            .cloned()
+            .collect();
+        self.open_chains.extend(waiting);
         // the file's functions and their calls, for a server whose builder came from a
         // field (graceful when its function calls `graceful_shutdown` / `watch`); only
         // then: cloning them for every file with a pending chain costs
@@ -742,18 +811,37 @@ impl FileAnalysis {
         config: &Config,
     ) -> Vec<Finding> {
         let mut chains = std::mem::take(&mut self.open_chains);
+        // each argument takes the longest value: a field's writes, or what a caller passes
+        let mut longest: std::collections::BTreeMap<usize, (usize, usize, Region, f64, String)> =
+            std::collections::BTreeMap::new();
+        let fields = std::mem::take(&mut self.open_fields)
+            .into_iter()
+            .filter_map(|o| {
+                let (secs, via) = writes.get(&o.key())?;
+                let via = match &o.passed {
+                    Some(p) => format!("{p}: {via}"),
+                    None => via.clone(),
+                };
+                Some((o.step, o.arg, o.region, *secs, via))
+            });
+        for v in fields.chain(std::mem::take(&mut self.passed_values)) {
+            match longest.get(&v.2.offset) {
+                Some(old) if old.3 >= v.3 => {}
+                _ => {
+                    longest.insert(v.2.offset, v);
+                }
+            }
+        }
+        self.open_params.clear();
         let mut origins = Vec::new();
         let mut valued = Vec::new();
-        for o in std::mem::take(&mut self.open_fields) {
-            let Some((secs, via)) = writes.get(&o.key()) else {
-                continue;
-            };
-            crate::model::value_unknown_arg(&mut chains, o.step, o.arg, *secs, o.region);
+        for (step, arg, region, secs, via) in longest.into_values() {
+            crate::model::value_unknown_arg(&mut chains, step, arg, secs, region);
             origins.push(crate::model::ArgOrigin {
-                offset: o.region.offset,
-                via: via.clone(),
+                offset: region.offset,
+                via,
             });
-            valued.push(o.region.offset);
+            valued.push(region.offset);
         }
         if valued.is_empty() {
             return Vec::new();

@@ -225,6 +225,7 @@ pub fn lint_paths(paths: &[PathBuf], opts: &LintOptions) -> Result<LintReport, L
     let mut cross: Vec<Vec<Finding>> = vec![Vec::new(); jobs.len()];
     let ws = workspace_model(&jobs, &mut analyses, &analyzer_of);
     workspace_phase(&jobs, &mut analyses, &configs, &ws, &mut cross);
+    param_args_phase(&jobs, &mut analyses, &analyzer_of);
     field_writes_phase(&jobs, &mut analyses, &configs, &analyzer_of, &mut cross);
     client_pass_phase(&jobs, &mut analyses);
     let binaries = sigterm_across_binaries(
@@ -623,6 +624,97 @@ fn workspace_phase(
     }
 }
 
+/// Phase 3a: timeouts that read a parameter no call in their own file passes a known value
+/// to (`Client::new(.., timeout: u64)` building a client with
+/// `.timeout(Duration::from_secs(timeout))`, called from other crates of the workspace).
+/// Only when some file has one: the files whose text calls such a function (`Client::new(`,
+/// `.name(`, `name(`; test code skipped) are read for what they pass, on all cores: a known
+/// duration or number values the argument (the longest), a field of a binding of a known
+/// type (`settings.network_timeout` with `settings: &Settings`) opens that field for
+/// [`field_writes_phase`]. One hop: a caller passing its own parameter on is not followed.
+fn param_args_phase(
+    jobs: &[Job],
+    analyses: &mut [FileAnalysis],
+    analyzer_of: &(dyn Fn(&Job) -> Arc<Analyzer> + Sync),
+) {
+    use crate::model::{OpenField, ParamKey, PassedArg};
+    let wanted: BTreeSet<ParamKey> = analyses
+        .iter()
+        .flat_map(|a| &a.open_params)
+        .map(|o| o.key.clone())
+        .collect();
+    if wanted.is_empty() {
+        return;
+    }
+    let wanted: Vec<ParamKey> = wanted.into_iter().collect();
+    let needles: Vec<String> = wanted.iter().map(ParamKey::needle).collect();
+    let readers: Vec<usize> = (0..jobs.len())
+        .filter(|&i| !analyses[i].skipped_as_test)
+        .collect();
+    let results = crate::pool::map_on_large_stacks(&readers, None, |&i| {
+        let job = &jobs[i];
+        let text = std::fs::read_to_string(&job.abs).ok()?;
+        let here: Vec<usize> = (0..wanted.len())
+            .filter(|&k| memchr::memmem::find(text.as_bytes(), needles[k].as_bytes()).is_some())
+            .collect();
+        if here.is_empty() {
+            return None;
+        }
+        let keys: Vec<ParamKey> = here.iter().map(|&k| wanted[k].clone()).collect();
+        let found = analyzer_of(job).param_args(&text, &file_context(job), &keys)?;
+        Some(
+            found
+                .into_iter()
+                .map(|(k, passed, line, how)| (here[k], passed, line, how))
+                .collect::<Vec<_>>(),
+        )
+    });
+    // by parameter: the longest known value, and the fields callers pass
+    let mut values: HashMap<usize, (f64, String)> = HashMap::new();
+    let mut fields: HashMap<usize, Vec<(crate::model::FieldKey, String)>> = HashMap::new();
+    for (&i, r) in readers.iter().zip(results) {
+        for (k, passed, _, how) in r.flatten().into_iter().flatten() {
+            let how = format!("{how} of {}", analyses[i].path.display());
+            match passed {
+                PassedArg::Seconds(secs) => {
+                    let e = values.entry(k).or_insert_with(|| (secs, how.clone()));
+                    if secs > e.0 {
+                        *e = (secs, how);
+                    }
+                }
+                PassedArg::Field(key) => {
+                    let f = fields.entry(k).or_default();
+                    if !f.iter().any(|(w, _)| *w == key) {
+                        f.push((key, how));
+                    }
+                }
+            }
+        }
+    }
+    for a in analyses.iter_mut() {
+        for o in std::mem::take(&mut a.open_params) {
+            let Ok(k) = wanted.binary_search(&o.key) else {
+                continue;
+            };
+            if let Some((secs, via)) = values.get(&k) {
+                a.passed_values
+                    .push((o.step, o.arg, o.region, *secs, via.clone()));
+            }
+            for (key, how) in fields.get(&k).into_iter().flatten() {
+                a.open_fields.push(OpenField {
+                    step: o.step,
+                    arg: o.arg,
+                    region: o.region,
+                    owner: key.owner.clone(),
+                    field: key.field.clone(),
+                    factor: key.factor(),
+                    passed: Some(how.clone()),
+                });
+            }
+        }
+    }
+}
+
 /// Phase 3b: timeouts that read a field of a struct another file fills in (a config
 /// parser's default: `.timeout(settings.timeout)` with `WebhookSettings { timeout:
 /// ..unwrap_or_else(|| Duration::from_secs(30)) }` elsewhere). Only when some file has
@@ -641,20 +733,26 @@ fn field_writes_phase(
         .flat_map(|a| a.open_fields.iter())
         .map(crate::model::OpenField::key)
         .collect();
-    if wanted.is_empty() {
+    let passed = analyses.iter().any(|a| !a.passed_values.is_empty());
+    if wanted.is_empty() && !passed {
         return;
     }
     let wanted: Vec<crate::model::FieldKey> = wanted.into_iter().collect();
     let readers: Vec<usize> = (0..jobs.len())
-        .filter(|&i| !analyses[i].skipped_as_test)
+        .filter(|&i| !analyses[i].skipped_as_test && !wanted.is_empty())
         .collect();
     let results = crate::pool::map_on_large_stacks(&readers, None, |&i| {
         let job = &jobs[i];
         let text = std::fs::read_to_string(&job.abs).ok()?;
         let names = |w: &str| memchr::memmem::find(text.as_bytes(), w.as_bytes()).is_some();
-        // a file that opened a field was read for its writes already
-        let opened =
-            |w: &crate::model::FieldKey| analyses[i].open_fields.iter().any(|o| o.key() == *w);
+        // a file that opened a field was read for its writes already (not one given the
+        // field by a caller of its function)
+        let opened = |w: &crate::model::FieldKey| {
+            analyses[i]
+                .open_fields
+                .iter()
+                .any(|o| o.passed.is_none() && o.key() == *w)
+        };
         let here: Vec<crate::model::FieldKey> = wanted
             .iter()
             .filter(|w| !opened(w) && names(&w.owner) && names(&w.field))
@@ -687,7 +785,7 @@ fn field_writes_phase(
         }
     }
     for (i, a) in analyses.iter_mut().enumerate() {
-        if !a.open_fields.is_empty() {
+        if !a.open_fields.is_empty() || !a.passed_values.is_empty() {
             cross[i].extend(a.apply_field_writes(&writes, &configs[jobs[i].cfg]));
         }
     }

@@ -449,6 +449,9 @@ pub struct FileModel {
     /// (`.timeout(settings.timeout)`, the struct filled in by a config parser in another
     /// file): valued later from the writes of the workspace's other files.
     pub open_fields: Vec<OpenField>,
+    /// Timeout arguments reading a parameter no call in the file passes a known value to:
+    /// valued later from the workspace's other callers.
+    pub open_params: Vec<OpenParam>,
 }
 
 /// A field of a type, and how a timeout reads it: a duration, or a number of units
@@ -486,6 +489,10 @@ pub struct OpenField {
     /// `Some(f)`: the field holds a number of units of `f` seconds
     /// (`Duration::from_secs(settings.timeout_secs)`); `None`: a duration.
     pub factor: Option<f64>,
+    /// How a parameter's caller in another file passed the field, when the timeout reads
+    /// a parameter (``passed by `Client::new(..)` on line 51 of src/status.rs``; see
+    /// [`OpenParam`]); `None`: the timeout reads the field itself.
+    pub passed: Option<String>,
 }
 
 impl OpenField {
@@ -497,6 +504,69 @@ impl OpenField {
             unit: self.factor.map(f64::to_bits),
         }
     }
+}
+
+/// A function's parameter, as its callers pass it: what a timeout reading the parameter is
+/// valued from when no call in its own file passes a known value.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ParamKey {
+    /// The function (`new`).
+    pub name: String,
+    /// The last segment of the `impl`'s type, for a method or associated function (`Client`).
+    pub owner: Option<String>,
+    /// Whether the function takes `self`.
+    pub receiver: bool,
+    /// The parameter's position (receiver not counted).
+    pub index: usize,
+    /// The number of parameters (receiver not counted): a call passing another number is
+    /// of another function.
+    pub arity: usize,
+    /// `f64::to_bits` of the seconds one unit of the parameter is; `None`: a duration.
+    pub unit: Option<u64>,
+}
+
+impl ParamKey {
+    /// The seconds one unit of the parameter is, when it holds a number.
+    pub fn factor(&self) -> Option<f64> {
+        self.unit.map(f64::from_bits)
+    }
+
+    /// What a calling file's text contains: `Owner::name(` for an associated function,
+    /// `.name(` for a method, `name(` for a free function.
+    pub fn needle(&self) -> String {
+        match (&self.owner, self.receiver) {
+            (_, true) => format!(".{}(", self.name),
+            (Some(o), false) => format!("{o}::{}(", self.name),
+            (None, false) => format!("{}(", self.name),
+        }
+    }
+}
+
+/// A timeout argument that reads a parameter no call in its own file passes a known value
+/// to (`fn new(.., timeout: u64) { .. .timeout(Duration::from_secs(timeout)) }`, called from
+/// other files): valued from what the workspace's callers pass (a duration, or a field of a
+/// configuration struct, then valued from that field's writes).
+#[derive(Debug, Clone, PartialEq)]
+pub struct OpenParam {
+    /// Byte offset of the step's method name (the step in every chain that carries it).
+    pub step: usize,
+    /// Position of the argument.
+    pub arg: usize,
+    /// The argument as written.
+    pub region: Region,
+    /// The parameter.
+    pub key: ParamKey,
+}
+
+/// What a call in another file passes to an [`OpenParam`]'s parameter.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PassedArg {
+    /// A known number of seconds.
+    Seconds(f64),
+    /// A field of a typed binding (`settings.network_timeout` with `settings: &Settings`),
+    /// read as a number of units of `FieldKey::unit` seconds (`settings.timeout * 10` with a
+    /// parameter of seconds: 10.0), or as a duration.
+    Field(FieldKey),
 }
 
 /// A client `http-no-timeout` reports that may still be harmless: it is passed to

@@ -345,6 +345,81 @@ fn a_field_filled_in_by_another_file_values_the_timeout_that_reads_it() {
     );
 }
 
+/// A timeout read from a parameter whose callers are in other files (atuin's
+/// `Client::new(.., timeout: u64, ..)`, given `settings.network_timeout`, 30 s by the `config`
+/// crate's `set_default`, and ten times that by one caller): the longest value any caller
+/// passes; a call with another number of arguments is of another function.
+#[test]
+fn a_parameter_passed_by_callers_in_other_files_values_the_timeout_that_reads_it() {
+    let d = one_package("sync");
+    let root = d.path();
+    write(root, "shutdown-lint.toml", "drain-budget = \"25s\"\n");
+    write(
+        root,
+        "src/lib.rs",
+        "pub mod api_client;\npub mod settings;\npub mod status;\npub mod push;\npub mod other;\n",
+    );
+    write(
+        root,
+        "src/settings.rs",
+        "pub struct Settings {\n    pub network_timeout: u64,\n    pub quick_timeout: u64,\n}\n\n\
+         impl Settings {\n    pub fn builder() -> Result<config::ConfigBuilder<config::builder::DefaultState>, config::ConfigError> {\n        \
+         config::Config::builder()\n            .set_default(\"network_timeout\", 30)?\n            .set_default(\"quick_timeout\", 2)\n    }\n}\n",
+    );
+    write(
+        root,
+        "src/api_client.rs",
+        "use std::time::Duration;\n\n\
+         pub struct Client {\n    inner: reqwest::Client,\n}\n\n\
+         impl Client {\n    pub fn new(address: &str, timeout: u64) -> reqwest::Result<Self> {\n        \
+         let inner = reqwest::Client::builder()\n            .timeout(Duration::from_secs(timeout))\n            .build()?;\n        \
+         let _ = address;\n        Ok(Self { inner })\n    }\n\n    \
+         pub fn quick(address: &str, timeout: u64) -> reqwest::Result<Self> {\n        \
+         let inner = reqwest::Client::builder()\n            .timeout(Duration::from_secs(timeout))\n            .build()?;\n        \
+         let _ = address;\n        Ok(Self { inner })\n    }\n}\n",
+    );
+    write(
+        root,
+        "src/status.rs",
+        "use crate::settings::Settings;\n\n\
+         pub fn run(settings: &Settings) {\n    let _ = crate::api_client::Client::new(\"u\", settings.network_timeout);\n    \
+         let _ = crate::api_client::Client::quick(\"u\", settings.quick_timeout);\n}\n",
+    );
+    write(
+        root,
+        "src/push.rs",
+        "use crate::api_client::Client;\nuse crate::settings::Settings;\n\n\
+         pub fn run(settings: &Settings) {\n    let _ = Client::new(\"u\", settings.network_timeout * 10);\n}\n",
+    );
+    // another type's `Client::new`, of one argument
+    write(
+        root,
+        "src/other.rs",
+        "pub fn run() {\n    let _ = Client::new(3600);\n}\n\n\
+         pub struct Client;\n\nimpl Client {\n    pub fn new(_: u64) -> Self {\n        Client\n    }\n}\n",
+    );
+    let report = lint_here(root);
+    let got: Vec<String> = report
+        .active()
+        .map(|f| {
+            format!(
+                "{}:{} {} {}",
+                f.path.display(),
+                f.region.line,
+                f.rule,
+                f.message
+            )
+        })
+        .collect();
+    assert_eq!(got.len(), 1, "{got:#?}");
+    assert!(
+        got[0].starts_with(
+            "src/api_client.rs:10 http-timeout-over-budget `.timeout(..)` of 300 s (passed by `Client::new(..)` on line 5 of src/push.rs: the field `network_timeout` of `Settings`, set on line 9 of src/settings.rs)"
+        ),
+        "{got:#?}"
+    );
+}
+
 #[test]
 fn a_client_passed_to_a_function_of_another_file_that_bounds_its_requests_is_not_reported() {
     let d = one_package("cluster");

@@ -34,6 +34,8 @@ pub(super) enum Source {
         owner: Option<String>,
         receiver: bool,
         index: usize,
+        /// The number of parameters (receiver not counted).
+        arity: usize,
     },
     /// Field `field` of `owner` (the last segment of the `impl`'s type).
     Field { owner: String, field: String },
@@ -101,6 +103,7 @@ impl Collector<'_, '_> {
                     owner: sig.owner.clone(),
                     receiver: sig.receiver,
                     index,
+                    arity: sig.params.len(),
                 }
             }
             syn::Expr::Field(f) => {
@@ -172,12 +175,26 @@ impl Collector<'_, '_> {
             let known: Vec<(f64, String)> =
                 found.values[k]
                     .iter()
-                    .filter_map(|(e, how)| Some((self.eval_written(e, d.factor)?, how.clone())))
+                    .filter_map(|(e, how, _)| Some((self.eval_written(e, d.factor)?, how.clone())))
                     .chain(found.defaults[k].iter().filter_map(|(v, how)| {
                         Some((self.eval_default(v, d.factor)?, how.clone()))
                     }))
                     .collect();
             let Some((secs, via)) = known.into_iter().max_by(|a, b| a.0.total_cmp(&b.0)) else {
+                // a field a constructor fills from its parameter: what its callers pass
+                for (_, _, read) in &found.values[k] {
+                    if let Some(Read::Param(key)) = read {
+                        self.model.open_params.push(crate::model::OpenParam {
+                            step: d.step,
+                            arg: d.arg,
+                            region: d.region,
+                            key: crate::model::ParamKey {
+                                unit: d.factor.map(f64::to_bits),
+                                ..key.clone()
+                            },
+                        });
+                    }
+                }
                 self.open(d);
                 continue;
             };
@@ -249,16 +266,91 @@ impl Collector<'_, '_> {
     }
 
     fn open(&mut self, d: &Deferred) {
-        if let Source::Field { owner, field } = &d.source {
-            self.model.open_fields.push(crate::model::OpenField {
-                step: d.step,
-                arg: d.arg,
-                region: d.region,
-                owner: owner.clone(),
-                field: field.clone(),
-                factor: d.factor,
-            });
+        match &d.source {
+            Source::Field { owner, field } => {
+                self.model.open_fields.push(crate::model::OpenField {
+                    step: d.step,
+                    arg: d.arg,
+                    region: d.region,
+                    owner: owner.clone(),
+                    field: field.clone(),
+                    factor: d.factor,
+                    passed: None,
+                });
+            }
+            Source::Param {
+                name,
+                owner,
+                receiver,
+                index,
+                arity,
+            } => {
+                self.model.open_params.push(crate::model::OpenParam {
+                    step: d.step,
+                    arg: d.arg,
+                    region: d.region,
+                    key: crate::model::ParamKey {
+                        name: name.clone(),
+                        owner: owner.clone(),
+                        receiver: *receiver,
+                        index: *index,
+                        arity: *arity,
+                        unit: d.factor.map(f64::to_bits),
+                    },
+                });
+            }
         }
+    }
+
+    /// What `file` (this collector's file, as written) passes to the `wanted` parameters
+    /// of functions declared in other files: `(index into wanted, what, line, how)` for
+    /// each call that passes a known duration or number, or a field of a typed binding
+    /// (`Client::new(.., settings.network_timeout, ..)` with `settings: &Settings`).
+    pub(super) fn param_args(
+        &self,
+        file: &syn::File,
+        wanted: &[crate::model::ParamKey],
+    ) -> Vec<(usize, crate::model::PassedArg, usize, String)> {
+        use crate::model::{FieldKey, PassedArg};
+        let mut found = Writes::new(
+            wanted
+                .iter()
+                .map(|w| Source::Param {
+                    name: w.name.clone(),
+                    owner: w.owner.clone(),
+                    receiver: w.receiver,
+                    index: w.index,
+                    arity: w.arity,
+                })
+                .collect(),
+            !self.opts.include_tests,
+        );
+        found.visit_file(file);
+        let mut out = Vec::new();
+        for (k, w) in wanted.iter().enumerate() {
+            for (e, how, field) in &found.values[k] {
+                let line = e.span().start().line;
+                let passed = if let Some(secs) = self.eval_written(e, w.factor()) {
+                    PassedArg::Seconds(secs)
+                } else if let Some(Read::Field(f)) = field {
+                    // a duration field times a number is not followed
+                    let unit = match w.factor() {
+                        Some(u) => Some((u * f.times).to_bits()),
+                        None if f.times == 1.0 => None,
+                        None => continue,
+                    };
+                    PassedArg::Field(FieldKey {
+                        owner: f.owner.clone(),
+                        field: f.field.clone(),
+                        unit,
+                    })
+                } else {
+                    continue;
+                };
+                out.push((k, passed, line, how.clone()));
+            }
+        }
+        out
     }
 
     /// The known durations `file` (this collector's file, as written) writes to the
@@ -283,7 +375,7 @@ impl Collector<'_, '_> {
         found.visit_file(file);
         let mut out = Vec::new();
         for (k, w) in wanted.iter().enumerate() {
-            for (e, _) in &found.values[k] {
+            for (e, _, _) in &found.values[k] {
                 if let Some(secs) = self.eval_written(e, w.factor()) {
                     out.push((k, secs, e.span().start().line));
                 }
@@ -302,7 +394,9 @@ impl Collector<'_, '_> {
 /// passed or written (for the message).
 struct Writes<'ast> {
     sources: Vec<Source>,
-    values: Vec<Vec<(&'ast syn::Expr, String)>>,
+    /// By source: each value written or passed, how (for the message), and the field of a
+    /// typed binding it reads, if it does.
+    values: Vec<Vec<(&'ast syn::Expr, String, Option<Read>)>>,
     /// Defaults the field declarations give in attributes, by source as `values`.
     defaults: Vec<Vec<(AttrDefault, String)>>,
     /// The value each free function of the file ends with, by name (a serde
@@ -312,6 +406,36 @@ struct Writes<'ast> {
     impl_owner: Option<String>,
     /// Test code is not read (a test's config is not a default).
     skip_tests: bool,
+    /// The parameters of the function being read whose type is a named one (`settings:
+    /// &Settings`): name and the type's last segment.
+    typed_params: Vec<(String, String)>,
+    /// The function being read: name, whether it takes `self`, plain parameter names.
+    cur_fn: Option<(String, bool, Vec<Option<String>>)>,
+}
+
+/// What a written or passed value reads that another file or call may value.
+#[derive(Debug, Clone)]
+enum Read {
+    /// A field of a binding of a known type.
+    Field(FieldRead),
+    /// A parameter of the function writing it (`Self { timeout, .. }` in `fn new(..,
+    /// timeout: u64)`): the key without its unit.
+    Param(crate::model::ParamKey),
+}
+
+/// What [`Writes::enter_fn`] replaced: the typed parameters and the function.
+type SavedFn = (
+    Vec<(String, String)>,
+    Option<(String, bool, Vec<Option<String>>)>,
+);
+
+/// A value that reads a field of a binding of a known type, possibly times a number:
+/// `settings.network_timeout * 10` (`settings: &Settings`).
+#[derive(Debug, Clone)]
+struct FieldRead {
+    owner: String,
+    field: String,
+    times: f64,
 }
 
 impl Writes<'_> {
@@ -323,6 +447,8 @@ impl Writes<'_> {
             sources,
             impl_owner: None,
             skip_tests,
+            typed_params: Vec::new(),
+            cur_fn: None,
         }
     }
 }
@@ -399,6 +525,41 @@ fn attr_defaults(
     out
 }
 
+/// A number literal's value (`10`, `2.5`).
+fn number_lit(e: &syn::Expr) -> Option<f64> {
+    match e {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(i),
+            ..
+        }) => i.base10_parse::<u64>().ok().map(|n| n as f64),
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Float(f),
+            ..
+        }) => f.base10_parse::<f64>().ok(),
+        _ => None,
+    }
+}
+
+/// The last segment of a named type, through references and one-parameter smart pointers
+/// (`&Settings`, `Arc<Settings>`, `&mut config::Settings`: `Settings`).
+fn named_type(t: &syn::Type) -> Option<String> {
+    match t {
+        syn::Type::Reference(r) => named_type(&r.elem),
+        syn::Type::Paren(p) => named_type(&p.elem),
+        syn::Type::Path(p) if p.qself.is_none() => {
+            let last = p.path.segments.last()?;
+            if matches!(last.ident.to_string().as_str(), "Arc" | "Rc" | "Box")
+                && let syn::PathArguments::AngleBracketed(a) = &last.arguments
+                && let Some(syn::GenericArgument::Type(inner)) = a.args.first()
+            {
+                return named_type(inner);
+            }
+            Some(last.ident.to_string())
+        }
+        _ => None,
+    }
+}
+
 /// The value a function's body ends with (its tail expression, not a `return`).
 fn fn_tail(f: &syn::ItemFn) -> Option<&syn::Expr> {
     match f.block.stmts.last()? {
@@ -412,6 +573,158 @@ fn last_ident(p: &syn::Path) -> Option<String> {
 }
 
 impl<'ast> Writes<'ast> {
+    /// The field of a typed binding `e` reads (`settings.timeout`, `self.timeout` in an
+    /// `impl`, `(cfg.timeout_secs * 10)`, through `&`, `.clone()`, `as` and `.into()`).
+    fn field_read(&self, e: &syn::Expr) -> Option<FieldRead> {
+        let mut e = e;
+        let mut times = 1.0;
+        loop {
+            e = match e {
+                syn::Expr::Paren(p) => &p.expr,
+                syn::Expr::Reference(r) => &r.expr,
+                syn::Expr::Cast(c) => &c.expr,
+                syn::Expr::MethodCall(m)
+                    if m.args.is_empty() && (m.method == "clone" || m.method == "into") =>
+                {
+                    &m.receiver
+                }
+                syn::Expr::Binary(b) if matches!(b.op, syn::BinOp::Mul(_)) => {
+                    let (n, other) = match (number_lit(&b.left), number_lit(&b.right)) {
+                        (_, Some(n)) => (n, &*b.left),
+                        (Some(n), _) => (n, &*b.right),
+                        _ => return None,
+                    };
+                    times *= n;
+                    other
+                }
+                _ => break,
+            };
+        }
+        let syn::Expr::Field(f) = e else { return None };
+        let (syn::Member::Named(field), syn::Expr::Path(base)) = (&f.member, &*f.base) else {
+            return None;
+        };
+        let base = base.path.get_ident()?;
+        let owner = if base == "self" {
+            self.impl_owner.clone()?
+        } else {
+            let name = base.to_string();
+            self.typed_params
+                .iter()
+                .rev()
+                .find(|(n, _)| *n == name)
+                .map(|(_, t)| t.clone())?
+        };
+        Some(FieldRead {
+            owner,
+            field: field.to_string(),
+            times,
+        })
+    }
+
+    /// The parameter of the function being read that `e` names (`timeout`, `timeout.into()`).
+    fn param_read(&self, e: &syn::Expr) -> Option<Read> {
+        let mut e = e;
+        while let syn::Expr::MethodCall(m) = e
+            && m.args.is_empty()
+            && (m.method == "into" || m.method == "clone")
+        {
+            e = &m.receiver;
+        }
+        let syn::Expr::Path(p) = e else { return None };
+        let name = p.path.get_ident()?.to_string();
+        let (f, receiver, params) = self.cur_fn.as_ref()?;
+        let index = params.iter().position(|p| p.as_deref() == Some(&*name))?;
+        Some(Read::Param(crate::model::ParamKey {
+            name: f.clone(),
+            owner: self.impl_owner.clone(),
+            receiver: *receiver,
+            index,
+            arity: params.len(),
+            unit: None,
+        }))
+    }
+
+    /// Records the typed parameters of a function about to be read; returns the ones of
+    /// the function around it, to restore.
+    fn enter_fn(&mut self, sig: &syn::Signature) -> SavedFn {
+        let params = sig
+            .inputs
+            .iter()
+            .filter(|i| matches!(i, syn::FnArg::Typed(_)))
+            .map(|i| match i {
+                syn::FnArg::Typed(t) => match &*t.pat {
+                    syn::Pat::Ident(id) => Some(id.ident.to_string()),
+                    _ => None,
+                },
+                syn::FnArg::Receiver(_) => None,
+            })
+            .collect();
+        let receiver = sig.receiver().is_some();
+        let cur = Some((sig.ident.to_string(), receiver, params));
+        (
+            self.enter_typed(sig),
+            std::mem::replace(&mut self.cur_fn, cur),
+        )
+    }
+
+    fn leave_fn(&mut self, saved: SavedFn) {
+        (self.typed_params, self.cur_fn) = saved;
+    }
+
+    fn enter_typed(&mut self, sig: &syn::Signature) -> Vec<(String, String)> {
+        let typed = sig
+            .inputs
+            .iter()
+            .filter_map(|i| match i {
+                syn::FnArg::Typed(t) => {
+                    let syn::Pat::Ident(id) = &*t.pat else {
+                        return None;
+                    };
+                    Some((id.ident.to_string(), named_type(&t.ty)?))
+                }
+                syn::FnArg::Receiver(_) => None,
+            })
+            .collect();
+        std::mem::replace(&mut self.typed_params, typed)
+    }
+
+    /// `.set_default("network_timeout", 30)` (the `config` crate's builder, also
+    /// `set_override`): a default of every wanted field of that name, whatever struct the
+    /// configuration is read into (a dotted key names a nested struct's field).
+    fn config_default(&mut self, m: &'ast syn::ExprMethodCall) {
+        if !(m.method == "set_default" || m.method == "set_override") || m.args.len() != 2 {
+            return;
+        }
+        let syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(key),
+            ..
+        }) = &m.args[0]
+        else {
+            return;
+        };
+        let key = key.value();
+        let name = key.rsplit('.').next().unwrap_or(&key);
+        let value = match &m.args[1] {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(t),
+                ..
+            }) => DefaultValue::Text(t.value()),
+            v => DefaultValue::Expr(Box::new(v.clone())),
+        };
+        let line = m.method.span().start().line;
+        for k in 0..self.sources.len() {
+            if matches!(&self.sources[k], Source::Field { field, .. } if field == name) {
+                let how = format!("`.{}(\"{key}\", ..)` on line {line}", m.method);
+                let d = AttrDefault {
+                    value: value.clone(),
+                    line,
+                };
+                self.defaults[k].push((d, how));
+            }
+        }
+    }
+
     /// The owner a path names: `Self` inside an `impl`, or its last segment.
     fn owner_of(&self, p: &syn::Path) -> Option<String> {
         if p.is_ident("Self") {
@@ -444,6 +757,7 @@ impl<'ast> Writes<'ast> {
                 owner: o,
                 receiver,
                 index,
+                arity,
             } = s
             else {
                 continue;
@@ -467,7 +781,9 @@ impl<'ast> Writes<'ast> {
                     (None, Some(_)) => true,
                     _ => false,
                 };
-            if !same_owner {
+            // a call passing another number of arguments is of another function
+            let ufcs = usize::from(at_index != *index);
+            if !same_owner || args.len() != arity + ufcs {
                 continue;
             }
             if let Some(a) = args.get(at_index) {
@@ -482,7 +798,8 @@ impl<'ast> Writes<'ast> {
                         .collect();
                     format!("passed by `{}(..)` on line {line}", path.join("::"))
                 };
-                self.values[k].push((a, how));
+                let read = self.field_read(a).map(Read::Field);
+                self.values[k].push((a, how, read));
             }
         }
     }
@@ -554,8 +871,16 @@ impl<'ast> Visit<'ast> for Writes<'ast> {
 
     fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
         if !(self.skip_tests && super::attrs::is_test_attrs(&f.attrs)) {
+            let saved = self.enter_fn(&f.sig);
             visit::visit_impl_item_fn(self, f);
+            self.leave_fn(saved);
         }
+    }
+
+    fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+        let saved = self.enter_fn(&f.sig);
+        visit::visit_item_fn(self, f);
+        self.leave_fn(saved);
     }
 
     fn visit_item_impl(&mut self, i: &'ast syn::ItemImpl) {
@@ -579,6 +904,7 @@ impl<'ast> Visit<'ast> for Writes<'ast> {
     fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
         let p = syn::Path::from(m.method.clone());
         self.call(&p, m.args.iter().collect(), true, m.method.span());
+        self.config_default(m);
         visit::visit_expr_method_call(self, m);
     }
 
@@ -595,7 +921,8 @@ impl<'ast> Visit<'ast> for Writes<'ast> {
                 {
                     let line = f.span().start().line;
                     let how = format!("the field `{field}`, set on line {line}");
-                    self.values[k].push((&f.expr, how));
+                    let read = self.param_read(&f.expr);
+                    self.values[k].push((&f.expr, how, read));
                 }
             }
         }
@@ -615,7 +942,8 @@ impl<'ast> Visit<'ast> for Writes<'ast> {
                 {
                     let line = a.span().start().line;
                     let how = format!("the field `{id}`, set on line {line}");
-                    self.values[k].push((&a.right, how));
+                    let read = self.param_read(&a.right);
+                    self.values[k].push((&a.right, how, read));
                 }
             }
         }

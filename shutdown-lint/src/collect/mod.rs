@@ -113,6 +113,24 @@ pub fn field_writes(
     c.field_writes(file, wanted)
 }
 
+/// What a file passes to the `wanted` parameters of functions declared elsewhere: `(index
+/// into wanted, what, line, how)` for each call passing a known duration or number, or a
+/// field of a binding of a known type. `file` is the whole file, as written.
+pub fn param_args(
+    file: &syn::File,
+    index: &LineIndex<'_>,
+    opts: &CollectOptions,
+    wanted: &[crate::model::ParamKey],
+) -> Vec<(usize, crate::model::PassedArg, usize, String)> {
+    let tree = ModuleTree::build(&file.items, opts.file_module.clone());
+    let mut finder = ConstFinder::default();
+    for item in &file.items {
+        finder.visit_item(item);
+    }
+    let c = Collector::new(tree, finder, index, opts);
+    c.param_args(file, wanted)
+}
+
 /// A chain that makes an HTTP client or client builder of a library the rules know.
 /// A builder whose chain sets a timeout is not reported, so it needs no flow (the parse
 /// that reads it costs as much as the file's own). A chain on a receiver only the
