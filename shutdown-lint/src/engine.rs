@@ -631,76 +631,120 @@ fn workspace_phase(
 /// `.name(`, `name(`; test code skipped) are read for what they pass, on all cores: a known
 /// duration or number values the argument (the longest), a field of a binding of a known
 /// type (`settings.network_timeout` with `settings: &Settings`) opens that field for
-/// [`field_writes_phase`]. One hop: a caller passing its own parameter on is not followed.
+/// [`field_writes_phase`], and a caller's own parameter passed on is followed to that
+/// caller's callers ([`PARAM_HOPS`] times).
 fn param_args_phase(
     jobs: &[Job],
     analyses: &mut [FileAnalysis],
     analyzer_of: &(dyn Fn(&Job) -> Arc<Analyzer> + Sync),
 ) {
-    use crate::model::{OpenField, ParamKey, PassedArg};
-    let wanted: BTreeSet<ParamKey> = analyses
+    use crate::model::{FieldKey, OpenField, ParamKey, PassedArg};
+    let opened: BTreeSet<ParamKey> = analyses
         .iter()
         .flat_map(|a| &a.open_params)
         .map(|o| o.key.clone())
         .collect();
-    if wanted.is_empty() {
+    if opened.is_empty() {
         return;
     }
-    let wanted: Vec<ParamKey> = wanted.into_iter().collect();
-    let needles: Vec<String> = wanted.iter().map(ParamKey::needle).collect();
     let readers: Vec<usize> = (0..jobs.len())
         .filter(|&i| !analyses[i].skipped_as_test)
         .collect();
-    let results = crate::pool::map_on_large_stacks(&readers, None, |&i| {
-        let job = &jobs[i];
-        let text = std::fs::read_to_string(&job.abs).ok()?;
-        let here: Vec<usize> = (0..wanted.len())
-            .filter(|&k| memchr::memmem::find(text.as_bytes(), needles[k].as_bytes()).is_some())
-            .collect();
-        if here.is_empty() {
-            return None;
+    // by parameter: the longest known value, the fields and the parameters callers pass
+    let mut values: HashMap<ParamKey, (f64, String)> = HashMap::new();
+    let mut fields: HashMap<ParamKey, Vec<(FieldKey, String)>> = HashMap::new();
+    let mut forwards: HashMap<ParamKey, Vec<ParamKey>> = HashMap::new();
+    let mut asked: BTreeSet<ParamKey> = BTreeSet::new();
+    let mut wanted: Vec<ParamKey> = opened.iter().cloned().collect();
+    // a caller passing its own parameter on is followed to its callers, a few hops
+    for _ in 0..PARAM_HOPS {
+        if wanted.is_empty() {
+            break;
         }
-        let keys: Vec<ParamKey> = here.iter().map(|&k| wanted[k].clone()).collect();
-        let found = analyzer_of(job).param_args(&text, &file_context(job), &keys)?;
-        Some(
-            found
-                .into_iter()
-                .map(|(k, passed, line, how)| (here[k], passed, line, how))
-                .collect::<Vec<_>>(),
-        )
-    });
-    // by parameter: the longest known value, and the fields callers pass
-    let mut values: HashMap<usize, (f64, String)> = HashMap::new();
-    let mut fields: HashMap<usize, Vec<(crate::model::FieldKey, String)>> = HashMap::new();
-    for (&i, r) in readers.iter().zip(results) {
-        for (k, passed, _, how) in r.flatten().into_iter().flatten() {
-            let how = format!("{how} of {}", analyses[i].path.display());
-            match passed {
-                PassedArg::Seconds(secs) => {
-                    let e = values.entry(k).or_insert_with(|| (secs, how.clone()));
-                    if secs > e.0 {
-                        *e = (secs, how);
+        asked.extend(wanted.iter().cloned());
+        let needles: Vec<String> = wanted.iter().map(ParamKey::needle).collect();
+        let results = crate::pool::map_on_large_stacks(&readers, None, |&i| {
+            let job = &jobs[i];
+            let text = std::fs::read_to_string(&job.abs).ok()?;
+            let here: Vec<usize> = (0..wanted.len())
+                .filter(|&k| memchr::memmem::find(text.as_bytes(), needles[k].as_bytes()).is_some())
+                .collect();
+            if here.is_empty() {
+                return None;
+            }
+            let keys: Vec<ParamKey> = here.iter().map(|&k| wanted[k].clone()).collect();
+            let found = analyzer_of(job).param_args(&text, &file_context(job), &keys)?;
+            Some(
+                found
+                    .into_iter()
+                    .map(|(k, passed, line, how)| (here[k], passed, line, how))
+                    .collect::<Vec<_>>(),
+            )
+        });
+        let mut next: BTreeSet<ParamKey> = BTreeSet::new();
+        for (&i, r) in readers.iter().zip(results) {
+            for (k, passed, _, how) in r.flatten().into_iter().flatten() {
+                let key = wanted[k].clone();
+                let how = format!("{how} of {}", analyses[i].path.display());
+                match passed {
+                    PassedArg::Seconds(secs) => {
+                        let e = values.entry(key).or_insert_with(|| (secs, how.clone()));
+                        if secs > e.0 {
+                            *e = (secs, how);
+                        }
                     }
-                }
-                PassedArg::Field(key) => {
-                    let f = fields.entry(k).or_default();
-                    if !f.iter().any(|(w, _)| *w == key) {
-                        f.push((key, how));
+                    PassedArg::Field(field) => {
+                        let f = fields.entry(key).or_default();
+                        if !f.iter().any(|(w, _)| *w == field) {
+                            f.push((field, how));
+                        }
+                    }
+                    PassedArg::Param(p) => {
+                        if !asked.contains(&p) {
+                            next.insert(p.clone());
+                        }
+                        let f = forwards.entry(key).or_default();
+                        if !f.contains(&p) {
+                            f.push(p);
+                        }
                     }
                 }
             }
         }
+        wanted = next.into_iter().collect();
     }
+    // what reaches each opened parameter, through the parameters it is passed on from
+    let reach = |k: &ParamKey| {
+        let mut seen: BTreeSet<&ParamKey> = BTreeSet::new();
+        let mut todo = vec![k];
+        let mut best: Option<&(f64, String)> = None;
+        let mut found: Vec<&(FieldKey, String)> = Vec::new();
+        while let Some(p) = todo.pop() {
+            if !seen.insert(p) {
+                continue;
+            }
+            if let Some(v) = values.get(p)
+                && best.is_none_or(|b| v.0 > b.0)
+            {
+                best = Some(v);
+            }
+            for f in fields.get(p).into_iter().flatten() {
+                if !found.iter().any(|g| g.0 == f.0) {
+                    found.push(f);
+                }
+            }
+            todo.extend(forwards.get(p).into_iter().flatten());
+        }
+        (best, found)
+    };
     for a in analyses.iter_mut() {
         for o in std::mem::take(&mut a.open_params) {
-            let Ok(k) = wanted.binary_search(&o.key) else {
-                continue;
-            };
-            if let Some((secs, via)) = values.get(&k) {
+            let (best, found) = reach(&o.key);
+            if let Some((secs, via)) = best {
                 a.passed_values
                     .push((o.step, o.arg, o.region, *secs, via.clone()));
             }
-            for (key, how) in fields.get(&k).into_iter().flatten() {
+            for (key, how) in found {
                 a.open_fields.push(OpenField {
                     step: o.step,
                     arg: o.arg,
@@ -714,6 +758,9 @@ fn param_args_phase(
         }
     }
 }
+
+/// How many times a parameter passed on by a caller is followed to that caller's callers.
+const PARAM_HOPS: usize = 3;
 
 /// Phase 3b: timeouts that read a field of a struct another file fills in (a config
 /// parser's default: `.timeout(settings.timeout)` with `WebhookSettings { timeout:
@@ -753,11 +800,20 @@ fn field_writes_phase(
                 .iter()
                 .any(|o| o.passed.is_none() && o.key() == *w)
         };
-        let here: Vec<crate::model::FieldKey> = wanted
-            .iter()
-            .filter(|w| !opened(w) && names(&w.owner) && names(&w.field))
-            .cloned()
-            .collect();
+        // the field named in code, not only in a string (a test's JSON), unless a `config`
+        // builder gives defaults by key
+        let keyed = names("set_default") || names("set_override");
+        let mut code: Option<Vec<u8>> = None;
+        let mut here: Vec<crate::model::FieldKey> = Vec::new();
+        for w in &wanted {
+            if opened(w) || !names(&w.owner) || !names(&w.field) {
+                continue;
+            }
+            let code = code.get_or_insert_with(|| crate::lexscan::code_only(&text));
+            if keyed || crate::lexscan::find_word(code, w.field.as_bytes(), 0).is_some() {
+                here.push(w.clone());
+            }
+        }
         if here.is_empty() {
             return None;
         }

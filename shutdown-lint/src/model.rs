@@ -567,6 +567,8 @@ pub enum PassedArg {
     /// read as a number of units of `FieldKey::unit` seconds (`settings.timeout * 10` with a
     /// parameter of seconds: 10.0), or as a duration.
     Field(FieldKey),
+    /// A parameter of the calling function, passed on: valued from that function's callers.
+    Param(ParamKey),
 }
 
 /// A client `http-no-timeout` reports that may still be harmless: it is passed to

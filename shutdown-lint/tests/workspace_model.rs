@@ -420,6 +420,55 @@ fn a_parameter_passed_by_callers_in_other_files_values_the_timeout_that_reads_it
     );
 }
 
+/// A parameter passed on by its caller's own parameter (qdrant's `make_grpc_channel(timeout,
+/// ..)` called from `DynamicChannelPool::new(.., timeout, ..)`, which another file calls with
+/// a 24 h constant) is followed to that caller's callers.
+#[test]
+fn a_parameter_passed_on_by_its_caller_is_valued_by_the_callers_of_that_caller() {
+    let d = one_package("pool");
+    let root = d.path();
+    write(root, "shutdown-lint.toml", "drain-budget = \"25s\"\n");
+    write(root, "src/lib.rs", "pub mod pool;\npub mod transport;\n");
+    write(
+        root,
+        "src/pool.rs",
+        "use std::time::Duration;\nuse tonic::transport::{Channel, Uri};\n\n\
+         pub async fn make_grpc_channel(timeout: Duration, uri: Uri) -> Result<Channel, tonic::transport::Error> {\n    \
+         Channel::builder(uri).timeout(timeout).connect().await\n}\n\n\
+         pub struct DynamicChannelPool;\n\n\
+         impl DynamicChannelPool {\n    pub async fn new(uri: Uri, timeout: Duration) -> Result<Self, tonic::transport::Error> {\n        \
+         make_grpc_channel(timeout, uri).await?;\n        Ok(Self)\n    }\n}\n",
+    );
+    write(
+        root,
+        "src/transport.rs",
+        "use std::time::Duration;\nuse crate::pool::DynamicChannelPool;\n\n\
+         pub const MAX_GRPC_CHANNEL_TIMEOUT: Duration = Duration::from_secs(24 * 60 * 60);\n\n\
+         pub async fn init(uri: tonic::transport::Uri) {\n    \
+         let _ = DynamicChannelPool::new(uri, MAX_GRPC_CHANNEL_TIMEOUT).await;\n}\n",
+    );
+    let report = lint_here(root);
+    let got: Vec<String> = report
+        .active()
+        .map(|f| {
+            format!(
+                "{}:{} {} {}",
+                f.path.display(),
+                f.region.line,
+                f.rule,
+                f.message
+            )
+        })
+        .collect();
+    assert_eq!(got.len(), 1, "{got:#?}");
+    assert!(
+        got[0].starts_with(
+            "src/pool.rs:5 http-timeout-over-budget `.timeout(..)` of 86400 s (passed by `DynamicChannelPool::new(..)` on line 7 of src/transport.rs)"
+        ),
+        "{got:#?}"
+    );
+}
+
 #[test]
 fn a_client_passed_to_a_function_of_another_file_that_bounds_its_requests_is_not_reported() {
     let d = one_package("cluster");

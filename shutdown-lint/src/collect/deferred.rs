@@ -332,20 +332,28 @@ impl Collector<'_, '_> {
                 let line = e.span().start().line;
                 let passed = if let Some(secs) = self.eval_written(e, w.factor()) {
                     PassedArg::Seconds(secs)
-                } else if let Some(Read::Field(f)) = field {
-                    // a duration field times a number is not followed
-                    let unit = match w.factor() {
-                        Some(u) => Some((u * f.times).to_bits()),
-                        None if f.times == 1.0 => None,
-                        None => continue,
-                    };
-                    PassedArg::Field(FieldKey {
-                        owner: f.owner.clone(),
-                        field: f.field.clone(),
-                        unit,
-                    })
                 } else {
-                    continue;
+                    match field {
+                        Some(Read::Field(f)) => {
+                            // a duration field times a number is not followed
+                            let unit = match w.factor() {
+                                Some(u) => Some((u * f.times).to_bits()),
+                                None if f.times == 1.0 => None,
+                                None => continue,
+                            };
+                            PassedArg::Field(FieldKey {
+                                owner: f.owner.clone(),
+                                field: f.field.clone(),
+                                unit,
+                            })
+                        }
+                        // the caller's own parameter, passed on: its callers' values
+                        Some(Read::Param(p)) => PassedArg::Param(crate::model::ParamKey {
+                            unit: w.unit,
+                            ..p.clone()
+                        }),
+                        None => continue,
+                    }
                 };
                 out.push((k, passed, line, how.clone()));
             }
@@ -798,7 +806,10 @@ impl<'ast> Writes<'ast> {
                         .collect();
                     format!("passed by `{}(..)` on line {line}", path.join("::"))
                 };
-                let read = self.field_read(a).map(Read::Field);
+                let read = self
+                    .field_read(a)
+                    .map(Read::Field)
+                    .or_else(|| self.param_read(a));
                 self.values[k].push((a, how, read));
             }
         }

@@ -31,6 +31,30 @@ impl Collector<'_, '_> {
         }
     }
 
+    /// `match handle_res { Ok(_) => {} Err(e) => .. }` on a binding that holds a spawned
+    /// thread's `Result<JoinHandle>` (qdrant's shard drop): the match moves the handle in and
+    /// no arm keeps it, so the thread is detached where it was spawned.
+    fn thread_handle_matched_away(&mut self, m: &syn::ExprMatch) {
+        let syn::Expr::Path(p) = &*m.expr else { return };
+        let Resolution::Binding(name) = self.resolve(&p.path, true) else {
+            return;
+        };
+        let Some(BindVal::Chain(ch)) = self.binding_val(&name) else {
+            return;
+        };
+        let root = ch.root_str();
+        let spawned = root == crate::resolve::known::THREAD_SPAWN_FN
+            || (root == crate::resolve::known::THREAD_BUILDER_NEW
+                && ch.steps.iter().any(|s| s.name == "spawn"));
+        // no arms: the pruner blanked them (or nothing to judge)
+        if !spawned || m.arms.is_empty() || m.arms.iter().any(|a| keeps_handle(&a.pat)) {
+            return;
+        }
+        if let Some(cu) = ch.origin.and_then(|i| self.model.chains.get_mut(i)) {
+            cu.usage = Usage::Dropped;
+        }
+    }
+
     /// Visits an expression; for a chain, returns it (so `let` can remember it).
     pub(super) fn visit_expr_value(&mut self, e: &syn::Expr) -> Option<Chain> {
         let usage = std::mem::replace(&mut self.pending, Usage::Kept);
@@ -203,6 +227,7 @@ impl Collector<'_, '_> {
                 return out;
             }
             syn::Expr::Match(m) => {
+                self.thread_handle_matched_away(m);
                 // `match Handle::try_current() { Ok(h) => h.spawn(..), .. }`; the value of
                 // the match is the first arm that yields a known one
                 let scrutinee = self
@@ -227,5 +252,20 @@ impl Collector<'_, '_> {
             other => visit::visit_expr(self, other),
         }
         None
+    }
+}
+
+/// Whether a `match` arm's pattern may keep a `Result<JoinHandle>`'s handle: anything but
+/// `_`, `Err(..)` and `Ok(_)`.
+fn keeps_handle(p: &syn::Pat) -> bool {
+    match p {
+        syn::Pat::Wild(_) => false,
+        syn::Pat::TupleStruct(t) => match t.path.segments.last() {
+            Some(s) if s.ident == "Err" => false,
+            Some(s) if s.ident == "Ok" => !t.elems.iter().all(|e| matches!(e, syn::Pat::Wild(_))),
+            _ => true,
+        },
+        syn::Pat::Or(o) => o.cases.iter().any(keeps_handle),
+        _ => true,
     }
 }

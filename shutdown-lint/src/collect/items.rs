@@ -527,10 +527,14 @@ impl Collector<'_, '_> {
                 self.visit_expr(e);
             }
         }
-        if val.is_none()
-            && let Some(t) = init.and_then(|e| self.tuple_value(e))
-        {
-            // `let (_, http1) = cfg.as_ref();` of a tuple whose elements are known
+        let vague = match &val {
+            None => true,
+            Some(BindVal::Chain(c)) => c.pending.is_some(),
+            Some(_) => false,
+        };
+        if vague && let Some(t) = init.and_then(|e| self.alias_value(e)) {
+            // `let (_, http1) = cfg.as_ref();` of a tuple whose elements are known, `let
+            // dispatcher = dispatcher.clone();` of a workspace type
             val = Some(t);
         }
         if let syn::Pat::Type(t) = pat {
@@ -551,13 +555,14 @@ impl Collector<'_, '_> {
         self.bind_unwrapped(pat, val);
     }
 
-    /// The tuple a binding holds, also through `&x`, `*x`, `x.as_ref()`, `x.clone()`,
-    /// `x.deref()`, `x.borrow()`.
-    fn tuple_value(&self, e: &syn::Expr) -> Option<BindVal> {
+    /// The tuple, or value of a workspace type, a binding holds, also through `&x`, `*x`,
+    /// `x.as_ref()`, `x.clone()`, `x.deref()`, `x.borrow()` (`let dispatcher =
+    /// dispatcher.clone();` of a `dispatcher: &Dispatcher`).
+    fn alias_value(&self, e: &syn::Expr) -> Option<BindVal> {
         match e {
-            syn::Expr::Paren(p) => self.tuple_value(&p.expr),
-            syn::Expr::Reference(r) => self.tuple_value(&r.expr),
-            syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => self.tuple_value(&u.expr),
+            syn::Expr::Paren(p) => self.alias_value(&p.expr),
+            syn::Expr::Reference(r) => self.alias_value(&r.expr),
+            syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => self.alias_value(&u.expr),
             syn::Expr::MethodCall(m)
                 if m.args.is_empty()
                     && matches!(
@@ -565,7 +570,7 @@ impl Collector<'_, '_> {
                         "as_ref" | "clone" | "deref" | "borrow"
                     ) =>
             {
-                self.tuple_value(&m.receiver)
+                self.alias_value(&m.receiver)
             }
             syn::Expr::Path(p) => {
                 let name = p.path.get_ident()?.to_string();
@@ -574,7 +579,7 @@ impl Collector<'_, '_> {
                     .is_binding(&name)
                     .then(|| self.binding_val(&name))??
                 {
-                    t @ BindVal::Tuple(_) => Some(t.clone()),
+                    t @ (BindVal::Tuple(_) | BindVal::Typed(_)) => Some(t.clone()),
                     _ => None,
                 }
             }

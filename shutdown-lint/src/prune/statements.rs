@@ -273,7 +273,9 @@ fn own_blocks(code: &[u8], start: usize, end: usize) -> Vec<(usize, usize)> {
                 };
                 // `Foo { a, b }`, `Self { .. } = self`: a struct's literal or pattern is
                 // the statement's own text (its names are bound or used right there)
-                if !after_type_name(code, start, k) {
+                // `match handle { Ok(_) => {} .. }` on a binding: its arms are what the
+                // binding's value becomes (a handle kept or dropped), read with it
+                if !after_type_name(code, start, k) && !matches_a_binding(code, start, k) {
                     out.push((k, c));
                 }
                 k = c + 1;
@@ -343,6 +345,19 @@ const KEYWORDS: &[&[u8]] = &[
 
 /// Whether the `{` at `at` follows a name starting with a capital (`Foo {`, `Self {`,
 /// `a::Foo {`): a struct's literal or pattern rather than a block.
+/// Whether `start..at` is `match name` (a binding's name, the `{` at `at` its arms).
+fn matches_a_binding(code: &[u8], start: usize, at: usize) -> bool {
+    let text = code[start..at].trim_ascii();
+    let Some(rest) = text.strip_prefix(b"match") else {
+        return false;
+    };
+    let name = rest.trim_ascii_start();
+    name.len() < rest.len()
+        && !name.is_empty()
+        && !name[0].is_ascii_digit()
+        && name.iter().all(|&c| is_ident(c))
+}
+
 fn after_type_name(code: &[u8], start: usize, at: usize) -> bool {
     let mut k = at;
     while k > start && code[k - 1].is_ascii_whitespace() {
@@ -483,6 +498,16 @@ mod tests {
         assert_eq!(
             pruned(src, &["spawn"]),
             "fn f() { let h = thread::spawn(w); let r = Recorder { h }; r }"
+        );
+    }
+
+    #[test]
+    fn a_match_on_what_a_word_bound_keeps_its_arms() {
+        let src =
+            "fn f() { let h = thread::spawn(w); x(); match h { Ok(_) => {} Err(e) => log(e) } }";
+        assert_eq!(
+            pruned(src, &["spawn"]),
+            "fn f() { let h = thread::spawn(w); match h { Ok(_) => {} Err(e) => log(e) } }"
         );
     }
 

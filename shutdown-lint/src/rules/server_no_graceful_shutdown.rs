@@ -121,27 +121,35 @@ pub fn sites(model: &FileModel) -> Vec<ServerSite> {
         {
             continue;
         }
-        // where it starts serving: the root call, or the first serving method written here
-        let site = if api.serve.is_empty() {
-            uses.iter().find(|u| !u.chain.via_binding).map(|u| {
-                // as written, then what it is when that differs (`axum_0_7::serve`)
-                let shown = crate::model::as_written(
-                    u.chain.written.as_deref(),
-                    &u.chain.root_str(),
-                    |p| format!("`{p}`"),
-                );
-                (u.chain.root_region, u, shown)
-            })
-        } else {
-            uses.iter().find_map(|u| {
-                u.chain.steps.iter().enumerate().find_map(|(i, s)| {
-                    (u.chain.is_local_step(i) && api.serve.contains(&s.name.as_str()))
-                        .then(|| (s.region, u, format!("{} `.{}(..)`", api.name, s.name)))
+        // where it starts serving: the root call, or each serving method written here (a
+        // server built once and run in either branch of an `if`: TLS or not)
+        let starts: Vec<(Region, &ChainUse, String)> = if api.serve.is_empty() {
+            uses.iter()
+                .find(|u| !u.chain.via_binding)
+                .map(|u| {
+                    // as written, then what it is when that differs (`axum_0_7::serve`)
+                    let shown = crate::model::as_written(
+                        u.chain.written.as_deref(),
+                        &u.chain.root_str(),
+                        |p| format!("`{p}`"),
+                    );
+                    (u.chain.root_region, *u, shown)
                 })
-            })
-        };
-        let Some((region, u, what)) = site else {
-            continue;
+                .into_iter()
+                .collect()
+        } else {
+            let mut all: Vec<(Region, &ChainUse, String)> = Vec::new();
+            for u in uses {
+                for (i, s) in u.chain.steps.iter().enumerate() {
+                    if u.chain.is_local_step(i)
+                        && api.serve.contains(&s.name.as_str())
+                        && !all.iter().any(|(r, _, _)| *r == s.region)
+                    {
+                        all.push((s.region, *u, format!("{} `.{}(..)`", api.name, s.name)));
+                    }
+                }
+            }
+            all
         };
         let instead = api.missing.map_or_else(
             || {
@@ -167,17 +175,19 @@ pub fn sites(model: &FileModel) -> Vec<ServerSite> {
             "it never drains: it accepts until its future is dropped or the process exits, \
              and then cuts every connection and request in flight"
         };
-        out.push(ServerSite {
-            region,
-            root: key.0,
-            item: u.ctx.item.clone(),
-            message: format!("{what} serves with no graceful shutdown (no {instead}): {cost}"),
-            help: if api.runtime_server {
-                format!("{}; {RUNTIME_HELP}", api.help)
-            } else {
-                api.help.to_string()
-            },
-        });
+        for (region, u, what) in starts {
+            out.push(ServerSite {
+                region,
+                root: key.0,
+                item: u.ctx.item.clone(),
+                message: format!("{what} serves with no graceful shutdown (no {instead}): {cost}"),
+                help: if api.runtime_server {
+                    format!("{}; {RUNTIME_HELP}", api.help)
+                } else {
+                    api.help.to_string()
+                },
+            });
+        }
     }
     out.sort_by_key(|s| s.region.offset);
     out
