@@ -43,6 +43,8 @@ pub const BODY_WORDS: &[&str] = &[
     "timeout_connect",
     // reqwest's `*req.timeout_mut() = Some(d)`
     "timeout_mut",
+    // object_store's `ClientOptions::new().with_timeout(d)`
+    "with_timeout",
     // `.serve(..)` too: the word starts after the dot
     "serve(",
     "serve_",
@@ -82,8 +84,15 @@ const WHOLE_WORDS: &[&str] = &[
 /// Byte-scan needles that let a file through but do not keep a body on their own: a
 /// server is only started by a `serve` (a body word), a signal handler through
 /// `SignalKind`/`signal`/`ctrl_c`, a hyper client through `Client`/`Builder`/`handshake`.
-pub const FILE_ONLY_NEEDLES: &[&str] =
-    &["axum", "tonic", "warp", "hyper", "terminate", "interrupt"];
+pub const FILE_ONLY_NEEDLES: &[&str] = &[
+    "axum",
+    "tonic",
+    "warp",
+    "hyper",
+    "terminate",
+    "interrupt",
+    "object_store",
+];
 
 /// Whether the identifier around `bytes[start..end]` (a `spawn` needle) is a spawn's
 /// name a rule reads (`spawn`, `spawn_blocking`, `spawn_named`, ...) or a configured one

@@ -476,6 +476,15 @@ pub const TONIC: HttpLib = HttpLib {
     build_methods: &["connect", "connect_lazy"],
     help: "lower the endpoint's `.timeout(..)` below `drain-budget` (a call cut by the deploy's SIGKILL is lost), or raise the budget (and the deploy grace period)",
 };
+/// object_store's `ClientOptions` (the HTTP client of its S3, GCS and Azure stores):
+/// `.with_timeout(d)` bounds every request a store makes.
+pub const OBJECT_STORE: HttpLib = HttpLib {
+    name: "object_store",
+    default_timeout: None,
+    timeout_methods: &["with_timeout"],
+    build_methods: &[],
+    help: "lower the client options' `.with_timeout(..)` below `drain-budget` (a request cut by the deploy's SIGKILL is lost), or raise the budget (and the deploy grace period)",
+};
 /// A wrapper named in config (`[http] no-timeout`).
 pub const WRAPPER: HttpLib = HttpLib {
     name: "configured wrapper",
@@ -524,6 +533,18 @@ pub const HTTP_CTORS: &[(&str, HttpKind, &HttpLib)] = &[
         "tonic::transport::Channel::builder",
         HttpKind::Channel,
         &TONIC,
+    ),
+    // object_store's client options (kellnr's and parseable's S3 stores:
+    // `ClientOptions::new().with_timeout(Duration::from_secs(120))`)
+    (
+        "object_store::ClientOptions::new",
+        HttpKind::Channel,
+        &OBJECT_STORE,
+    ),
+    (
+        "object_store::ClientOptions::default",
+        HttpKind::Channel,
+        &OBJECT_STORE,
     ),
     ("reqwest::Client::new", HttpKind::Client, &REQWEST),
     ("reqwest::Client::default", HttpKind::Client, &REQWEST),
@@ -1198,6 +1219,7 @@ pub const NEEDLES: &[&str] = &[
     "HttpServer",
     "actix_server",
     "TokioExecutor",
+    "object_store",
     "shutdown-lint",
 ];
 
