@@ -184,6 +184,8 @@ pub struct FileAnalysis {
     pub open_fields: Vec<crate::model::OpenField>,
     /// Timeout arguments reading a parameter whose callers are in other files.
     pub open_params: Vec<crate::model::OpenParam>,
+    /// Timeout arguments reading a const another file declares.
+    pub open_consts: Vec<crate::model::OpenConst>,
     /// Those parameters' arguments valued by the callers of other files: step, argument,
     /// region, seconds and where (for the message).
     pub passed_values: Vec<(usize, usize, Region, f64, String)>,
@@ -547,6 +549,45 @@ impl Analyzer {
         Some(out)
     }
 
+    /// The consts `text` (a whole file) declares among `wanted` (names): name, path from
+    /// the crate root, whether it is a duration, its value (seconds, or the number) and
+    /// line; `None` if it does not parse.
+    ///
+    /// # Examples
+    /// ```
+    /// use shutdown_lint::analysis::{Analyzer, FileContext};
+    /// use shutdown_lint::config::Config;
+    /// let src = "use std::time::Duration;\nconst REQUEST_TIMEOUT_SECS: u64 = 120;\n\
+    ///            pub mod http {\n    pub const DEFAULT: std::time::Duration = std::time::Duration::from_secs(900);\n}\n";
+    /// let wanted = ["REQUEST_TIMEOUT_SECS".to_string(), "DEFAULT".to_string()];
+    /// let found = Analyzer::new(&Config::default())
+    ///     .const_values(src, &FileContext::default(), &wanted)
+    ///     .unwrap();
+    /// let values: Vec<_> = found.iter().map(|(n, p, dur, v, _)| (n.as_str(), p.join("::"), *dur, *v)).collect();
+    /// assert_eq!(values, [
+    ///     ("REQUEST_TIMEOUT_SECS", "crate::REQUEST_TIMEOUT_SECS".to_string(), false, 120.0),
+    ///     ("DEFAULT", "crate::http::DEFAULT".to_string(), true, 900.0),
+    /// ]);
+    /// ```
+    pub fn const_values(
+        &self,
+        text: &str,
+        fctx: &FileContext,
+        wanted: &[String],
+    ) -> Option<Vec<(String, Vec<String>, bool, f64, usize)>> {
+        let cleaned = blank_preamble(text);
+        let file = crate::edition::parse_file(&cleaned, fctx.edition).ok();
+        let Some(file) = file else {
+            proc_macro2::extra::invalidate_current_thread_spans();
+            return None;
+        };
+        let index = LineIndex::new(text);
+        let copts = self.collect_options(fctx);
+        let out = collect::const_values(&file, &index, &copts, wanted);
+        proc_macro2::extra::invalidate_current_thread_spans();
+        Some(out)
+    }
+
     /// Analyses one file.
     pub fn analyze(&self, path: &Path, text: &str, fctx: &FileContext) -> FileAnalysis {
         let config = &*self.config;
@@ -719,10 +760,14 @@ impl Analyzer {
             .filter(|cu| cu.chain.pending.is_some())
             .cloned()
             .collect();
-        if !model.open_fields.is_empty() || !model.open_params.is_empty() {
+        if !model.open_fields.is_empty()
+            || !model.open_params.is_empty()
+            || !model.open_consts.is_empty()
+        {
             let open = |offset: usize| {
                 model.open_fields.iter().any(|o| o.step == offset)
                     || model.open_params.iter().any(|o| o.step == offset)
+                    || model.open_consts.iter().any(|o| o.step == offset)
             };
             a.open_chains = model
                 .chains
@@ -735,6 +780,7 @@ impl Analyzer {
                 .collect();
             a.open_fields = model.open_fields.clone();
             a.open_params = model.open_params.clone();
+            a.open_consts = model.open_consts.clone();
         }
         if !a.pending.is_empty() {
             a.client_flow = model.client_flow.clone();
@@ -763,6 +809,7 @@ impl FileAnalysis {
         let open = |at: usize| {
             self.open_fields.iter().any(|o| o.step == at)
                 || self.open_params.iter().any(|o| o.step == at)
+                || self.open_consts.iter().any(|o| o.step == at)
         };
         let waiting: Vec<ChainUse> = chains
             .iter()
@@ -833,6 +880,7 @@ impl FileAnalysis {
             }
         }
         self.open_params.clear();
+        self.open_consts.clear();
         let mut origins = Vec::new();
         let mut valued = Vec::new();
         for (step, arg, region, secs, via) in longest.into_values() {

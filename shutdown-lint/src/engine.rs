@@ -226,6 +226,7 @@ pub fn lint_paths(paths: &[PathBuf], opts: &LintOptions) -> Result<LintReport, L
     let ws = workspace_model(&jobs, &mut analyses, &analyzer_of);
     workspace_phase(&jobs, &mut analyses, &configs, &ws, &mut cross);
     param_args_phase(&jobs, &mut analyses, &analyzer_of);
+    const_values_phase(&jobs, &mut analyses, &analyzer_of);
     field_writes_phase(&jobs, &mut analyses, &configs, &analyzer_of, &mut cross);
     client_pass_phase(&jobs, &mut analyses);
     let binaries = sigterm_across_binaries(
@@ -755,6 +756,77 @@ fn param_args_phase(
                     passed: Some(how.clone()),
                 });
             }
+        }
+    }
+}
+
+/// Phase 3a': timeouts that read a const declared in another file (`Duration::from_secs(
+/// REQUEST_TIMEOUT_SECS)` after `use super::{.., REQUEST_TIMEOUT_SECS}`). Only when some file
+/// has one: the files whose text declares such a name (`const NAME`; test code skipped) are
+/// read, on all cores. The declaration at the path the name resolves to counts; when no
+/// declaration is at that path (a re-export between them), the name's declarations count
+/// only if they all agree.
+fn const_values_phase(
+    jobs: &[Job],
+    analyses: &mut [FileAnalysis],
+    analyzer_of: &(dyn Fn(&Job) -> Arc<Analyzer> + Sync),
+) {
+    let wanted: BTreeSet<String> = analyses
+        .iter()
+        .flat_map(|a| &a.open_consts)
+        .map(|o| o.name.clone())
+        .collect();
+    if wanted.is_empty() {
+        return;
+    }
+    let wanted: Vec<String> = wanted.into_iter().collect();
+    let needles: Vec<String> = wanted.iter().map(|n| format!("const {n}")).collect();
+    let readers: Vec<usize> = (0..jobs.len())
+        .filter(|&i| !analyses[i].skipped_as_test)
+        .collect();
+    let results = crate::pool::map_on_large_stacks(&readers, None, |&i| {
+        let job = &jobs[i];
+        let text = std::fs::read_to_string(&job.abs).ok()?;
+        let here: Vec<String> = (0..wanted.len())
+            .filter(|&k| memchr::memmem::find(text.as_bytes(), needles[k].as_bytes()).is_some())
+            .map(|k| wanted[k].clone())
+            .collect();
+        if here.is_empty() {
+            return None;
+        }
+        analyzer_of(job).const_values(&text, &file_context(job), &here)
+    });
+    // by name: every declaration, with where (for the message)
+    let mut decls: HashMap<String, Vec<(Vec<String>, bool, f64, String)>> = HashMap::new();
+    for (&i, r) in readers.iter().zip(results) {
+        for (name, canon, dur, v, line) in r.flatten().into_iter().flatten() {
+            let via = format!(
+                "the const `{name}`, line {line} of {}",
+                analyses[i].path.display()
+            );
+            decls.entry(name).or_default().push((canon, dur, v, via));
+        }
+    }
+    for a in analyses.iter_mut() {
+        for o in std::mem::take(&mut a.open_consts) {
+            let Some(all) = decls.get(&o.name) else {
+                continue;
+            };
+            let exact = all.iter().find(|d| d.0 == o.canon);
+            let agreed = all
+                .iter()
+                .all(|d| d.1 == all[0].1 && d.2 == all[0].2)
+                .then(|| &all[0]);
+            let Some((_, dur, v, via)) = exact.or(agreed) else {
+                continue;
+            };
+            let secs = match (o.factor, dur) {
+                (None, true) => *v,
+                (Some(f), false) => v * f,
+                _ => continue,
+            };
+            a.passed_values
+                .push((o.step, o.arg, o.region, secs, via.clone()));
         }
     }
 }

@@ -452,6 +452,9 @@ pub struct FileModel {
     /// Timeout arguments reading a parameter no call in the file passes a known value to:
     /// valued later from the workspace's other callers.
     pub open_params: Vec<OpenParam>,
+    /// Timeout arguments reading a const another file declares: valued later from that
+    /// declaration.
+    pub open_consts: Vec<OpenConst>,
 }
 
 /// A field of a type, and how a timeout reads it: a duration, or a number of units
@@ -556,6 +559,24 @@ pub struct OpenParam {
     pub region: Region,
     /// The parameter.
     pub key: ParamKey,
+}
+
+/// A timeout argument that reads a const declared in another file of the workspace
+/// (`Duration::from_secs(REQUEST_TIMEOUT_SECS)` after `use super::REQUEST_TIMEOUT_SECS;`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct OpenConst {
+    /// Byte offset of the step's method name (the step in every chain that carries it).
+    pub step: usize,
+    /// Position of the argument.
+    pub arg: usize,
+    /// The argument as written.
+    pub region: Region,
+    /// The const's name.
+    pub name: String,
+    /// The path the name resolves to in the reading file.
+    pub canon: Vec<String>,
+    /// `Some(f)`: the const is a number of units of `f` seconds; `None`: a duration.
+    pub factor: Option<f64>,
 }
 
 /// What a call in another file passes to an [`OpenParam`]'s parameter.

@@ -469,6 +469,67 @@ fn a_parameter_passed_on_by_its_caller_is_valued_by_the_callers_of_that_caller()
     );
 }
 
+/// A timeout read from a const declared in another file (parseable's
+/// `with_timeout(Duration::from_secs(REQUEST_TIMEOUT_SECS))`, the const in the parent module,
+/// 120 s): the declaration at the path the name resolves to; a same-named const elsewhere
+/// does not count.
+#[test]
+fn a_const_declared_in_another_file_values_the_timeout_that_reads_it() {
+    let d = one_package("store");
+    let root = d.path();
+    write(root, "shutdown-lint.toml", "drain-budget = \"25s\"\n");
+    write(
+        root,
+        "src/lib.rs",
+        "pub mod storage;\npub mod quick;\n\npub const REQUEST_TIMEOUT_SECS: u64 = 5;\n",
+    );
+    write(
+        root,
+        "src/storage/mod.rs",
+        "pub mod s3;\n\nconst REQUEST_TIMEOUT_SECS: u64 = 120;\npub const CONNECT: std::time::Duration = std::time::Duration::from_secs(60);\n",
+    );
+    write(
+        root,
+        "src/storage/s3.rs",
+        "use std::time::Duration;\nuse object_store::ClientOptions;\nuse super::{CONNECT, REQUEST_TIMEOUT_SECS};\n\n\
+         pub fn options() -> ClientOptions {\n    ClientOptions::new()\n        .with_timeout(Duration::from_secs(REQUEST_TIMEOUT_SECS))\n}\n\n\
+         pub fn client() -> reqwest::Result<reqwest::Client> {\n    reqwest::Client::builder().timeout(CONNECT).build()\n}\n",
+    );
+    write(
+        root,
+        "src/quick.rs",
+        "use std::time::Duration;\nuse crate::REQUEST_TIMEOUT_SECS;\n\n\
+         pub fn client() -> reqwest::Result<reqwest::Client> {\n    \
+         reqwest::Client::builder().timeout(Duration::from_secs(REQUEST_TIMEOUT_SECS)).build()\n}\n",
+    );
+    let report = lint_here(root);
+    let got: Vec<String> = report
+        .active()
+        .map(|f| {
+            format!(
+                "{}:{} {} {}",
+                f.path.display(),
+                f.region.line,
+                f.rule,
+                f.message
+            )
+        })
+        .collect();
+    assert_eq!(got.len(), 2, "{got:#?}");
+    assert!(
+        got[0].starts_with(
+            "src/storage/s3.rs:7 http-timeout-over-budget `.with_timeout(..)` of 120 s (the const `REQUEST_TIMEOUT_SECS`, line 3 of src/storage/mod.rs)"
+        ),
+        "{got:#?}"
+    );
+    assert!(
+        got[1].starts_with(
+            "src/storage/s3.rs:11 http-timeout-over-budget `.timeout(..)` of 60 s (the const `CONNECT`, line 4 of src/storage/mod.rs)"
+        ),
+        "{got:#?}"
+    );
+}
+
 #[test]
 fn a_client_passed_to_a_function_of_another_file_that_bounds_its_requests_is_not_reported() {
     let d = one_package("cluster");

@@ -39,6 +39,12 @@ pub(super) enum Source {
     },
     /// Field `field` of `owner` (the last segment of the `impl`'s type).
     Field { owner: String, field: String },
+    /// A const another file declares (`REQUEST_TIMEOUT_SECS`, imported by a `use`), by
+    /// name and the path it resolves to.
+    Const {
+        name: String,
+        canon: crate::resolve::Canon,
+    },
 }
 
 /// An argument of a timeout step whose value the walk did not know.
@@ -78,6 +84,12 @@ impl Collector<'_, '_> {
             None => (inner, None),
         };
         let source = match inner {
+            syn::Expr::Path(p) if p.qself.is_none() && self.foreign_const(&p.path).is_some() => {
+                let Some((name, canon)) = self.foreign_const(&p.path) else {
+                    return;
+                };
+                Source::Const { name, canon }
+            }
             syn::Expr::Path(p) if p.qself.is_none() => {
                 let Some(name) = p.path.get_ident().map(ToString::to_string) else {
                     return;
@@ -156,6 +168,7 @@ impl Collector<'_, '_> {
         self.deferred.iter().any(|d| match &d.source {
             Source::Param { name, .. } => twice(name),
             Source::Field { field, .. } => twice(field),
+            Source::Const { .. } => false,
         })
     }
 
@@ -234,6 +247,72 @@ impl Collector<'_, '_> {
         Some((x, f))
     }
 
+    /// A path naming a const the file does not declare (`REQUEST_TIMEOUT_SECS` brought in by
+    /// `use super::{..}`, `crate::http::DEFAULT_TIMEOUT`): its name (an upper-case name,
+    /// not a local) and what it resolves to.
+    fn foreign_const(&self, p: &syn::Path) -> Option<(String, crate::resolve::Canon)> {
+        let name = p.segments.last()?.ident.to_string();
+        let const_like = name.bytes().any(|b| b.is_ascii_uppercase())
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_');
+        if !const_like || self.consts.contains_key(&name) || self.resolver.is_binding(&name) {
+            return None;
+        }
+        match self.resolve(p, true) {
+            crate::resolve::Resolution::Path(canon) => Some((name, canon)),
+            _ => None,
+        }
+    }
+
+    /// The consts `file` (this collector's file, as written) declares among `wanted`
+    /// (names): name, what it resolves to from this file's root (`crate::module::NAME`),
+    /// whether it is a duration, its value (seconds, or the number), and its line.
+    pub(super) fn const_values(
+        &self,
+        file: &syn::File,
+        wanted: &[String],
+    ) -> Vec<(String, crate::resolve::Canon, bool, f64, usize)> {
+        let mut out = Vec::new();
+        let mut found = Vec::new();
+        fn walk<'a>(
+            items: &'a [syn::Item],
+            path: &mut Vec<String>,
+            out: &mut Vec<(Vec<String>, &'a syn::ItemConst)>,
+        ) {
+            for i in items {
+                match i {
+                    syn::Item::Const(c) => out.push((path.clone(), c)),
+                    syn::Item::Mod(m) => {
+                        if let Some((_, items)) = &m.content {
+                            path.push(m.ident.to_string());
+                            walk(items, path, out);
+                            path.pop();
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        walk(&file.items, &mut Vec::new(), &mut found);
+        for (module, c) in found {
+            let name = c.ident.to_string();
+            if !wanted.contains(&name) {
+                continue;
+            }
+            let (dur, v) = match self.consts.get(&name) {
+                Some(super::state::BindVal::Duration(d)) => (true, *d),
+                Some(super::state::BindVal::Num(n)) => (false, *n),
+                _ => continue,
+            };
+            let mut canon = self.opts.file_module.clone();
+            canon.extend(module);
+            canon.push(name.clone());
+            out.push((name, canon, dur, v, c.ident.span().start().line));
+        }
+        out
+    }
+
     /// The seconds a field's declared default stands for ([`AttrDefault`]).
     fn eval_default(&self, d: &AttrDefault, factor: Option<f64>) -> Option<f64> {
         match (&d.value, factor) {
@@ -267,6 +346,16 @@ impl Collector<'_, '_> {
 
     fn open(&mut self, d: &Deferred) {
         match &d.source {
+            Source::Const { name, canon } => {
+                self.model.open_consts.push(crate::model::OpenConst {
+                    step: d.step,
+                    arg: d.arg,
+                    region: d.region,
+                    name: name.clone(),
+                    canon: canon.clone(),
+                    factor: d.factor,
+                });
+            }
             Source::Field { owner, field } => {
                 self.model.open_fields.push(crate::model::OpenField {
                     step: d.step,

@@ -131,6 +131,24 @@ pub fn param_args(
     c.param_args(file, wanted)
 }
 
+/// The consts a file declares among `wanted` (names): name, path from the crate root,
+/// whether it is a duration, its value (seconds, or the number) and line. `file` is the whole
+/// file, as written.
+pub fn const_values(
+    file: &syn::File,
+    index: &LineIndex<'_>,
+    opts: &CollectOptions,
+    wanted: &[String],
+) -> Vec<(String, crate::resolve::Canon, bool, f64, usize)> {
+    let tree = ModuleTree::build(&file.items, opts.file_module.clone());
+    let mut finder = ConstFinder::default();
+    for item in &file.items {
+        finder.visit_item(item);
+    }
+    let c = Collector::new(tree, finder, index, opts);
+    c.const_values(file, wanted)
+}
+
 /// A chain that makes an HTTP client or client builder of a library the rules know.
 /// A builder whose chain sets a timeout is not reported, so it needs no flow (the parse
 /// that reads it costs as much as the file's own). A chain on a receiver only the
