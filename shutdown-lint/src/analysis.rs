@@ -549,9 +549,8 @@ impl Analyzer {
         Some(out)
     }
 
-    /// The consts `text` (a whole file) declares among `wanted` (names): name, path from
-    /// the crate root, whether it is a duration, its value (seconds, or the number) and
-    /// line; `None` if it does not parse.
+    /// The consts `text` (a whole file) declares among `wanted` (names), with their paths
+    /// from the crate root; `None` if it does not parse.
     ///
     /// # Examples
     /// ```
@@ -563,7 +562,7 @@ impl Analyzer {
     /// let found = Analyzer::new(&Config::default())
     ///     .const_values(src, &FileContext::default(), &wanted)
     ///     .unwrap();
-    /// let values: Vec<_> = found.iter().map(|(n, p, dur, v, _)| (n.as_str(), p.join("::"), *dur, *v)).collect();
+    /// let values: Vec<_> = found.iter().map(|c| (c.name.as_str(), c.path.join("::"), c.duration, c.value)).collect();
     /// assert_eq!(values, [
     ///     ("REQUEST_TIMEOUT_SECS", "crate::REQUEST_TIMEOUT_SECS".to_string(), false, 120.0),
     ///     ("DEFAULT", "crate::http::DEFAULT".to_string(), true, 900.0),
@@ -574,7 +573,7 @@ impl Analyzer {
         text: &str,
         fctx: &FileContext,
         wanted: &[String],
-    ) -> Option<Vec<(String, Vec<String>, bool, f64, usize)>> {
+    ) -> Option<Vec<crate::model::ConstDecl>> {
         let cleaned = blank_preamble(text);
         let file = crate::edition::parse_file(&cleaned, fctx.edition).ok();
         let Some(file) = file else {

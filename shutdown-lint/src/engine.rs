@@ -797,14 +797,16 @@ fn const_values_phase(
         analyzer_of(job).const_values(&text, &file_context(job), &here)
     });
     // by name: every declaration, with where (for the message)
-    let mut decls: HashMap<String, Vec<(Vec<String>, bool, f64, String)>> = HashMap::new();
+    let mut decls: HashMap<String, Vec<(crate::model::ConstDecl, String)>> = HashMap::new();
     for (&i, r) in readers.iter().zip(results) {
-        for (name, canon, dur, v, line) in r.flatten().into_iter().flatten() {
+        for c in r.flatten().into_iter().flatten() {
             let via = format!(
-                "the const `{name}`, line {line} of {}",
+                "the const `{}`, line {} of {}",
+                c.name,
+                c.line,
                 analyses[i].path.display()
             );
-            decls.entry(name).or_default().push((canon, dur, v, via));
+            decls.entry(c.name.clone()).or_default().push((c, via));
         }
     }
     for a in analyses.iter_mut() {
@@ -812,17 +814,17 @@ fn const_values_phase(
             let Some(all) = decls.get(&o.name) else {
                 continue;
             };
-            let exact = all.iter().find(|d| d.0 == o.canon);
+            let exact = all.iter().find(|d| d.0.path == o.canon);
             let agreed = all
                 .iter()
-                .all(|d| d.1 == all[0].1 && d.2 == all[0].2)
+                .all(|d| d.0.duration == all[0].0.duration && d.0.value == all[0].0.value)
                 .then(|| &all[0]);
-            let Some((_, dur, v, via)) = exact.or(agreed) else {
+            let Some((c, via)) = exact.or(agreed) else {
                 continue;
             };
-            let secs = match (o.factor, dur) {
-                (None, true) => *v,
-                (Some(f), false) => v * f,
+            let secs = match (o.factor, c.duration) {
+                (None, true) => c.value,
+                (Some(f), false) => c.value * f,
                 _ => continue,
             };
             a.passed_values

@@ -579,6 +579,21 @@ pub struct OpenConst {
     pub factor: Option<f64>,
 }
 
+/// A numeric or duration const a file declares (what an [`OpenConst`] is valued from).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConstDecl {
+    /// Its name.
+    pub name: String,
+    /// Its path from the crate root (`crate::storage::REQUEST_TIMEOUT_SECS`).
+    pub path: Vec<String>,
+    /// A duration (`value` in seconds), or a number.
+    pub duration: bool,
+    /// Its value.
+    pub value: f64,
+    /// Its line.
+    pub line: usize,
+}
+
 /// What a call in another file passes to an [`OpenParam`]'s parameter.
 #[derive(Debug, Clone, PartialEq)]
 pub enum PassedArg {

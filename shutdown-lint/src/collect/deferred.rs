@@ -266,13 +266,12 @@ impl Collector<'_, '_> {
     }
 
     /// The consts `file` (this collector's file, as written) declares among `wanted`
-    /// (names): name, what it resolves to from this file's root (`crate::module::NAME`),
-    /// whether it is a duration, its value (seconds, or the number), and its line.
+    /// (names), with their paths from the crate root (`crate::module::NAME`).
     pub(super) fn const_values(
         &self,
         file: &syn::File,
         wanted: &[String],
-    ) -> Vec<(String, crate::resolve::Canon, bool, f64, usize)> {
+    ) -> Vec<crate::model::ConstDecl> {
         let mut out = Vec::new();
         let mut found = Vec::new();
         fn walk<'a>(
@@ -305,10 +304,16 @@ impl Collector<'_, '_> {
                 Some(super::state::BindVal::Num(n)) => (false, *n),
                 _ => continue,
             };
-            let mut canon = self.opts.file_module.clone();
-            canon.extend(module);
-            canon.push(name.clone());
-            out.push((name, canon, dur, v, c.ident.span().start().line));
+            let mut path = self.opts.file_module.clone();
+            path.extend(module);
+            path.push(name.clone());
+            out.push(crate::model::ConstDecl {
+                name,
+                path,
+                duration: dur,
+                value: v,
+                line: c.ident.span().start().line,
+            });
         }
         out
     }

@@ -131,15 +131,14 @@ pub fn param_args(
     c.param_args(file, wanted)
 }
 
-/// The consts a file declares among `wanted` (names): name, path from the crate root,
-/// whether it is a duration, its value (seconds, or the number) and line. `file` is the whole
-/// file, as written.
+/// The consts a file declares among `wanted` (names). `file` is the whole file, as
+/// written.
 pub fn const_values(
     file: &syn::File,
     index: &LineIndex<'_>,
     opts: &CollectOptions,
     wanted: &[String],
-) -> Vec<(String, crate::resolve::Canon, bool, f64, usize)> {
+) -> Vec<crate::model::ConstDecl> {
     let tree = ModuleTree::build(&file.items, opts.file_module.clone());
     let mut finder = ConstFinder::default();
     for item in &file.items {
