@@ -486,17 +486,9 @@ impl Analyzer {
         fctx: &FileContext,
         wanted: &[crate::model::FieldKey],
     ) -> Option<Vec<(usize, f64, usize)>> {
-        let cleaned = blank_preamble(text);
-        let file = crate::edition::parse_file(&cleaned, fctx.edition).ok();
-        let Some(file) = file else {
-            proc_macro2::extra::invalidate_current_thread_spans();
-            return None;
-        };
-        let index = LineIndex::new(text);
-        let copts = self.collect_options(fctx);
-        let out = collect::field_writes(&file, &index, &copts, wanted);
-        proc_macro2::extra::invalidate_current_thread_spans();
-        Some(out)
+        self.read_whole(text, fctx, |file, index, copts| {
+            collect::field_writes(file, index, copts, wanted)
+        })
     }
 
     /// What `text` (a whole file) passes to the `wanted` parameters of functions declared
@@ -536,17 +528,9 @@ impl Analyzer {
         fctx: &FileContext,
         wanted: &[crate::model::ParamKey],
     ) -> Option<Vec<(usize, crate::model::PassedArg, usize, String)>> {
-        let cleaned = blank_preamble(text);
-        let file = crate::edition::parse_file(&cleaned, fctx.edition).ok();
-        let Some(file) = file else {
-            proc_macro2::extra::invalidate_current_thread_spans();
-            return None;
-        };
-        let index = LineIndex::new(text);
-        let copts = self.collect_options(fctx);
-        let out = collect::param_args(&file, &index, &copts, wanted);
-        proc_macro2::extra::invalidate_current_thread_spans();
-        Some(out)
+        self.read_whole(text, fctx, |file, index, copts| {
+            collect::param_args(file, index, copts, wanted)
+        })
     }
 
     /// The consts `text` (a whole file) declares among `wanted` (names), with their paths
@@ -574,17 +558,27 @@ impl Analyzer {
         fctx: &FileContext,
         wanted: &[String],
     ) -> Option<Vec<crate::model::ConstDecl>> {
+        self.read_whole(text, fctx, |file, index, copts| {
+            collect::const_values(file, index, copts, wanted)
+        })
+    }
+
+    /// Parses `text` (a whole file, as written) and runs `read` over it, for the cross-file
+    /// phases; `None` if it does not parse.
+    fn read_whole<T>(
+        &self,
+        text: &str,
+        fctx: &FileContext,
+        read: impl FnOnce(&syn::File, &LineIndex<'_>, &collect::CollectOptions) -> T,
+    ) -> Option<T> {
         let cleaned = blank_preamble(text);
         let file = crate::edition::parse_file(&cleaned, fctx.edition).ok();
-        let Some(file) = file else {
-            proc_macro2::extra::invalidate_current_thread_spans();
-            return None;
-        };
-        let index = LineIndex::new(text);
-        let copts = self.collect_options(fctx);
-        let out = collect::const_values(&file, &index, &copts, wanted);
+        let out = file.map(|file| {
+            let index = LineIndex::new(text);
+            read(&file, &index, &self.collect_options(fctx))
+        });
         proc_macro2::extra::invalidate_current_thread_spans();
-        Some(out)
+        out
     }
 
     /// Analyses one file.

@@ -39,6 +39,22 @@ fn one_package(name: &str) -> tempfile::TempDir {
 }
 
 /// The report of linting `root` from inside it.
+/// Each active finding as `path:line rule message`.
+fn active_lines(report: &shutdown_lint::engine::LintReport) -> Vec<String> {
+    report
+        .active()
+        .map(|f| {
+            format!(
+                "{}:{} {} {}",
+                f.path.display(),
+                f.region.line,
+                f.rule,
+                f.message
+            )
+        })
+        .collect()
+}
+
 fn lint_here(root: &Path) -> shutdown_lint::engine::LintReport {
     let opts = LintOptions {
         cwd: Some(root.to_path_buf()),
@@ -324,18 +340,7 @@ fn a_field_filled_in_by_another_file_values_the_timeout_that_reads_it() {
          reqwest::Client::builder().timeout(u.timeout).build()\n}\n",
     );
     let report = lint_here(root);
-    let got: Vec<String> = report
-        .active()
-        .map(|f| {
-            format!(
-                "{}:{} {} {}",
-                f.path.display(),
-                f.region.line,
-                f.rule,
-                f.message
-            )
-        })
-        .collect();
+    let got = active_lines(&report);
     assert_eq!(got.len(), 1, "{got:#?}");
     assert!(
         got[0].starts_with(
@@ -399,18 +404,7 @@ fn a_parameter_passed_by_callers_in_other_files_values_the_timeout_that_reads_it
          pub struct Client;\n\nimpl Client {\n    pub fn new(_: u64) -> Self {\n        Client\n    }\n}\n",
     );
     let report = lint_here(root);
-    let got: Vec<String> = report
-        .active()
-        .map(|f| {
-            format!(
-                "{}:{} {} {}",
-                f.path.display(),
-                f.region.line,
-                f.rule,
-                f.message
-            )
-        })
-        .collect();
+    let got = active_lines(&report);
     assert_eq!(got.len(), 1, "{got:#?}");
     assert!(
         got[0].starts_with(
@@ -448,18 +442,7 @@ fn a_parameter_passed_on_by_its_caller_is_valued_by_the_callers_of_that_caller()
          let _ = DynamicChannelPool::new(uri, MAX_GRPC_CHANNEL_TIMEOUT).await;\n}\n",
     );
     let report = lint_here(root);
-    let got: Vec<String> = report
-        .active()
-        .map(|f| {
-            format!(
-                "{}:{} {} {}",
-                f.path.display(),
-                f.region.line,
-                f.rule,
-                f.message
-            )
-        })
-        .collect();
+    let got = active_lines(&report);
     assert_eq!(got.len(), 1, "{got:#?}");
     assert!(
         got[0].starts_with(
@@ -503,18 +486,7 @@ fn a_const_declared_in_another_file_values_the_timeout_that_reads_it() {
          reqwest::Client::builder().timeout(Duration::from_secs(REQUEST_TIMEOUT_SECS)).build()\n}\n",
     );
     let report = lint_here(root);
-    let got: Vec<String> = report
-        .active()
-        .map(|f| {
-            format!(
-                "{}:{} {} {}",
-                f.path.display(),
-                f.region.line,
-                f.rule,
-                f.message
-            )
-        })
-        .collect();
+    let got = active_lines(&report);
     assert_eq!(got.len(), 2, "{got:#?}");
     assert!(
         got[0].starts_with(

@@ -94,6 +94,21 @@ pub fn collect(file: &syn::File, index: &LineIndex<'_>, opts: &CollectOptions) -
     c.model
 }
 
+/// A collector over a whole file as written (its modules and consts), for the cross-file
+/// reads below, which look at the file without walking it.
+fn whole_file<'a, 'i>(
+    file: &syn::File,
+    index: &'a LineIndex<'i>,
+    opts: &'a CollectOptions,
+) -> Collector<'a, 'i> {
+    let tree = ModuleTree::build(&file.items, opts.file_module.clone());
+    let mut finder = ConstFinder::default();
+    for item in &file.items {
+        finder.visit_item(item);
+    }
+    Collector::new(tree, finder, index, opts)
+}
+
 /// The known durations a file writes to the `wanted` fields (`(owner type's last segment,
 /// field)`), each with its line: what a timeout reading such a field in another file waits
 /// when this file filled the struct in (a config parser's default). `file` is the whole
@@ -104,13 +119,7 @@ pub fn field_writes(
     opts: &CollectOptions,
     wanted: &[crate::model::FieldKey],
 ) -> Vec<(usize, f64, usize)> {
-    let tree = ModuleTree::build(&file.items, opts.file_module.clone());
-    let mut finder = ConstFinder::default();
-    for item in &file.items {
-        finder.visit_item(item);
-    }
-    let c = Collector::new(tree, finder, index, opts);
-    c.field_writes(file, wanted)
+    whole_file(file, index, opts).field_writes(file, wanted)
 }
 
 /// What a file passes to the `wanted` parameters of functions declared elsewhere: `(index
@@ -122,13 +131,7 @@ pub fn param_args(
     opts: &CollectOptions,
     wanted: &[crate::model::ParamKey],
 ) -> Vec<(usize, crate::model::PassedArg, usize, String)> {
-    let tree = ModuleTree::build(&file.items, opts.file_module.clone());
-    let mut finder = ConstFinder::default();
-    for item in &file.items {
-        finder.visit_item(item);
-    }
-    let c = Collector::new(tree, finder, index, opts);
-    c.param_args(file, wanted)
+    whole_file(file, index, opts).param_args(file, wanted)
 }
 
 /// The consts a file declares among `wanted` (names). `file` is the whole file, as
@@ -139,13 +142,7 @@ pub fn const_values(
     opts: &CollectOptions,
     wanted: &[String],
 ) -> Vec<crate::model::ConstDecl> {
-    let tree = ModuleTree::build(&file.items, opts.file_module.clone());
-    let mut finder = ConstFinder::default();
-    for item in &file.items {
-        finder.visit_item(item);
-    }
-    let c = Collector::new(tree, finder, index, opts);
-    c.const_values(file, wanted)
+    whole_file(file, index, opts).const_values(file, wanted)
 }
 
 /// A chain that makes an HTTP client or client builder of a library the rules know.
