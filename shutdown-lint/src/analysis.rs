@@ -859,8 +859,8 @@ impl FileAnalysis {
             .filter_map(|o| {
                 let (secs, via) = writes.get(&o.key())?;
                 let via = match &o.passed {
-                    Some(p) => format!("{p}: {via}"),
-                    None => via.clone(),
+                    Some(p) if !p.is_empty() => format!("{p}: {via}"),
+                    _ => via.clone(),
                 };
                 Some((o.step, o.arg, o.region, *secs, via))
             });

@@ -227,6 +227,7 @@ pub fn lint_paths(paths: &[PathBuf], opts: &LintOptions) -> Result<LintReport, L
     workspace_phase(&jobs, &mut analyses, &configs, &ws, &mut cross);
     param_args_phase(&jobs, &mut analyses, &analyzer_of);
     const_values_phase(&jobs, &mut analyses, &analyzer_of);
+    nested_owners_phase(&jobs, &mut analyses);
     field_writes_phase(&jobs, &mut analyses, &configs, &analyzer_of, &mut cross);
     client_pass_phase(&jobs, &mut analyses);
     let binaries = sigterm_across_binaries(
@@ -831,6 +832,99 @@ fn const_values_phase(
                 .push((o.step, o.arg, o.region, secs, via.clone()));
         }
     }
+}
+
+/// Phase 3a'': timeouts that read a field of a field (`settings.s3.request_timeout_seconds`,
+/// opened as a field of `Settings.s3`): the type of the middle field is read from the
+/// declaration of the outer struct (`pub s3: S3`) in the files whose code declares it, so the
+/// field-writes phase looks for the writes of `S3`'s field. A middle field declared with
+/// different types by two structs of that name is left open.
+fn nested_owners_phase(jobs: &[Job], analyses: &mut [FileAnalysis]) {
+    let wanted: BTreeSet<(String, String)> = analyses
+        .iter()
+        .flat_map(|a| &a.open_fields)
+        .filter_map(|o| o.owner.split_once('.'))
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect();
+    if wanted.is_empty() {
+        return;
+    }
+    let outers: BTreeSet<&str> = wanted.iter().map(|(o, _)| o.as_str()).collect();
+    let needles: Vec<(String, &str)> = outers.iter().map(|o| (format!("struct {o}"), *o)).collect();
+    let readers: Vec<usize> = (0..jobs.len())
+        .filter(|&i| !analyses[i].skipped_as_test)
+        .collect();
+    let results = crate::pool::map_on_large_stacks(&readers, None, |&i| {
+        let text = std::fs::read_to_string(&jobs[i].abs).ok()?;
+        let mut out = Vec::new();
+        for (needle, outer) in &needles {
+            if memchr::memmem::find(text.as_bytes(), needle.as_bytes()).is_none() {
+                continue;
+            }
+            for (mid, ty) in struct_field_types(&text, outer) {
+                if wanted.contains(&(outer.to_string(), mid.clone())) {
+                    out.push((format!("{outer}.{mid}"), ty));
+                }
+            }
+        }
+        Some(out)
+    });
+    let mut types: HashMap<String, Option<String>> = HashMap::new();
+    for (owner, ty) in results.into_iter().flatten().flatten().flatten() {
+        types
+            .entry(owner)
+            .and_modify(|t| {
+                if t.as_ref() != Some(&ty) {
+                    *t = None;
+                }
+            })
+            .or_insert(Some(ty));
+    }
+    for a in analyses.iter_mut() {
+        for o in &mut a.open_fields {
+            if let Some(Some(ty)) = types.get(&o.owner) {
+                o.owner = ty.clone();
+                // not read for this owner's writes yet (see `field_writes_phase`)
+                o.passed.get_or_insert_with(String::new);
+            }
+        }
+    }
+}
+
+/// The named fields of every `struct outer { .. }` the code of `text` declares, with the last
+/// segment of each field's type (through references and one-parameter smart pointers).
+fn struct_field_types(text: &str, outer: &str) -> Vec<(String, String)> {
+    let code = crate::lexscan::code_only(text);
+    let word = format!("struct {outer}");
+    let mut out = Vec::new();
+    for at in memchr::memmem::find_iter(&code, word.as_bytes()) {
+        let end = at + word.len();
+        if !crate::lexscan::is_whole_word(&code, at, end) {
+            continue;
+        }
+        let Some(open) = code[end..]
+            .iter()
+            .position(|&c| c == b'{' || c == b';' || c == b'(')
+        else {
+            continue;
+        };
+        let open = end + open;
+        if code[open] != b'{' {
+            continue;
+        }
+        let Some(close) = crate::lexscan::matching(&code, open, b'{', b'}') else {
+            continue;
+        };
+        let Ok(st) = syn::parse_str::<syn::ItemStruct>(&text[at..=close]) else {
+            continue;
+        };
+        for f in &st.fields {
+            if let (Some(id), Some(ty)) = (&f.ident, crate::collect::named_type(&f.ty)) {
+                out.push((id.to_string(), ty));
+            }
+        }
+    }
+    out
 }
 
 /// How many times a parameter passed on by a caller is followed to that caller's callers.

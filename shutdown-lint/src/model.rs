@@ -494,7 +494,8 @@ pub struct OpenField {
     pub factor: Option<f64>,
     /// How a parameter's caller in another file passed the field, when the timeout reads
     /// a parameter (``passed by `Client::new(..)` on line 51 of src/status.rs``; see
-    /// [`OpenParam`]); `None`: the timeout reads the field itself.
+    /// [`OpenParam`]); empty: a field of a field, its owner found in another file; `None`:
+    /// the timeout reads the field itself, and its file was read for its writes.
     pub passed: Option<String>,
 }
 

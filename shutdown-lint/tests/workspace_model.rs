@@ -502,6 +502,43 @@ fn a_const_declared_in_another_file_values_the_timeout_that_reads_it() {
     );
 }
 
+/// A timeout read from a field of a field (kellnr's
+/// `with_timeout(Duration::from_secs(settings.s3.request_timeout_seconds))`): the middle
+/// field's type comes from the outer struct's declaration in another file, and that type's
+/// writes value it (`impl Default for S3`: 30 s).
+#[test]
+fn a_field_of_a_field_is_valued_from_the_writes_of_the_inner_type() {
+    let d = one_package("registry");
+    let root = d.path();
+    write(root, "shutdown-lint.toml", "drain-budget = \"25s\"\n");
+    write(root, "src/lib.rs", "pub mod settings;\npub mod storage;\n");
+    write(
+        root,
+        "src/settings.rs",
+        "pub struct Settings {\n    pub s3: S3,\n}\n\n\
+         pub struct S3 {\n    pub request_timeout_seconds: u64,\n    pub connect_timeout_seconds: u64,\n}\n\n\
+         impl Default for S3 {\n    fn default() -> Self {\n        \
+         Self { request_timeout_seconds: 30, connect_timeout_seconds: 5 }\n    }\n}\n",
+    );
+    write(
+        root,
+        "src/storage.rs",
+        "use std::time::Duration;\nuse object_store::ClientOptions;\nuse crate::settings::Settings;\n\n\
+         pub fn options((_bucket, settings): (&str, &Settings)) -> ClientOptions {\n    ClientOptions::new()\n        \
+         .with_timeout(Duration::from_secs(settings.s3.request_timeout_seconds))\n}\n\n\
+         pub fn quick(settings: &Settings) -> ClientOptions {\n    \
+         ClientOptions::new().with_timeout(Duration::from_secs(settings.s3.connect_timeout_seconds))\n}\n",
+    );
+    let got = active_lines(&lint_here(root));
+    assert_eq!(got.len(), 1, "{got:#?}");
+    assert!(
+        got[0].starts_with(
+            "src/storage.rs:7 http-timeout-over-budget `.with_timeout(..)` of 30 s (the field `request_timeout_seconds` of `S3`, set on line 12 of src/settings.rs)"
+        ),
+        "{got:#?}"
+    );
+}
+
 #[test]
 fn a_client_passed_to_a_function_of_another_file_that_bounds_its_requests_is_not_reported() {
     let d = one_package("cluster");

@@ -119,9 +119,21 @@ impl Collector<'_, '_> {
                 }
             }
             syn::Expr::Field(f) => {
-                let (syn::Member::Named(field), syn::Expr::Path(base)) = (&f.member, &*f.base)
-                else {
+                let syn::Member::Named(field) = &f.member else {
                     return;
+                };
+                // a field of a field (`settings.s3.request_timeout_seconds`): its owner is the
+                // type of that field, which the workspace tells (`Settings.s3`, resolved by
+                // the engine before the field writes are read)
+                let (base, via) = match &*f.base {
+                    syn::Expr::Path(base) => (base, None),
+                    syn::Expr::Field(inner) => match (&inner.member, &*inner.base) {
+                        (syn::Member::Named(mid), syn::Expr::Path(base)) => {
+                            (base, Some(mid.to_string()))
+                        }
+                        _ => return,
+                    },
+                    _ => return,
                 };
                 // a field of `self`, or of a binding of a declared type (`settings:
                 // &WebhookSettings`, `.timeout(settings.timeout)`)
@@ -141,7 +153,10 @@ impl Collector<'_, '_> {
                     return;
                 };
                 Source::Field {
-                    owner: owner.clone(),
+                    owner: match via {
+                        Some(mid) => format!("{owner}.{mid}"),
+                        None => owner.clone(),
+                    },
                     field: field.to_string(),
                 }
             }
@@ -644,7 +659,7 @@ fn number_lit(e: &syn::Expr) -> Option<f64> {
 
 /// The last segment of a named type, through references and one-parameter smart pointers
 /// (`&Settings`, `Arc<Settings>`, `&mut config::Settings`: `Settings`).
-fn named_type(t: &syn::Type) -> Option<String> {
+pub(crate) fn named_type(t: &syn::Type) -> Option<String> {
     match t {
         syn::Type::Reference(r) => named_type(&r.elem),
         syn::Type::Paren(p) => named_type(&p.elem),

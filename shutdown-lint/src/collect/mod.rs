@@ -16,6 +16,7 @@ mod budgets;
 mod chain;
 mod closure;
 mod deferred;
+pub(crate) use deferred::named_type;
 mod eval;
 mod expr;
 mod fallback;
