@@ -252,6 +252,20 @@ fn interesting_paths(config: &Config) -> Arc<HashSet<Canon>> {
 /// [`Analyzer::may_match`]).
 const MODEL_WORDS: &[&str] = &["Handle", "Runtime", "ClientBuilder"];
 
+/// Whether `text` declares a struct or enum named `name` (`struct Handle {`, `enum Handle`;
+/// not `HandleOpts`).
+fn declares_type(text: &[u8], name: &[u8]) -> bool {
+    [&b"struct "[..], b"enum "].iter().any(|kw| {
+        let mut word = kw.to_vec();
+        word.extend_from_slice(name);
+        memchr::memmem::find_iter(text, &word).any(|at| {
+            let end = at + word.len();
+            let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+            text.get(end).is_none_or(|&c| !ident(c)) && (at == 0 || !ident(text[at - 1]))
+        })
+    })
+}
+
 impl Analyzer {
     /// Prepares `config`.
     pub fn new(config: &Config) -> Analyzer {
@@ -293,7 +307,20 @@ impl Analyzer {
             re.iter()
                 .map(|(from, _)| from.trim_start_matches("::").to_string()),
         );
-        for (from, _) in &re {
+        // a renamed dependency is a needle only when it is a crate the rules know (`http =
+        // { package = "reqwest" }`): rsky's `ws = { package = "rocket_ws" }` made every file
+        // naming `ws` anywhere (`news`, `views`) pass the byte scan; what such a crate
+        // re-exports of a known one comes as its own entry
+        let known_target = |to: &str| {
+            split_path(to)
+                .first()
+                .is_some_and(|c| known::is_known_crate(c))
+        };
+        for (from, _) in config
+            .reexports
+            .iter()
+            .chain(extra.iter().filter(|(_, to)| known_target(to)))
+        {
             if let Some(first) = split_path(from).first() {
                 words.push(first.clone());
             }
@@ -338,7 +365,23 @@ impl Analyzer {
         &self.config
     }
 
-    /// Whether any needle occurs in `text` outside a `//` comment.
+    /// Whether any needle occurs in `text` outside a `//` comment, or a declaration names a
+    /// type the workspace model reads (`rt: Handle`) that the file does not declare itself.
+    ///
+    /// # Examples
+    /// ```
+    /// use shutdown_lint::analysis::Analyzer;
+    /// use shutdown_lint::config::Config;
+    /// let plain = Analyzer::new(&Config::default());
+    /// assert!(plain.may_match("struct Worker {\n    rt: Handle,\n}\n"));
+    /// // its own `Handle` (a generated lexicon), not tokio's
+    /// assert!(!plain.may_match("pub struct Handle {\n    x: u8,\n}\npub struct A {\n    pub handle: Handle,\n}\n"));
+    /// // a renamed dependency is a needle only when it is a crate the rules know
+    /// let renamed = [("ws".to_string(), "rocket_ws".to_string()), ("http".to_string(), "reqwest".to_string())];
+    /// let pkg = Analyzer::with_reexports(&Config::default(), &renamed);
+    /// assert!(!pkg.may_match("fn views() -> News { News }\n"));
+    /// assert!(pkg.may_match("fn f() { let _ = http::get(u); }\n"));
+    /// ```
     pub fn may_match(&self, text: &str) -> bool {
         let b = text.as_bytes();
         let outside_comment = |pos: usize, needle: &[u8]| {
@@ -365,6 +408,11 @@ impl Analyzer {
             }
         }
         for f in self.model_words.iter() {
+            // a file that declares a type of that name itself means its own type (rsky's
+            // generated lexicon: 570 KB of declarations, one of them `pub struct Handle`)
+            if declares_type(b, f.needle()) {
+                continue;
+            }
             for pos in f.find_iter(b) {
                 let word_start = pos == 0 || {
                     let c = b[pos - 1];
