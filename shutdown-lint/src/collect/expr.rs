@@ -182,7 +182,15 @@ impl Collector<'_, '_> {
             syn::Expr::Closure(c) => {
                 self.enter_scope_empty();
                 for p in &c.inputs {
-                    self.bind_pat(p, None);
+                    // a parameter with a declared type is a value of it (`|handle:
+                    // &tokio::runtime::Handle| handle.spawn(..)`, restate's task dump)
+                    match p {
+                        syn::Pat::Type(t) => {
+                            let val = self.type_value(&t.ty);
+                            self.bind_pat(&t.pat, val);
+                        }
+                        p => self.bind_pat(p, None),
+                    }
                 }
                 self.visit_expr(&c.body);
                 self.leave_scope_empty();
