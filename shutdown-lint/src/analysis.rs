@@ -805,23 +805,11 @@ impl Analyzer {
             || !model.open_params.is_empty()
             || !model.open_consts.is_empty()
         {
-            let open = |offset: usize| {
-                model.open_fields.iter().any(|o| o.step == offset)
-                    || model.open_params.iter().any(|o| o.step == offset)
-                    || model.open_consts.iter().any(|o| o.step == offset)
-            };
-            a.open_chains = model
-                .chains
-                .iter()
-                .filter(|cu| {
-                    cu.chain.pending.is_none()
-                        && cu.chain.steps.iter().any(|s| open(s.region.offset))
-                })
-                .cloned()
-                .collect();
             a.open_fields = model.open_fields.clone();
             a.open_params = model.open_params.clone();
             a.open_consts = model.open_consts.clone();
+            a.open_chains =
+                a.waiting_chains(model.chains.iter().filter(|cu| cu.chain.pending.is_none()));
         }
         if !a.pending.is_empty() {
             a.client_flow = model.client_flow.clone();
@@ -847,16 +835,7 @@ impl FileAnalysis {
         }
         // a typed chain with a timeout valued from other files' writes or calls waits for
         // them too ([`FileAnalysis::apply_field_writes`])
-        let open = |at: usize| {
-            self.open_fields.iter().any(|o| o.step == at)
-                || self.open_params.iter().any(|o| o.step == at)
-                || self.open_consts.iter().any(|o| o.step == at)
-        };
-        let waiting: Vec<ChainUse> = chains
-            .iter()
-            .filter(|cu| cu.chain.steps.iter().any(|s| open(s.region.offset)))
-            .cloned()
-            .collect();
+        let waiting = self.waiting_chains(chains.iter());
         self.open_chains.extend(waiting);
         // the file's functions and their calls, for a server whose builder came from a
         // field (graceful when its function calls `graceful_shutdown` / `watch`); only
@@ -889,6 +868,20 @@ impl FileAnalysis {
         out
     }
 
+    /// The chains of `chains` with a step whose argument is valued from other files (an open
+    /// field, parameter or const): they wait for [`FileAnalysis::apply_field_writes`].
+    fn waiting_chains<'c>(&self, chains: impl Iterator<Item = &'c ChainUse>) -> Vec<ChainUse> {
+        let open = |at: usize| {
+            self.open_fields.iter().any(|o| o.step == at)
+                || self.open_params.iter().any(|o| o.step == at)
+                || self.open_consts.iter().any(|o| o.step == at)
+        };
+        chains
+            .filter(|cu| cu.chain.steps.iter().any(|s| open(s.region.offset)))
+            .cloned()
+            .collect()
+    }
+
     /// The `http-timeout-over-budget` findings of the file's timeouts that read a field
     /// filled in elsewhere ([`FileAnalysis::open_fields`]), given the longest duration the
     /// workspace writes to each such field (`(owner, field)` → seconds and where, for the
@@ -907,8 +900,8 @@ impl FileAnalysis {
             .filter_map(|o| {
                 let (secs, via) = writes.get(&o.key())?;
                 let via = match &o.passed {
-                    Some(p) if !p.is_empty() => format!("{p}: {via}"),
-                    _ => via.clone(),
+                    Some(p) => format!("{p}: {via}"),
+                    None => via.clone(),
                 };
                 Some((o.step, o.arg, o.region, *secs, via))
             });

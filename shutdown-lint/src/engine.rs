@@ -626,6 +626,36 @@ fn workspace_phase(
     }
 }
 
+/// Reads, on all cores, each file of the run that is not skipped as test code and whose text
+/// contains one of `needles`, and gives `read` the file, its text and the positions (in
+/// `needles`) of those it contains; returns what `read` gives, by the file's index in `jobs`.
+/// What the cross-file phases (parameters, consts, fields of fields) share.
+fn read_files_naming<R: Send>(
+    jobs: &[Job],
+    analyses: &[FileAnalysis],
+    needles: &[String],
+    read: impl Fn(&Job, &str, &[usize]) -> Option<R> + Sync,
+) -> Vec<(usize, R)> {
+    let readers: Vec<usize> = (0..jobs.len())
+        .filter(|&i| !analyses[i].skipped_as_test)
+        .collect();
+    let results = crate::pool::map_on_large_stacks(&readers, None, |&i| {
+        let text = std::fs::read_to_string(&jobs[i].abs).ok()?;
+        let here: Vec<usize> = (0..needles.len())
+            .filter(|&k| memchr::memmem::find(text.as_bytes(), needles[k].as_bytes()).is_some())
+            .collect();
+        if here.is_empty() {
+            return None;
+        }
+        read(&jobs[i], &text, &here)
+    });
+    readers
+        .into_iter()
+        .zip(results)
+        .filter_map(|(i, r)| Some((i, r.flatten()?)))
+        .collect()
+}
+
 /// Phase 3a: timeouts that read a parameter no call in their own file passes a known value
 /// to (`Client::new(.., timeout: u64)` building a client with
 /// `.timeout(Duration::from_secs(timeout))`, called from other crates of the workspace).
@@ -649,9 +679,6 @@ fn param_args_phase(
     if opened.is_empty() {
         return;
     }
-    let readers: Vec<usize> = (0..jobs.len())
-        .filter(|&i| !analyses[i].skipped_as_test)
-        .collect();
     // by parameter: the longest known value, the fields and the parameters callers pass
     let mut values: HashMap<ParamKey, (f64, String)> = HashMap::new();
     let mut fields: HashMap<ParamKey, Vec<(FieldKey, String)>> = HashMap::new();
@@ -665,17 +692,9 @@ fn param_args_phase(
         }
         asked.extend(wanted.iter().cloned());
         let needles: Vec<String> = wanted.iter().map(ParamKey::needle).collect();
-        let results = crate::pool::map_on_large_stacks(&readers, None, |&i| {
-            let job = &jobs[i];
-            let text = std::fs::read_to_string(&job.abs).ok()?;
-            let here: Vec<usize> = (0..wanted.len())
-                .filter(|&k| memchr::memmem::find(text.as_bytes(), needles[k].as_bytes()).is_some())
-                .collect();
-            if here.is_empty() {
-                return None;
-            }
+        let results = read_files_naming(jobs, analyses, &needles, |job, text, here| {
             let keys: Vec<ParamKey> = here.iter().map(|&k| wanted[k].clone()).collect();
-            let found = analyzer_of(job).param_args(&text, &file_context(job), &keys)?;
+            let found = analyzer_of(job).param_args(text, &file_context(job), &keys)?;
             Some(
                 found
                     .into_iter()
@@ -684,8 +703,8 @@ fn param_args_phase(
             )
         });
         let mut next: BTreeSet<ParamKey> = BTreeSet::new();
-        for (&i, r) in readers.iter().zip(results) {
-            for (k, passed, _, how) in r.flatten().into_iter().flatten() {
+        for (i, r) in results {
+            for (k, passed, _, how) in r {
                 let key = wanted[k].clone();
                 let how = format!("{how} of {}", analyses[i].path.display());
                 match passed {
@@ -755,6 +774,7 @@ fn param_args_phase(
                     field: key.field.clone(),
                     factor: key.factor(),
                     passed: Some(how.clone()),
+                    read_here: false,
                 });
             }
         }
@@ -782,25 +802,14 @@ fn const_values_phase(
     }
     let wanted: Vec<String> = wanted.into_iter().collect();
     let needles: Vec<String> = wanted.iter().map(|n| format!("const {n}")).collect();
-    let readers: Vec<usize> = (0..jobs.len())
-        .filter(|&i| !analyses[i].skipped_as_test)
-        .collect();
-    let results = crate::pool::map_on_large_stacks(&readers, None, |&i| {
-        let job = &jobs[i];
-        let text = std::fs::read_to_string(&job.abs).ok()?;
-        let here: Vec<String> = (0..wanted.len())
-            .filter(|&k| memchr::memmem::find(text.as_bytes(), needles[k].as_bytes()).is_some())
-            .map(|k| wanted[k].clone())
-            .collect();
-        if here.is_empty() {
-            return None;
-        }
-        analyzer_of(job).const_values(&text, &file_context(job), &here)
+    let results = read_files_naming(jobs, analyses, &needles, |job, text, here| {
+        let names: Vec<String> = here.iter().map(|&k| wanted[k].clone()).collect();
+        analyzer_of(job).const_values(text, &file_context(job), &names)
     });
     // by name: every declaration, with where (for the message)
     let mut decls: HashMap<String, Vec<(crate::model::ConstDecl, String)>> = HashMap::new();
-    for (&i, r) in readers.iter().zip(results) {
-        for c in r.flatten().into_iter().flatten() {
+    for (i, r) in results {
+        for c in r {
             let via = format!(
                 "the const `{}`, line {} of {}",
                 c.name,
@@ -849,19 +858,17 @@ fn nested_owners_phase(jobs: &[Job], analyses: &mut [FileAnalysis]) {
     if wanted.is_empty() {
         return;
     }
-    let outers: BTreeSet<&str> = wanted.iter().map(|(o, _)| o.as_str()).collect();
-    let needles: Vec<(String, &str)> = outers.iter().map(|o| (format!("struct {o}"), *o)).collect();
-    let readers: Vec<usize> = (0..jobs.len())
-        .filter(|&i| !analyses[i].skipped_as_test)
+    let outers: Vec<&str> = wanted
+        .iter()
+        .map(|(o, _)| o.as_str())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
         .collect();
-    let results = crate::pool::map_on_large_stacks(&readers, None, |&i| {
-        let text = std::fs::read_to_string(&jobs[i].abs).ok()?;
+    let needles: Vec<String> = outers.iter().map(|o| format!("struct {o}")).collect();
+    let results = read_files_naming(jobs, analyses, &needles, |_, text, here| {
         let mut out = Vec::new();
-        for (needle, outer) in &needles {
-            if memchr::memmem::find(text.as_bytes(), needle.as_bytes()).is_none() {
-                continue;
-            }
-            for (mid, ty) in struct_field_types(&text, outer) {
+        for outer in here.iter().map(|&k| outers[k]) {
+            for (mid, ty) in struct_field_types(text, outer) {
                 if wanted.contains(&(outer.to_string(), mid.clone())) {
                     out.push((format!("{outer}.{mid}"), ty));
                 }
@@ -870,7 +877,7 @@ fn nested_owners_phase(jobs: &[Job], analyses: &mut [FileAnalysis]) {
         Some(out)
     });
     let mut types: HashMap<String, Option<String>> = HashMap::new();
-    for (owner, ty) in results.into_iter().flatten().flatten().flatten() {
+    for (owner, ty) in results.into_iter().flat_map(|(_, r)| r) {
         types
             .entry(owner)
             .and_modify(|t| {
@@ -885,7 +892,7 @@ fn nested_owners_phase(jobs: &[Job], analyses: &mut [FileAnalysis]) {
             if let Some(Some(ty)) = types.get(&o.owner) {
                 o.owner = ty.clone();
                 // not read for this owner's writes yet (see `field_writes_phase`)
-                o.passed.get_or_insert_with(String::new);
+                o.read_here = false;
             }
         }
     }
@@ -966,7 +973,7 @@ fn field_writes_phase(
             analyses[i]
                 .open_fields
                 .iter()
-                .any(|o| o.passed.is_none() && o.key() == *w)
+                .any(|o| o.read_here && o.key() == *w)
         };
         // the field named in code, not only in a string (a test's JSON), unless a `config`
         // builder gives defaults by key

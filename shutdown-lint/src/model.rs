@@ -494,9 +494,11 @@ pub struct OpenField {
     pub factor: Option<f64>,
     /// How a parameter's caller in another file passed the field, when the timeout reads
     /// a parameter (``passed by `Client::new(..)` on line 51 of src/status.rs``; see
-    /// [`OpenParam`]); empty: a field of a field, its owner found in another file; `None`:
-    /// the timeout reads the field itself, and its file was read for its writes.
+    /// [`OpenParam`]); `None`: the timeout reads the field itself.
     pub passed: Option<String>,
+    /// The file holding the timeout was read for this field's writes (false when a caller
+    /// passed the field in, or the owner is a field's type found in another file).
+    pub read_here: bool,
 }
 
 impl OpenField {

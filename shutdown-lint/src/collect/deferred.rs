@@ -385,6 +385,7 @@ impl Collector<'_, '_> {
                     field: field.clone(),
                     factor: d.factor,
                     passed: None,
+                    read_here: true,
                 });
             }
             Source::Param {
@@ -645,14 +646,7 @@ fn attr_defaults(
 /// A number literal's value (`10`, `2.5`).
 fn number_lit(e: &syn::Expr) -> Option<f64> {
     match e {
-        syn::Expr::Lit(syn::ExprLit {
-            lit: syn::Lit::Int(i),
-            ..
-        }) => i.base10_parse::<u64>().ok().map(|n| n as f64),
-        syn::Expr::Lit(syn::ExprLit {
-            lit: syn::Lit::Float(f),
-            ..
-        }) => f.base10_parse::<f64>().ok(),
+        syn::Expr::Lit(l) => super::eval::lit_number(&l.lit),
         _ => None,
     }
 }
@@ -765,45 +759,32 @@ impl<'ast> Writes<'ast> {
     /// Records the typed parameters of a function about to be read; returns the ones of
     /// the function around it, to restore.
     fn enter_fn(&mut self, sig: &syn::Signature) -> SavedFn {
-        let params = sig
+        // by position as the walk's `FnSig` has them (the receiver not counted)
+        let params: Vec<Option<String>> = sig
             .inputs
             .iter()
             .filter(|i| matches!(i, syn::FnArg::Typed(_)))
-            .map(|i| match i {
-                syn::FnArg::Typed(t) => match &*t.pat {
-                    syn::Pat::Ident(id) => Some(id.ident.to_string()),
-                    _ => None,
-                },
+            .map(super::attrs::plain_param_name)
+            .collect();
+        let typed = sig
+            .inputs
+            .iter()
+            .filter_map(|i| match i {
+                syn::FnArg::Typed(t) => {
+                    Some((super::attrs::plain_param_name(i)?, named_type(&t.ty)?))
+                }
                 syn::FnArg::Receiver(_) => None,
             })
             .collect();
-        let receiver = sig.receiver().is_some();
-        let cur = Some((sig.ident.to_string(), receiver, params));
+        let cur = Some((sig.ident.to_string(), sig.receiver().is_some(), params));
         (
-            self.enter_typed(sig),
+            std::mem::replace(&mut self.typed_params, typed),
             std::mem::replace(&mut self.cur_fn, cur),
         )
     }
 
     fn leave_fn(&mut self, saved: SavedFn) {
         (self.typed_params, self.cur_fn) = saved;
-    }
-
-    fn enter_typed(&mut self, sig: &syn::Signature) -> Vec<(String, String)> {
-        let typed = sig
-            .inputs
-            .iter()
-            .filter_map(|i| match i {
-                syn::FnArg::Typed(t) => {
-                    let syn::Pat::Ident(id) = &*t.pat else {
-                        return None;
-                    };
-                    Some((id.ident.to_string(), named_type(&t.ty)?))
-                }
-                syn::FnArg::Receiver(_) => None,
-            })
-            .collect();
-        std::mem::replace(&mut self.typed_params, typed)
     }
 
     /// `.set_default("network_timeout", 30)` (the `config` crate's builder, also

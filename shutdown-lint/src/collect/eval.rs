@@ -13,11 +13,7 @@ impl Collector<'_, '_> {
             return None;
         }
         match e {
-            syn::Expr::Lit(l) => match &l.lit {
-                syn::Lit::Int(i) => i.base10_parse::<u128>().ok().map(|v| v as f64),
-                syn::Lit::Float(f) => f.base10_parse::<f64>().ok(),
-                _ => None,
-            },
+            syn::Expr::Lit(l) => lit_number(&l.lit),
             syn::Expr::Paren(p) => self.eval_number(&p.expr, depth + 1),
             syn::Expr::Group(g) => self.eval_number(&g.expr, depth + 1),
             syn::Expr::Cast(c) => self.eval_number(&c.expr, depth + 1),
@@ -222,6 +218,15 @@ impl Collector<'_, '_> {
                 }
             }
         }
+    }
+}
+
+/// A number literal's value (`10`, `2.5`).
+pub(super) fn lit_number(lit: &syn::Lit) -> Option<f64> {
+    match lit {
+        syn::Lit::Int(i) => i.base10_parse::<u128>().ok().map(|v| v as f64),
+        syn::Lit::Float(f) => f.base10_parse::<f64>().ok(),
+        _ => None,
     }
 }
 
