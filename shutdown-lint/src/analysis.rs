@@ -510,7 +510,8 @@ impl Analyzer {
 
     /// The known durations `text` (a whole file) writes to the `wanted` fields (the owner
     /// type's last segment, the field, and whether it holds a duration or a number of
-    /// units), as `(index into wanted, seconds, line)`; `None` if it does not parse.
+    /// units), as `(index into wanted, seconds, line)`, and the fields of other types it
+    /// fills them from; `None` if it does not parse.
     ///
     /// # Examples
     /// ```
@@ -520,20 +521,32 @@ impl Analyzer {
     /// let src = "use std::time::Duration;\n\
     ///            fn parse(c: Option<u64>) -> Hook {\n    \
     ///                Hook { timeout: c.map(Duration::from_secs).unwrap_or_else(|| Duration::from_secs(30)), \
-    ///                       secs: 45 }\n}\n";
-    /// let key = |field: &str, unit: Option<u64>| FieldKey { owner: "Hook".into(), field: field.into(), unit };
-    /// let wanted = [key("timeout", None), key("secs", Some(1.0f64.to_bits()))];
+    ///                       secs: 45 }\n}\n\
+    ///            impl Piece {\n    \
+    ///                fn get(&self) -> Get { Get { timeout: self.config.download.piece_timeout } }\n}\n";
+    /// let key = |owner: &str, field: &str, unit: Option<u64>| FieldKey {
+    ///     owner: owner.into(),
+    ///     field: field.into(),
+    ///     unit,
+    /// };
+    /// let wanted = [
+    ///     key("Hook", "timeout", None),
+    ///     key("Hook", "secs", Some(1.0f64.to_bits())),
+    ///     key("Get", "timeout", None),
+    /// ];
     /// let writes = Analyzer::new(&Config::default())
     ///     .field_writes(src, &FileContext::default(), &wanted)
     ///     .unwrap();
-    /// assert_eq!(writes, [(0, 30.0, 3), (1, 45.0, 3)]);
+    /// assert_eq!(writes.values, [(0, 30.0, 3), (1, 45.0, 3)]);
+    /// // filled from `Download.piece_timeout`, once the middle fields' types are known
+    /// assert_eq!(writes.forwards, [(2, key("Piece.config.download", "piece_timeout", None), 6)]);
     /// ```
     pub fn field_writes(
         &self,
         text: &str,
         fctx: &FileContext,
         wanted: &[crate::model::FieldKey],
-    ) -> Option<Vec<(usize, f64, usize)>> {
+    ) -> Option<crate::model::FieldWrites> {
         self.read_whole(text, fctx, |file, index, copts| {
             collect::field_writes(file, index, copts, wanted)
         })

@@ -7,6 +7,8 @@
 // their size does not matter.
 #![allow(clippy::result_large_err)]
 
+mod field_writes;
+
 /// Per-file counts for the audit (defined in [`crate::analysis`]).
 pub use crate::analysis::FileFacts;
 use crate::analysis::{Analyzer, FileAnalysis, FileContext, parse_error};
@@ -227,8 +229,8 @@ pub fn lint_paths(paths: &[PathBuf], opts: &LintOptions) -> Result<LintReport, L
     workspace_phase(&jobs, &mut analyses, &configs, &ws, &mut cross);
     param_args_phase(&jobs, &mut analyses, &analyzer_of);
     const_values_phase(&jobs, &mut analyses, &analyzer_of);
-    nested_owners_phase(&jobs, &mut analyses);
-    field_writes_phase(&jobs, &mut analyses, &configs, &analyzer_of, &mut cross);
+    field_writes::nested_owners_phase(&jobs, &mut analyses);
+    field_writes::field_writes_phase(&jobs, &mut analyses, &configs, &analyzer_of, &mut cross);
     client_pass_phase(&jobs, &mut analyses);
     let binaries = sigterm_across_binaries(
         &jobs,
@@ -663,7 +665,7 @@ fn read_files_naming<R: Send>(
 /// `.name(`, `name(`; test code skipped) are read for what they pass, on all cores: a known
 /// duration or number values the argument (the longest), a field of a binding of a known
 /// type (`settings.network_timeout` with `settings: &Settings`) opens that field for
-/// [`field_writes_phase`], and a caller's own parameter passed on is followed to that
+/// [`field_writes::field_writes_phase`], and a caller's own parameter passed on is followed to that
 /// caller's callers ([`PARAM_HOPS`] times).
 fn param_args_phase(
     jobs: &[Job],
@@ -843,184 +845,8 @@ fn const_values_phase(
     }
 }
 
-/// Phase 3a'': timeouts that read a field of a field (`settings.s3.request_timeout_seconds`,
-/// opened as a field of `Settings.s3`): the type of the middle field is read from the
-/// declaration of the outer struct (`pub s3: S3`) in the files whose code declares it, so the
-/// field-writes phase looks for the writes of `S3`'s field. A middle field declared with
-/// different types by two structs of that name is left open.
-fn nested_owners_phase(jobs: &[Job], analyses: &mut [FileAnalysis]) {
-    let wanted: BTreeSet<(String, String)> = analyses
-        .iter()
-        .flat_map(|a| &a.open_fields)
-        .filter_map(|o| o.owner.split_once('.'))
-        .map(|(a, b)| (a.to_string(), b.to_string()))
-        .collect();
-    if wanted.is_empty() {
-        return;
-    }
-    let outers: Vec<&str> = wanted
-        .iter()
-        .map(|(o, _)| o.as_str())
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect();
-    let needles: Vec<String> = outers.iter().map(|o| format!("struct {o}")).collect();
-    let results = read_files_naming(jobs, analyses, &needles, |_, text, here| {
-        let mut out = Vec::new();
-        for outer in here.iter().map(|&k| outers[k]) {
-            for (mid, ty) in struct_field_types(text, outer) {
-                if wanted.contains(&(outer.to_string(), mid.clone())) {
-                    out.push((format!("{outer}.{mid}"), ty));
-                }
-            }
-        }
-        Some(out)
-    });
-    let mut types: HashMap<String, Option<String>> = HashMap::new();
-    for (owner, ty) in results.into_iter().flat_map(|(_, r)| r) {
-        types
-            .entry(owner)
-            .and_modify(|t| {
-                if t.as_ref() != Some(&ty) {
-                    *t = None;
-                }
-            })
-            .or_insert(Some(ty));
-    }
-    for a in analyses.iter_mut() {
-        for o in &mut a.open_fields {
-            if let Some(Some(ty)) = types.get(&o.owner) {
-                o.owner = ty.clone();
-                // not read for this owner's writes yet (see `field_writes_phase`)
-                o.read_here = false;
-            }
-        }
-    }
-}
-
-/// The named fields of every `struct outer { .. }` the code of `text` declares, with the last
-/// segment of each field's type (through references and one-parameter smart pointers).
-fn struct_field_types(text: &str, outer: &str) -> Vec<(String, String)> {
-    let code = crate::lexscan::code_only(text);
-    let word = format!("struct {outer}");
-    let mut out = Vec::new();
-    for at in memchr::memmem::find_iter(&code, word.as_bytes()) {
-        let end = at + word.len();
-        if !crate::lexscan::is_whole_word(&code, at, end) {
-            continue;
-        }
-        let Some(open) = code[end..]
-            .iter()
-            .position(|&c| c == b'{' || c == b';' || c == b'(')
-        else {
-            continue;
-        };
-        let open = end + open;
-        if code[open] != b'{' {
-            continue;
-        }
-        let Some(close) = crate::lexscan::matching(&code, open, b'{', b'}') else {
-            continue;
-        };
-        let Ok(st) = syn::parse_str::<syn::ItemStruct>(&text[at..=close]) else {
-            continue;
-        };
-        for f in &st.fields {
-            if let (Some(id), Some(ty)) = (&f.ident, crate::collect::named_type(&f.ty)) {
-                out.push((id.to_string(), ty));
-            }
-        }
-    }
-    out
-}
-
 /// How many times a parameter passed on by a caller is followed to that caller's callers.
 const PARAM_HOPS: usize = 3;
-
-/// Phase 3b: timeouts that read a field of a struct another file fills in (a config
-/// parser's default: `.timeout(settings.timeout)` with `WebhookSettings { timeout:
-/// ..unwrap_or_else(|| Duration::from_secs(30)) }` elsewhere). Only when some file has
-/// one: the files naming such a field's type and the field (the byte scan's skipped ones
-/// included) are read for their writes, on all cores; each field takes the longest known
-/// duration written to it, and the file reading it is checked again for that timeout.
-fn field_writes_phase(
-    jobs: &[Job],
-    analyses: &mut [FileAnalysis],
-    configs: &[Config],
-    analyzer_of: &(dyn Fn(&Job) -> Arc<Analyzer> + Sync),
-    cross: &mut [Vec<Finding>],
-) {
-    let wanted: BTreeSet<crate::model::FieldKey> = analyses
-        .iter()
-        .flat_map(|a| a.open_fields.iter())
-        .map(crate::model::OpenField::key)
-        .collect();
-    let passed = analyses.iter().any(|a| !a.passed_values.is_empty());
-    if wanted.is_empty() && !passed {
-        return;
-    }
-    let wanted: Vec<crate::model::FieldKey> = wanted.into_iter().collect();
-    let readers: Vec<usize> = (0..jobs.len())
-        .filter(|&i| !analyses[i].skipped_as_test && !wanted.is_empty())
-        .collect();
-    let results = crate::pool::map_on_large_stacks(&readers, None, |&i| {
-        let job = &jobs[i];
-        let text = std::fs::read_to_string(&job.abs).ok()?;
-        let names = |w: &str| memchr::memmem::find(text.as_bytes(), w.as_bytes()).is_some();
-        // a file that opened a field was read for its writes already (not one given the
-        // field by a caller of its function)
-        let opened = |w: &crate::model::FieldKey| {
-            analyses[i]
-                .open_fields
-                .iter()
-                .any(|o| o.read_here && o.key() == *w)
-        };
-        // the field named in code, not only in a string (a test's JSON), unless a `config`
-        // builder gives defaults by key
-        let keyed = names("set_default") || names("set_override");
-        let mut code: Option<Vec<u8>> = None;
-        let mut here: Vec<crate::model::FieldKey> = Vec::new();
-        for w in &wanted {
-            if opened(w) || !names(&w.owner) || !names(&w.field) {
-                continue;
-            }
-            let code = code.get_or_insert_with(|| crate::lexscan::code_only(&text));
-            if keyed || crate::lexscan::find_word(code, w.field.as_bytes(), 0).is_some() {
-                here.push(w.clone());
-            }
-        }
-        if here.is_empty() {
-            return None;
-        }
-        let found = analyzer_of(job).field_writes(&text, &file_context(job), &here)?;
-        Some(
-            found
-                .into_iter()
-                .map(|(k, secs, line)| (here[k].clone(), secs, line))
-                .collect::<Vec<_>>(),
-        )
-    });
-    let mut writes: HashMap<crate::model::FieldKey, (f64, String)> = HashMap::new();
-    for (&i, r) in readers.iter().zip(results) {
-        for (key, secs, line) in r.flatten().into_iter().flatten() {
-            let via = format!(
-                "the field `{}` of `{}`, set on line {line} of {}",
-                key.field,
-                key.owner,
-                analyses[i].path.display()
-            );
-            let e = writes.entry(key).or_insert_with(|| (secs, via.clone()));
-            if secs > e.0 {
-                *e = (secs, via);
-            }
-        }
-    }
-    for (i, a) in analyses.iter_mut().enumerate() {
-        if !a.open_fields.is_empty() || !a.passed_values.is_empty() {
-            cross[i].extend(a.apply_field_writes(&writes, &configs[jobs[i].cfg]));
-        }
-    }
-}
 
 /// Phase 3c: clients reported by `http-no-timeout` that are passed to functions of other
 /// files (`check_nodes_status(&client)`, declared in another crate of the workspace). When

@@ -476,6 +476,17 @@ impl FieldKey {
     }
 }
 
+/// What a file writes to the fields the workspace asks about ([`FieldKey`]s, by index).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FieldWrites {
+    /// `(index, seconds, line)`: a known duration written to the field (or its default).
+    pub values: Vec<(usize, f64, usize)>,
+    /// `(index, field, line)`: the field is filled from a field of another type
+    /// (`GetRequest { timeout: self.config.download.piece_timeout }`), whose own writes
+    /// value it; the owner may name middle fields (`Piece.config.download`).
+    pub forwards: Vec<(usize, FieldKey, usize)>,
+}
+
 /// A timeout argument that reads a field of a known type whose writes are in other files.
 #[derive(Debug, Clone, PartialEq)]
 pub struct OpenField {

@@ -539,6 +539,76 @@ fn a_field_of_a_field_is_valued_from_the_writes_of_the_inner_type() {
     );
 }
 
+/// A timeout read from a request's field that callers in other files fill from a field of
+/// the service's config (dragonfly's backends: `.timeout(request.timeout)`, with
+/// `GetRequest { timeout: self.config.download.piece_timeout }` in the client crate and
+/// `Download`'s serde default of 360 s in the config crate): the field it is filled from is
+/// followed through the middle fields' declarations to that type's writes. A field filled
+/// in the timeout's own file is followed too; one filled from a field no file writes stays
+/// silent.
+#[test]
+fn a_field_filled_from_a_field_of_another_type_is_valued_by_that_fields_writes() {
+    let d = one_package("dfdaemon");
+    let root = d.path();
+    write(root, "shutdown-lint.toml", "drain-budget = \"25s\"\n");
+    write(
+        root,
+        "src/lib.rs",
+        "pub mod backend;\npub mod config;\npub mod piece;\n",
+    );
+    write(
+        root,
+        "src/config.rs",
+        "use std::time::Duration;\n\n\
+         fn default_download_piece_timeout() -> Duration {\n    Duration::from_secs(360)\n}\n\n\
+         #[derive(serde::Deserialize)]\npub struct Download {\n    \
+         #[serde(default = \"default_download_piece_timeout\")]\n    pub piece_timeout: Duration,\n    \
+         pub stat_timeout: Duration,\n}\n\n\
+         #[derive(serde::Deserialize)]\npub struct Config {\n    pub download: Download,\n}\n",
+    );
+    write(
+        root,
+        "src/backend.rs",
+        "use std::time::Duration;\n\n\
+         pub struct GetRequest {\n    pub url: String,\n    pub timeout: Duration,\n}\n\n\
+         pub struct StatRequest {\n    pub url: String,\n    pub timeout: Duration,\n}\n\n\
+         pub struct Backend {\n    client: reqwest::Client,\n    config: std::sync::Arc<crate::config::Config>,\n}\n\n\
+         impl Backend {\n    \
+         pub async fn get(&self, request: GetRequest) -> reqwest::Result<reqwest::Response> {\n        \
+         self.client.get(&request.url).timeout(request.timeout).send().await\n    }\n\n    \
+         pub async fn stat(&self, request: StatRequest) -> reqwest::Result<reqwest::Response> {\n        \
+         self.client.head(&request.url).timeout(request.timeout).send().await\n    }\n\n    \
+         async fn again(&self, request: Local) -> reqwest::Result<reqwest::Response> {\n        \
+         self.client.get(&request.url).timeout(request.timeout).send().await\n    }\n\n    \
+         pub async fn retry(&self, url: String) -> reqwest::Result<reqwest::Response> {\n        \
+         self.again(Local { url, timeout: self.config.download.piece_timeout }).await\n    }\n}\n\n\
+         struct Local {\n    url: String,\n    timeout: Duration,\n}\n",
+    );
+    write(
+        root,
+        "src/piece.rs",
+        "use std::sync::Arc;\nuse crate::backend::{Backend, GetRequest, StatRequest};\nuse crate::config::Config;\n\n\
+         pub struct Piece {\n    config: Arc<Config>,\n}\n\n\
+         impl Piece {\n    pub async fn fetch(&self, backend: &Backend, url: String) {\n        \
+         let _ = backend.get(GetRequest { url: url.clone(), timeout: self.config.download.piece_timeout }).await;\n        \
+         let _ = backend.stat(StatRequest { url, timeout: self.config.download.stat_timeout }).await;\n    }\n}\n",
+    );
+    let got = active_lines(&lint_here(root));
+    assert_eq!(got.len(), 2, "{got:#?}");
+    assert!(
+        got[0].starts_with(
+            "src/backend.rs:20 http-timeout-over-budget `.timeout(..)` of 360 s (the field `piece_timeout` of `Download`, set on line 9 of src/config.rs, which fills the field `timeout` of `GetRequest` on line 11 of src/piece.rs)"
+        ),
+        "{got:#?}"
+    );
+    assert!(
+        got[1].starts_with(
+            "src/backend.rs:28 http-timeout-over-budget `.timeout(..)` of 360 s (the field `timeout`, set on line 32: the field `piece_timeout` of `Download`, set on line 9 of src/config.rs)"
+        ),
+        "{got:#?}"
+    );
+}
+
 #[test]
 fn a_client_passed_to_a_function_of_another_file_that_bounds_its_requests_is_not_reported() {
     let d = one_package("cluster");

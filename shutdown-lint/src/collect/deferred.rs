@@ -209,18 +209,38 @@ impl Collector<'_, '_> {
                     }))
                     .collect();
             let Some((secs, via)) = known.into_iter().max_by(|a, b| a.0.total_cmp(&b.0)) else {
-                // a field a constructor fills from its parameter: what its callers pass
-                for (_, _, read) in &found.values[k] {
-                    if let Some(Read::Param(key)) = read {
-                        self.model.open_params.push(crate::model::OpenParam {
-                            step: d.step,
-                            arg: d.arg,
-                            region: d.region,
-                            key: crate::model::ParamKey {
-                                unit: d.factor.map(f64::to_bits),
-                                ..key.clone()
-                            },
-                        });
+                for (_, how, read) in &found.values[k] {
+                    match read {
+                        // a field a constructor fills from its parameter: what its callers
+                        // pass
+                        Some(Read::Param(key)) => {
+                            self.model.open_params.push(crate::model::OpenParam {
+                                step: d.step,
+                                arg: d.arg,
+                                region: d.region,
+                                key: crate::model::ParamKey {
+                                    unit: d.factor.map(f64::to_bits),
+                                    ..key.clone()
+                                },
+                            });
+                        }
+                        // a field filled from a field of another type
+                        // (`timeout: self.config.download.piece_timeout`): that field's writes
+                        Some(Read::Field(f)) => {
+                            if let Some(key) = f.key(d.factor) {
+                                self.model.open_fields.push(crate::model::OpenField {
+                                    step: d.step,
+                                    arg: d.arg,
+                                    region: d.region,
+                                    owner: key.owner,
+                                    field: key.field,
+                                    factor: key.unit.map(f64::from_bits),
+                                    passed: Some(how.clone()),
+                                    read_here: false,
+                                });
+                            }
+                        }
+                        None => {}
                     }
                 }
                 self.open(d);
@@ -421,7 +441,7 @@ impl Collector<'_, '_> {
         file: &syn::File,
         wanted: &[crate::model::ParamKey],
     ) -> Vec<(usize, crate::model::PassedArg, usize, String)> {
-        use crate::model::{FieldKey, PassedArg};
+        use crate::model::PassedArg;
         let mut found = Writes::new(
             wanted
                 .iter()
@@ -444,19 +464,10 @@ impl Collector<'_, '_> {
                     PassedArg::Seconds(secs)
                 } else {
                     match field {
-                        Some(Read::Field(f)) => {
-                            // a duration field times a number is not followed
-                            let unit = match w.factor() {
-                                Some(u) => Some((u * f.times).to_bits()),
-                                None if f.times == 1.0 => None,
-                                None => continue,
-                            };
-                            PassedArg::Field(FieldKey {
-                                owner: f.owner.clone(),
-                                field: f.field.clone(),
-                                unit,
-                            })
-                        }
+                        Some(Read::Field(f)) => match f.key(w.factor()) {
+                            Some(key) => PassedArg::Field(key),
+                            None => continue,
+                        },
                         // the caller's own parameter, passed on: its callers' values
                         Some(Read::Param(p)) => PassedArg::Param(crate::model::ParamKey {
                             unit: w.unit,
@@ -473,13 +484,15 @@ impl Collector<'_, '_> {
 
     /// The known durations `file` (this collector's file, as written) writes to the
     /// `wanted` fields (`(owner, field, factor)`: `WebhookSettings { timeout: .. }`,
-    /// `x.timeout = ..` in an `impl` of the owner; with a factor, a number of its units):
-    /// `(index into wanted, seconds, line)`.
+    /// `x.timeout = ..` in an `impl` of the owner; with a factor, a number of its units),
+    /// and the fields of other types it fills them from (`GetRequest { timeout:
+    /// self.config.download.piece_timeout }`: the owner `Piece.config.download`, its middle
+    /// fields' types not known here).
     pub(super) fn field_writes(
         &self,
         file: &syn::File,
         wanted: &[crate::model::FieldKey],
-    ) -> Vec<(usize, f64, usize)> {
+    ) -> crate::model::FieldWrites {
         let mut found = Writes::new(
             wanted
                 .iter()
@@ -491,16 +504,21 @@ impl Collector<'_, '_> {
             !self.opts.include_tests,
         );
         found.visit_file(file);
-        let mut out = Vec::new();
+        let mut out = crate::model::FieldWrites::default();
         for (k, w) in wanted.iter().enumerate() {
-            for (e, _, _) in &found.values[k] {
+            for (e, _, read) in &found.values[k] {
+                let line = e.span().start().line;
                 if let Some(secs) = self.eval_written(e, w.factor()) {
-                    out.push((k, secs, e.span().start().line));
+                    out.values.push((k, secs, line));
+                } else if let Some(Read::Field(f)) = read
+                    && let Some(key) = f.key(w.factor())
+                {
+                    out.forwards.push((k, key, line));
                 }
             }
             for (v, _) in &found.defaults[k] {
                 if let Some(secs) = self.eval_default(v, w.factor()) {
-                    out.push((k, secs, v.line));
+                    out.values.push((k, secs, v.line));
                 }
             }
         }
@@ -554,6 +572,23 @@ struct FieldRead {
     owner: String,
     field: String,
     times: f64,
+}
+
+impl FieldRead {
+    /// The field read, as a timeout of `factor` seconds per unit (`None`: a duration)
+    /// reads it; `None` for a duration field times a number, which is not followed.
+    fn key(&self, factor: Option<f64>) -> Option<crate::model::FieldKey> {
+        let unit = match factor {
+            Some(u) => Some((u * self.times).to_bits()),
+            None if self.times == 1.0 => None,
+            None => return None,
+        };
+        Some(crate::model::FieldKey {
+            owner: self.owner.clone(),
+            field: self.field.clone(),
+            unit,
+        })
+    }
 }
 
 impl Writes<'_> {
@@ -712,11 +747,25 @@ impl<'ast> Writes<'ast> {
             };
         }
         let syn::Expr::Field(f) = e else { return None };
-        let (syn::Member::Named(field), syn::Expr::Path(base)) = (&f.member, &*f.base) else {
+        let syn::Member::Named(field) = &f.member else {
+            return None;
+        };
+        // the fields in between (`self.config.download.piece_timeout`): the owner is
+        // `Piece.config.download`, each middle field's type read later from its struct
+        let mut middle = Vec::new();
+        let mut base = &*f.base;
+        while let syn::Expr::Field(inner) = base {
+            let syn::Member::Named(m) = &inner.member else {
+                return None;
+            };
+            middle.push(m.to_string());
+            base = &inner.base;
+        }
+        let syn::Expr::Path(base) = base else {
             return None;
         };
         let base = base.path.get_ident()?;
-        let owner = if base == "self" {
+        let mut owner = if base == "self" {
             self.impl_owner.clone()?
         } else {
             let name = base.to_string();
@@ -726,11 +775,23 @@ impl<'ast> Writes<'ast> {
                 .find(|(n, _)| *n == name)
                 .map(|(_, t)| t.clone())?
         };
+        for m in middle.iter().rev() {
+            owner.push('.');
+            owner.push_str(m);
+        }
         Some(FieldRead {
             owner,
             field: field.to_string(),
             times,
         })
+    }
+
+    /// What another file or call may value in `e`: a field of a typed binding, else a
+    /// parameter of the function being read.
+    fn value_read(&self, e: &syn::Expr) -> Option<Read> {
+        self.field_read(e)
+            .map(Read::Field)
+            .or_else(|| self.param_read(e))
     }
 
     /// The parameter of the function being read that `e` names (`timeout`, `timeout.into()`).
@@ -896,10 +957,7 @@ impl<'ast> Writes<'ast> {
                         .collect();
                     format!("passed by `{}(..)` on line {line}", path.join("::"))
                 };
-                let read = self
-                    .field_read(a)
-                    .map(Read::Field)
-                    .or_else(|| self.param_read(a));
+                let read = self.value_read(a);
                 self.values[k].push((a, how, read));
             }
         }
@@ -1022,7 +1080,7 @@ impl<'ast> Visit<'ast> for Writes<'ast> {
                 {
                     let line = f.span().start().line;
                     let how = format!("the field `{field}`, set on line {line}");
-                    let read = self.param_read(&f.expr);
+                    let read = self.value_read(&f.expr);
                     self.values[k].push((&f.expr, how, read));
                 }
             }
@@ -1043,7 +1101,7 @@ impl<'ast> Visit<'ast> for Writes<'ast> {
                 {
                     let line = a.span().start().line;
                     let how = format!("the field `{id}`, set on line {line}");
-                    let read = self.param_read(&a.right);
+                    let read = self.value_read(&a.right);
                     self.values[k].push((&a.right, how, read));
                 }
             }

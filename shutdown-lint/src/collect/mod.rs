@@ -112,14 +112,14 @@ fn whole_file<'a, 'i>(
 
 /// The known durations a file writes to the `wanted` fields (`(owner type's last segment,
 /// field)`), each with its line: what a timeout reading such a field in another file waits
-/// when this file filled the struct in (a config parser's default). `file` is the whole
-/// file, as written.
+/// when this file filled the struct in (a config parser's default); and the fields of
+/// other types it fills them from. `file` is the whole file, as written.
 pub fn field_writes(
     file: &syn::File,
     index: &LineIndex<'_>,
     opts: &CollectOptions,
     wanted: &[crate::model::FieldKey],
-) -> Vec<(usize, f64, usize)> {
+) -> crate::model::FieldWrites {
     whole_file(file, index, opts).field_writes(file, wanted)
 }
 

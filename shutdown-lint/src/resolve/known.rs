@@ -159,6 +159,11 @@ pub const TYPE_CTORS: &[(&str, &str)] = &[
         "reqwest::blocking::Client",
         "reqwest::blocking::Client::new",
     ),
+    // reqwest-middleware's client around a reqwest client: the same per-request check
+    (
+        "reqwest_middleware::ClientWithMiddleware",
+        "reqwest_middleware::ClientWithMiddleware::new",
+    ),
     // a hyper connection builder kept in a field or passed in (rust-rpxy's
     // `self.connection_builder.serve_connection_with_upgrades(..)`): where it serves is
     // judged like a builder made here
@@ -485,6 +490,15 @@ pub const OBJECT_STORE: HttpLib = HttpLib {
     build_methods: &[],
     help: "lower the client options' `.with_timeout(..)` below `drain-budget` (a request cut by the deploy's SIGKILL is lost), or raise the budget (and the deploy grace period)",
 };
+/// reqwest-middleware's `ClientWithMiddleware`: the reqwest client it wraps is judged
+/// where that is built; a request's `.timeout(d)` on it is checked against the budget.
+pub const REQWEST_MIDDLEWARE: HttpLib = HttpLib {
+    name: "reqwest-middleware",
+    default_timeout: None,
+    timeout_methods: &["timeout"],
+    build_methods: &["build"],
+    help: "lower the request's `.timeout(..)` below `drain-budget` (a request cut by the deploy's SIGKILL is lost), or raise the budget (and the deploy grace period)",
+};
 /// A wrapper named in config (`[http] no-timeout`).
 pub const WRAPPER: HttpLib = HttpLib {
     name: "configured wrapper",
@@ -545,6 +559,19 @@ pub const HTTP_CTORS: &[(&str, HttpKind, &HttpLib)] = &[
         "object_store::ClientOptions::default",
         HttpKind::Channel,
         &OBJECT_STORE,
+    ),
+    // reqwest-middleware's client (dragonfly's backends: `self.client(..)?.get(url)
+    // .timeout(request.timeout)` on a `ClientWithMiddleware`): no timeout of its own to
+    // require, its requests' are checked
+    (
+        "reqwest_middleware::ClientWithMiddleware::new",
+        HttpKind::Channel,
+        &REQWEST_MIDDLEWARE,
+    ),
+    (
+        "reqwest_middleware::ClientBuilder::new",
+        HttpKind::Channel,
+        &REQWEST_MIDDLEWARE,
     ),
     ("reqwest::Client::new", HttpKind::Client, &REQWEST),
     ("reqwest::Client::default", HttpKind::Client, &REQWEST),
