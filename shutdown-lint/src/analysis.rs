@@ -782,8 +782,8 @@ impl Analyzer {
         a.facts.detached_threads = rules::detached_thread::detached_threads(&model).len();
         a.open_clients = open_clients(&model, clients, &a.findings, text);
         // bounded in the file after all (its flow read after the rules: no `timeout` word
-        // where the client is made, or a child module whose file holds no field of it)
-        a.clear_clients(crate::collect::flow::PassOuts::is_empty);
+        // where the client is made)
+        a.clear_clients(|o| o.outs.is_empty() && o.child_fields.is_empty());
         a.signals = rules::sigterm_missing::signal_sites(&model);
         if fctx.is_test_file {
             // a binary never runs a test file's servers (`--include-tests`)
@@ -962,13 +962,13 @@ impl FileAnalysis {
     }
 
     /// Withdraws the `http-no-timeout` findings of [`FileAnalysis::open_clients`] whose
-    /// client every function it is passed to bounds (`bounded`, asked of each client's
-    /// [`crate::model::OpenClient::outs`]); the others stay open.
-    pub fn clear_clients(&mut self, bounded: impl Fn(&crate::collect::flow::PassOuts) -> bool) {
+    /// client every function it is passed to bounds and no child module's file may use
+    /// (`bounded`, asked of each [`crate::model::OpenClient`]); the others stay open.
+    pub fn clear_clients(&mut self, bounded: impl Fn(&crate::model::OpenClient) -> bool) {
         let meta = &rules::http_no_timeout::META;
         let (cleared, open): (Vec<_>, Vec<_>) = std::mem::take(&mut self.open_clients)
             .into_iter()
-            .partition(|o| bounded(&o.outs));
+            .partition(|o| bounded(o));
         self.open_clients = open;
         let cleared: Vec<Region> = cleared.into_iter().map(|o| o.region).collect();
         let before = self.findings.len();
@@ -1111,8 +1111,13 @@ fn open_clients(
     };
     open.into_iter()
         .filter_map(|(region, root)| {
-            let outs = flow.timed_given(root)?;
-            Some(crate::model::OpenClient { region, root, outs })
+            let (outs, child_fields) = flow.timed_given_beside_children(root)?;
+            Some(crate::model::OpenClient {
+                region,
+                root,
+                outs,
+                child_fields,
+            })
         })
         .collect()
 }

@@ -7,6 +7,7 @@
 // their size does not matter.
 #![allow(clippy::result_large_err)]
 
+mod client_pass;
 mod field_writes;
 
 /// Per-file counts for the audit (defined in [`crate::analysis`]).
@@ -231,7 +232,7 @@ pub fn lint_paths(paths: &[PathBuf], opts: &LintOptions) -> Result<LintReport, L
     const_values_phase(&jobs, &mut analyses, &analyzer_of);
     field_writes::nested_owners_phase(&jobs, &mut analyses);
     field_writes::field_writes_phase(&jobs, &mut analyses, &configs, &analyzer_of, &mut cross);
-    client_pass_phase(&jobs, &mut analyses);
+    client_pass::client_pass_phase(&jobs, &mut analyses);
     let binaries = sigterm_across_binaries(
         &jobs,
         &analyses,
@@ -847,69 +848,6 @@ fn const_values_phase(
 
 /// How many times a parameter passed on by a caller is followed to that caller's callers.
 const PARAM_HOPS: usize = 3;
-
-/// Phase 3c: clients reported by `http-no-timeout` that are passed to functions of other
-/// files (`check_nodes_status(&client)`, declared in another crate of the workspace). When
-/// there are such clients, the files declaring a function of such a name (`fn name`,
-/// test code skipped) are read, on all cores; a client is cleared when every function it
-/// is passed to is declared, and every declaration of that name bounds every request it
-/// makes on the parameter (one hop: a function passing it on again does not clear it).
-fn client_pass_phase(jobs: &[Job], analyses: &mut [FileAnalysis]) {
-    use crate::collect::flow;
-    let wanted_args: BTreeSet<(String, usize)> = analyses
-        .iter()
-        .flat_map(|a| &a.open_clients)
-        .flat_map(|o| &o.outs)
-        .map(|(f, k, _)| (f.clone(), *k))
-        .collect();
-    if wanted_args.is_empty() {
-        return;
-    }
-    // what a declaring file contains, built once: `fn name`
-    let needles: BTreeSet<String> = wanted_args.iter().map(|(f, _)| format!("fn {f}")).collect();
-    let readers: Vec<usize> = (0..jobs.len())
-        .filter(|&i| !analyses[i].skipped_as_test)
-        .collect();
-    // a path of this workspace: `crate::..`, `super::..`, a linted crate's name, or a name
-    // only a glob import brings (`use infra::cluster::*;`)
-    let crates: BTreeSet<String> = jobs
-        .iter()
-        .filter_map(|j| j.pkg.as_ref().map(|p| p.crate_name.clone()))
-        .chain(["crate", "self", "super"].map(String::from))
-        .collect();
-    let in_workspace = |k: &Option<String>| k.as_ref().is_none_or(|k| crates.contains(k));
-    let results = crate::pool::map_on_large_stacks(&readers, None, |&i| {
-        let text = std::fs::read_to_string(&jobs[i].abs).ok()?;
-        if !needles
-            .iter()
-            .any(|n| memchr::memmem::find(text.as_bytes(), n.as_bytes()).is_some())
-        {
-            return None;
-        }
-        let f = flow::summarize(&text)?;
-        let verdicts: Vec<((String, usize), bool)> = wanted_args
-            .iter()
-            .filter(|(name, _)| f.fn_params.contains_key(name))
-            .map(|(name, k)| {
-                let bounded = f.param_timed(name, *k).is_some_and(|outs| outs.is_empty());
-                ((name.clone(), *k), bounded)
-            })
-            .collect();
-        Some(verdicts)
-    });
-    // each declaration of the name must bound it
-    let mut bounded: HashMap<(String, usize), bool> = HashMap::new();
-    for (arg, ok) in results.into_iter().flatten().flatten().flatten() {
-        *bounded.entry(arg).or_insert(true) &= ok;
-    }
-    for a in analyses.iter_mut().filter(|a| !a.open_clients.is_empty()) {
-        a.clear_clients(|outs| {
-            outs.iter().all(|(f, k, krate)| {
-                in_workspace(krate) && bounded.get(&(f.clone(), *k)) == Some(&true)
-            })
-        });
-    }
-}
 
 /// Phase 4: cross-file findings joined, suppressions applied, counts summed.
 fn finish(

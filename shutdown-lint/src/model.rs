@@ -630,9 +630,12 @@ pub struct OpenClient {
     /// Byte offset of the chain's root (the key of the file's client flow).
     pub root: usize,
     /// The functions (by name) and argument positions it is passed to
-    /// ([`crate::collect::flow::ClientFlow::timed_given`]); empty: bounded in its own file
-    /// (a child module's file holds no field of it).
+    /// ([`crate::collect::flow::ClientFlow::timed_given`]); empty: bounded in its own file.
     pub outs: crate::collect::flow::PassOuts,
+    /// The private fields holding it, when the file declares out-of-line modules: code in
+    /// those modules' files may use them, so none of those files may name one (empty: no
+    /// such field or module).
+    pub child_fields: std::collections::BTreeSet<String>,
 }
 
 /// Where a timeout argument's value was found, when the argument is a parameter or a

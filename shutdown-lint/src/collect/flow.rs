@@ -4,7 +4,8 @@
 //! the names the file can see.
 //!
 //! The pass reads the whole file again, as written (bodies the pruner blanked included,
-//! test code included), and records by name each *occurrence* of a local or a field and
+//! test code too, marked: a test's request is not made in a deploy, so it counts only for
+//! a test's own locals), and records by name each *occurrence* of a local or a field and
 //! how it is used: the receiver of a request (`x.client.get(..)...timeout(..)`), stored
 //! into a struct literal's field, called into a `let` (`let c = (self.make)()?;`),
 //! printed by a `Debug` impl, or anything else. It also records each chain's *sink*
@@ -95,6 +96,10 @@ pub struct ClientFlow {
     /// For each entry of [`Self::uses`], at the same index: the free function whose body
     /// holds it (`None` in a method, a `static` or a `const`).
     pub use_fns: BTreeMap<String, Vec<Option<String>>>,
+    /// For each entry of [`Self::uses`], at the same index: whether it is in test code
+    /// (`#[cfg(test)]`, `#[test]`). A test's request is not made in a deploy: it counts
+    /// only for a local of that test, not for a field or a name of the whole file.
+    pub use_tests: BTreeMap<String, Vec<bool>>,
     /// Sinks by the byte offset of the chain's root path.
     pub sinks: BTreeMap<usize, Sink>,
     /// Names of struct fields declared with any `pub` visibility.
@@ -156,16 +161,46 @@ impl ClientFlow {
     /// assert!(!flow.per_request_timeouts(root));
     /// ```
     pub fn timed_given(&self, root: usize) -> Option<PassOuts> {
+        self.timed_from(self.start(root)?)
+    }
+
+    /// Where the value of the chain whose root path starts at byte `root` goes first.
+    fn start(&self, root: usize) -> Option<Reach> {
         let mut start = Reach::default();
         match self.sinks.get(&root)? {
             Sink::Let(n, f) => start.clients.insert((f.clone(), n.clone())),
             Sink::Field(n) => {
-                start.fields = true;
+                start.fields.insert(n.clone());
                 start.clients.insert((None, n.clone()))
             }
             Sink::Closure(n) => start.makers.insert(n.clone()),
         };
-        self.timed_from(start)
+        Some(start)
+    }
+
+    /// [`Self::timed_given`] as far as this file tells: `Some` of the functions the client
+    /// is passed to and the fields holding it that code in the files of the file's
+    /// out-of-line child modules (`mod config;`) could use (empty: none, or no such
+    /// module); the client is bounded when those files name none of them.
+    ///
+    /// # Examples
+    /// ```
+    /// use shutdown_lint::collect::flow::summarize;
+    /// let src = "mod config;\n\
+    ///            struct S { client: reqwest::Client }\n\
+    ///            impl S {\n\
+    ///              fn new() -> Self { S { client: reqwest::Client::new() } }\n\
+    ///              async fn go(&self) { let _ = tokio::time::timeout(D, self.client.get(u).send()).await; }\n\
+    ///            }\n";
+    /// let flow = summarize(src).unwrap();
+    /// let root = src.find("reqwest::Client::new").unwrap();
+    /// assert_eq!(flow.timed_given(root), None);
+    /// let (outs, fields) = flow.timed_given_beside_children(root).unwrap();
+    /// assert!(outs.is_empty());
+    /// assert_eq!(fields.into_iter().collect::<Vec<_>>(), ["client"]);
+    /// ```
+    pub fn timed_given_beside_children(&self, root: usize) -> Option<(PassOuts, BTreeSet<String>)> {
+        self.timed_from_beside_children(self.start(root)?)
     }
 
     /// Whether the free function `f` of this file bounds every request it makes on its
@@ -193,19 +228,28 @@ impl ClientFlow {
     /// The uses of a name, of one function's body (`Some`) or of the whole file.
     fn uses_in<'a>(&'a self, f: &'a Option<String>, n: &str) -> impl Iterator<Item = &'a Use> {
         let fns = self.use_fns.get(n);
+        let tests = self.use_tests.get(n);
         self.uses
             .get(n)
             .into_iter()
             .flatten()
             .enumerate()
-            .filter(move |(k, _)| {
-                f.is_none() || fns.and_then(|fs| fs.get(*k)).is_some_and(|g| g == f)
+            .filter(move |(k, _)| match f {
+                None => !tests.and_then(|t| t.get(*k)).is_some_and(|t| *t),
+                Some(_) => fns.and_then(|fs| fs.get(*k)).is_some_and(|g| g == f),
             })
             .map(|(_, u)| u)
     }
 
     /// Follows the names from `reach` to a fixed point.
-    fn timed_from(&self, mut reach: Reach) -> Option<PassOuts> {
+    fn timed_from(&self, reach: Reach) -> Option<PassOuts> {
+        let (outs, fields) = self.timed_from_beside_children(reach)?;
+        (fields.is_empty() || !self.child_files).then_some(outs)
+    }
+
+    /// [`Self::timed_from`] as far as this file tells: also the fields holding the client
+    /// when the file declares out-of-line modules, whose files may use them.
+    fn timed_from_beside_children(&self, mut reach: Reach) -> Option<(PassOuts, BTreeSet<String>)> {
         if self.includes {
             return None;
         }
@@ -229,7 +273,7 @@ impl ClientFlow {
                         Use::Layered => requests += 1,
                         Use::Debug | Use::Rebind => {}
                         Use::Store(f) => {
-                            reach.fields = true;
+                            reach.fields.insert(f.clone());
                             reach.clients.insert((None, f.clone()));
                         }
                         Use::Build(f) | Use::Copy(f) => {
@@ -258,7 +302,7 @@ impl ClientFlow {
                             reach.clients.insert((None, n.clone()));
                         }
                         Use::Store(f) => {
-                            reach.fields = true;
+                            reach.fields.insert(f.clone());
                             reach.makers.insert(f.clone());
                         }
                         _ => return None,
@@ -273,10 +317,14 @@ impl ClientFlow {
             .chain(&reach.makers)
             .all(|n| !self.pub_fields.contains(n));
         let ok = (requests > 0 || !outs.is_empty())
-            && !(reach.fields && self.child_files)
             && reach.makers.iter().all(|m| !names.contains(m))
             && private;
-        ok.then_some(outs)
+        let fields = if self.child_files {
+            reach.fields
+        } else {
+            BTreeSet::new()
+        };
+        ok.then_some((outs, fields))
     }
 }
 
@@ -286,8 +334,8 @@ impl ClientFlow {
 struct Reach {
     clients: BTreeSet<(Option<String>, String)>,
     makers: BTreeSet<String>,
-    /// A field holds it (code in a child module's file may use it).
-    fields: bool,
+    /// The fields holding it (code in a child module's file may use them).
+    fields: BTreeSet<String>,
 }
 
 /// Whether [`summarize`] of `text` could ever make [`ClientFlow::per_request_timeouts`]
@@ -402,6 +450,8 @@ impl<'ast> Visit<'ast> for Items {
 
 #[derive(Default)]
 struct Pass {
+    /// Inside test code (`#[cfg(test)]`, `#[test]`): see [`ClientFlow::use_tests`].
+    in_test: bool,
     flow: ClientFlow,
     /// Addresses of the expressions already classified (not `Other`).
     done: BTreeSet<usize>,
@@ -620,12 +670,24 @@ impl Pass {
         })
     }
 
+    /// Marks the visit as inside test code when `attrs` say so; returns the mark before.
+    fn enter_test(&mut self, attrs: &[syn::Attribute]) -> bool {
+        let was = self.in_test;
+        self.in_test |= crate::testcode::is_test_attrs(attrs);
+        was
+    }
+
     fn note(&mut self, name: String, u: Use) {
         self.flow
             .use_fns
             .entry(name.clone())
             .or_default()
             .push(self.cur_fn.clone());
+        self.flow
+            .use_tests
+            .entry(name.clone())
+            .or_default()
+            .push(self.in_test);
         self.flow.uses.entry(name).or_default().push(u);
     }
 
@@ -1028,13 +1090,17 @@ impl<'ast> Visit<'ast> for Pass {
 
     fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
         let outer = self.cur_fn.replace(f.sig.ident.to_string());
+        let was_test = self.enter_test(&f.attrs);
         visit::visit_item_fn(self, f);
+        self.in_test = was_test;
         self.cur_fn = outer;
     }
 
     fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
         let outer = self.cur_fn.take();
+        let was_test = self.enter_test(&f.attrs);
         visit::visit_impl_item_fn(self, f);
+        self.in_test = was_test;
         self.cur_fn = outer;
     }
 
@@ -1045,8 +1111,11 @@ impl<'ast> Visit<'ast> for Pass {
     }
 
     fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
-        self.flow.child_files |= m.content.is_none();
+        let was_test = self.enter_test(&m.attrs);
+        // a test module's file never runs in a deploy
+        self.flow.child_files |= m.content.is_none() && !self.in_test;
         visit::visit_item_mod(self, m);
+        self.in_test = was_test;
     }
 
     fn visit_field(&mut self, f: &'ast syn::Field) {

@@ -760,6 +760,10 @@ pub struct ServerApi {
     /// A blocking server that serves on threads of its own (rouille's `run()`), not a
     /// future: nothing can drop it, and it serves until the process exits.
     pub blocking: bool,
+    /// Whether the `graceful` methods take an argument (axum-server's `.handle(h)`): called
+    /// without one on a value the chains lost track of, it is another method of that name
+    /// (tokio's `Runtime::handle()`).
+    pub graceful_takes_arg: bool,
 }
 
 /// A method that bounds a server's graceful shutdown: its argument number `arg` is the
@@ -811,6 +815,7 @@ const ROUILLE: ServerApi = ServerApi {
     drain_wait: None,
     serve_returns_handle: false,
     blocking: true,
+    graceful_takes_arg: false,
 };
 
 /// actix-web's `HttpServer`: it handles SIGTERM itself unless `.disable_signals()`.
@@ -837,6 +842,7 @@ const ACTIX_WEB: ServerApi = ServerApi {
     drain_wait: None,
     serve_returns_handle: false,
     blocking: false,
+    graceful_takes_arg: false,
 };
 
 /// The server APIs `server-no-graceful-shutdown` knows.
@@ -854,6 +860,7 @@ pub const SERVERS: &[ServerApi] = &[
         drain_wait: None,
         serve_returns_handle: false,
         blocking: false,
+        graceful_takes_arg: false,
     },
     ServerApi {
         name: "hyper",
@@ -873,6 +880,7 @@ pub const SERVERS: &[ServerApi] = &[
         drain_wait: None,
         serve_returns_handle: false,
         blocking: false,
+        graceful_takes_arg: false,
     },
     ServerApi {
         name: "hyper",
@@ -892,6 +900,7 @@ pub const SERVERS: &[ServerApi] = &[
         drain_wait: None,
         serve_returns_handle: false,
         blocking: false,
+        graceful_takes_arg: false,
     },
     ServerApi {
         name: "tonic",
@@ -906,6 +915,7 @@ pub const SERVERS: &[ServerApi] = &[
         drain_wait: None,
         serve_returns_handle: false,
         blocking: false,
+        graceful_takes_arg: false,
     },
     ServerApi {
         name: "axum-server",
@@ -932,6 +942,7 @@ pub const SERVERS: &[ServerApi] = &[
         drain_wait: None,
         serve_returns_handle: false,
         blocking: false,
+        graceful_takes_arg: true,
     },
     ServerApi {
         name: "warp",
@@ -963,6 +974,7 @@ pub const SERVERS: &[ServerApi] = &[
         drain_wait: None,
         serve_returns_handle: false,
         blocking: false,
+        graceful_takes_arg: false,
     },
     ServerApi {
         name: "poem",
@@ -984,6 +996,7 @@ pub const SERVERS: &[ServerApi] = &[
         drain_wait: None,
         serve_returns_handle: false,
         blocking: false,
+        graceful_takes_arg: false,
     },
     ServerApi {
         name: "salvo",
@@ -1025,6 +1038,7 @@ pub const SERVERS: &[ServerApi] = &[
         drain_wait: None,
         serve_returns_handle: false,
         blocking: false,
+        graceful_takes_arg: false,
     },
     ACTIX_WEB,
     ServerApi {
@@ -1056,6 +1070,7 @@ pub const SERVERS: &[ServerApi] = &[
         drain_wait: None,
         serve_returns_handle: false,
         blocking: false,
+        graceful_takes_arg: false,
     },
     ServerApi {
         name: "jsonrpsee",
@@ -1078,6 +1093,7 @@ pub const SERVERS: &[ServerApi] = &[
         drain_wait: Some("stopped"),
         serve_returns_handle: true,
         blocking: false,
+        graceful_takes_arg: false,
     },
     ServerApi {
         name: "dropshot",
@@ -1101,6 +1117,7 @@ pub const SERVERS: &[ServerApi] = &[
         drain_wait: None,
         serve_returns_handle: true,
         blocking: false,
+        graceful_takes_arg: false,
     },
     ROUILLE,
     ServerApi {

@@ -140,6 +140,7 @@ fn server_drain_timeouts(cx: &RuleContext<'_>, budget: f64, out: &mut Vec<Findin
                 cx.model,
                 &cu.ctx.item,
                 &[method],
+                false,
             ) && !claimed.contains(&cu.ctx.item));
         if set || d <= budget {
             continue;

@@ -104,20 +104,21 @@ pub fn sites(model: &FileModel) -> Vec<ServerSite> {
                     })
             })
         };
-        let calls = |names: &[&str]| {
+        let calls = |names: &[&str], with_args: bool| {
             uses.iter().any(|u| {
                 u.chain
                     .steps
                     .iter()
                     .any(|s| names.contains(&s.name.as_str()))
-                    || (item_calls_any(model, &u.ctx.item, names) && !claimed(&u.ctx.item, names))
+                    || (item_calls_any(model, &u.ctx.item, names, with_args)
+                        && !claimed(&u.ctx.item, names))
             }) || handed_to_graceful_fn(model, uses, names)
                 || handed_to_graceful_poll(model, uses, names)
         };
-        if calls(api.graceful)
+        if calls(api.graceful, api.graceful_takes_arg)
             && api
                 .drain_wait
-                .is_none_or(|w| calls(&[w]) && !waits_only_before(uses, api.graceful, w))
+                .is_none_or(|w| calls(&[w], false) && !waits_only_before(uses, api.graceful, w))
         {
             continue;
         }
@@ -311,12 +312,19 @@ fn wrapper_spawns_itself(model: &FileModel, item: &str) -> bool {
 
 /// Whether the function `item` calls a method named one of `names` (a graceful shutdown
 /// written on a value the chains lost track of, e.g. `Pin::new(&mut conn).graceful_shutdown()`).
-pub(crate) fn item_calls_any(model: &FileModel, item: &str, names: &[&str]) -> bool {
-    model
-        .fns
-        .iter()
-        .filter(|f| f.item == item)
-        .any(|f| f.calls.iter().any(|c| graceful_call(c, names)))
+/// With `with_args`, only a call passing arguments counts (axum-server's `.handle(h)`, not
+/// tokio's `Runtime::handle()`).
+pub(crate) fn item_calls_any(
+    model: &FileModel,
+    item: &str,
+    names: &[&str],
+    with_args: bool,
+) -> bool {
+    model.fns.iter().filter(|f| f.item == item).any(|f| {
+        f.calls
+            .iter()
+            .any(|c| graceful_call(c, names) && (c.with_args || !with_args))
+    })
 }
 
 /// Whether `c` is a method call named one of `names`; hyper-util's
