@@ -591,6 +591,29 @@ fn root_offset(e: &syn::Expr) -> Option<usize> {
 }
 
 /// The closure in `|| ..`, `Box::new(|| ..)` or `Arc::new(|| ..)`.
+/// The root offsets of the clients a chain falls back to when its build fails, which go
+/// where the chain's value goes: `builder.build().unwrap_or_else(|_| Client::new())`,
+/// `.unwrap_or(Client::new())` (rustfs's update checker).
+fn fallback_roots(e: &syn::Expr) -> Vec<usize> {
+    let (methods, _) = unchain(e);
+    methods
+        .iter()
+        .filter(|m| {
+            matches!(
+                m.method.to_string().as_str(),
+                "unwrap_or_else" | "unwrap_or"
+            )
+        })
+        .filter_map(|m| {
+            let arg = m.args.first()?;
+            match closure_of(arg) {
+                Some(c) => root_offset(closure_tail(c)?),
+                None => root_offset(arg),
+            }
+        })
+        .collect()
+}
+
 fn closure_of(e: &syn::Expr) -> Option<&syn::ExprClosure> {
     match strip(e) {
         syn::Expr::Closure(c) => Some(c),
@@ -709,6 +732,11 @@ impl Pass {
             _ => init,
         };
         if let Some(r) = root_offset(init) {
+            self.flow
+                .sinks
+                .insert(r, Sink::Let(n.to_string(), self.cur_fn.clone()));
+        }
+        for r in fallback_roots(init) {
             self.flow
                 .sinks
                 .insert(r, Sink::Let(n.to_string(), self.cur_fn.clone()));
@@ -1153,6 +1181,9 @@ impl<'ast> Visit<'ast> for Pass {
                 continue;
             };
             let field = field.to_string();
+            for r in fallback_roots(&f.expr) {
+                self.flow.sinks.insert(r, Sink::Field(field.clone()));
+            }
             if let Some(r) = root_offset(&f.expr) {
                 self.flow.sinks.insert(r, Sink::Field(field.clone()));
             }
