@@ -609,6 +609,50 @@ fn a_field_filled_from_a_field_of_another_type_is_valued_by_that_fields_writes()
     );
 }
 
+/// A timeout read from a parameter whose caller passes a field of a clap subcommand bound
+/// by a `match` arm (symbolicator's `Command::Healthcheck { timeout } =>
+/// healthcheck(timeout)`, `#[arg(long, default_value_t = 30)] timeout: u64`): the variant's
+/// field default values it.
+#[test]
+fn an_enum_variant_field_bound_by_a_match_arm_is_valued_by_its_default() {
+    let d = one_package("symbolicator");
+    let root = d.path();
+    write(root, "shutdown-lint.toml", "drain-budget = \"25s\"\n");
+    write(root, "src/lib.rs", "pub mod cli;\npub mod healthcheck;\n");
+    write(
+        root,
+        "src/cli.rs",
+        "#[derive(clap::Subcommand)]\nenum Command {\n    Run,\n    Healthcheck {\n        \
+         #[arg(long, default_value_t = 30)]\n        timeout: u64,\n    },\n    Ping {\n        \
+         #[arg(long, default_value_t = 5)]\n        timeout: u64,\n    },\n}\n\n\
+         pub fn execute(command: Command) {\n    match command {\n        \
+         Command::Run => {}\n        \
+         Command::Healthcheck { timeout } => crate::healthcheck::healthcheck(timeout),\n        \
+         Command::Ping { timeout: t } => crate::healthcheck::ping(t),\n    }\n}\n",
+    );
+    write(
+        root,
+        "src/healthcheck.rs",
+        "use std::time::Duration;\n\n\
+         pub fn healthcheck(timeout: u64) {\n    \
+         let client = reqwest::blocking::Client::builder()\n        \
+         .timeout(Duration::from_secs(timeout))\n        .build()\n        .unwrap();\n    \
+         let _ = client.get(\"http://127.0.0.1:3021/healthcheck\").send();\n}\n\n\
+         pub fn ping(timeout: u64) {\n    \
+         let client = reqwest::blocking::Client::builder()\n        \
+         .timeout(Duration::from_secs(timeout))\n        .build()\n        .unwrap();\n    \
+         let _ = client.get(\"http://127.0.0.1:3021/ping\").send();\n}\n",
+    );
+    let got = active_lines(&lint_here(root));
+    assert_eq!(got.len(), 1, "{got:#?}");
+    assert!(
+        got[0].starts_with(
+            "src/healthcheck.rs:5 http-timeout-over-budget `.timeout(..)` of 30 s (passed by `crate::healthcheck::healthcheck(..)` on line 17 of src/cli.rs: the field `timeout` of `Healthcheck`, set on line 5 of src/cli.rs)"
+        ),
+        "{got:#?}"
+    );
+}
+
 #[test]
 fn a_client_passed_to_a_function_of_another_file_that_bounds_its_requests_is_not_reported() {
     let d = one_package("cluster");

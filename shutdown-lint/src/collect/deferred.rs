@@ -547,6 +547,9 @@ struct Writes<'ast> {
     typed_params: Vec<(String, String)>,
     /// The function being read: name, whether it takes `self`, plain parameter names.
     cur_fn: Option<(String, bool, Vec<Option<String>>)>,
+    /// Names a `match` arm binds to fields of a struct or enum variant (`Command::
+    /// Healthcheck { timeout } => ..`): name, the owner's last segment, the field.
+    pattern_fields: Vec<(String, String, String)>,
 }
 
 /// What a written or passed value reads that another file or call may value.
@@ -602,6 +605,7 @@ impl Writes<'_> {
             skip_tests,
             typed_params: Vec::new(),
             cur_fn: None,
+            pattern_fields: Vec::new(),
         }
     }
 }
@@ -790,8 +794,40 @@ impl<'ast> Writes<'ast> {
     /// parameter of the function being read.
     fn value_read(&self, e: &syn::Expr) -> Option<Read> {
         self.field_read(e)
+            .or_else(|| self.pattern_read(e))
             .map(Read::Field)
             .or_else(|| self.param_read(e))
+    }
+
+    /// The field of a struct or enum variant a `match` arm bound the name `e` to
+    /// (`timeout`, `*timeout`, `timeout.clone()` in `Command::Healthcheck { timeout } => ..`).
+    fn pattern_read(&self, e: &syn::Expr) -> Option<FieldRead> {
+        let mut e = e;
+        loop {
+            e = match e {
+                syn::Expr::Paren(p) => &p.expr,
+                syn::Expr::Reference(r) => &r.expr,
+                syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => &u.expr,
+                syn::Expr::MethodCall(m)
+                    if m.args.is_empty() && (m.method == "clone" || m.method == "into") =>
+                {
+                    &m.receiver
+                }
+                _ => break,
+            };
+        }
+        let syn::Expr::Path(p) = e else { return None };
+        let name = p.path.get_ident()?.to_string();
+        let (_, owner, field) = self
+            .pattern_fields
+            .iter()
+            .rev()
+            .find(|(n, _, _)| *n == name)?;
+        Some(FieldRead {
+            owner: owner.clone(),
+            field: field.clone(),
+            times: 1.0,
+        })
     }
 
     /// The parameter of the function being read that `e` names (`timeout`, `timeout.into()`).
@@ -846,6 +882,24 @@ impl<'ast> Writes<'ast> {
 
     fn leave_fn(&mut self, saved: SavedFn) {
         (self.typed_params, self.cur_fn) = saved;
+    }
+
+    /// The defaults the declarations of `owner`'s wanted `fields` give in attributes.
+    fn field_defaults(&mut self, owner: &str, fields: &syn::Fields) {
+        for f in fields {
+            let Some(id) = &f.ident else { continue };
+            for k in 0..self.sources.len() {
+                if let Source::Field { owner: o, field } = &self.sources[k]
+                    && o == owner
+                    && id == field
+                {
+                    for d in attr_defaults(&f.attrs, &self.fn_tails) {
+                        let how = format!("the default of the field `{field}`, line {}", d.line);
+                        self.defaults[k].push((d, how));
+                    }
+                }
+            }
+        }
     }
 
     /// `.set_default("network_timeout", 30)` (the `config` crate's builder, also
@@ -999,20 +1053,7 @@ impl<'ast> Visit<'ast> for Writes<'ast> {
 
     fn visit_item_struct(&mut self, st: &'ast syn::ItemStruct) {
         let owner = st.ident.to_string();
-        for f in &st.fields {
-            let Some(id) = &f.ident else { continue };
-            for k in 0..self.sources.len() {
-                if let Source::Field { owner: o, field } = &self.sources[k]
-                    && *o == owner
-                    && id == field
-                {
-                    for d in attr_defaults(&f.attrs, &self.fn_tails) {
-                        let how = format!("the default of the field `{field}`, line {}", d.line);
-                        self.defaults[k].push((d, how));
-                    }
-                }
-            }
-        }
+        self.field_defaults(&owner, &st.fields);
         visit::visit_item_struct(self, st);
     }
 
@@ -1040,6 +1081,37 @@ impl<'ast> Visit<'ast> for Writes<'ast> {
         let saved = self.enter_fn(&f.sig);
         visit::visit_item_fn(self, f);
         self.leave_fn(saved);
+    }
+
+    fn visit_arm(&mut self, a: &'ast syn::Arm) {
+        let depth = self.pattern_fields.len();
+        if let syn::Pat::Struct(ps) = &a.pat
+            && let Some(owner) = last_ident(&ps.path)
+        {
+            for f in &ps.fields {
+                let (syn::Member::Named(field), syn::Pat::Ident(bound)) = (&f.member, &*f.pat)
+                else {
+                    continue;
+                };
+                self.pattern_fields.push((
+                    bound.ident.to_string(),
+                    owner.clone(),
+                    field.to_string(),
+                ));
+            }
+        }
+        visit::visit_arm(self, a);
+        self.pattern_fields.truncate(depth);
+    }
+
+    fn visit_item_enum(&mut self, en: &'ast syn::ItemEnum) {
+        // a variant's named fields are written like a struct's (clap's subcommands:
+        // `Healthcheck { #[arg(default_value_t = 30)] timeout: u64 }`)
+        for v in &en.variants {
+            let owner = v.ident.to_string();
+            self.field_defaults(&owner, &v.fields);
+        }
+        visit::visit_item_enum(self, en);
     }
 
     fn visit_item_impl(&mut self, i: &'ast syn::ItemImpl) {
