@@ -134,6 +134,33 @@ fn absent_sources_fall_back_to_the_table_only() {
     assert_eq!(lines, [6], "only the documented actix re-export: {got:?}");
 }
 
+/// n0-future's `task::spawn` is tokio's (iroh's ten spawns through `use n0_future::task;`),
+/// from the table when its sources are not in the registry.
+#[test]
+fn n0_futures_task_spawn_is_tokios_from_the_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "relay/Cargo.toml",
+        "[package]\nname = \"relay\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nn0-future = \"0.3\"\n",
+    );
+    write(
+        dir.path(),
+        "relay/src/lib.rs",
+        "use n0_future::task::{self, AbortOnDropHandle};\n\n\
+         pub fn start() -> AbortOnDropHandle<()> {\n    \
+         AbortOnDropHandle::new(task::spawn(async {}))\n}\n\n\
+         pub fn other() {\n    n0_future::task::spawn(async {});\n}\n",
+    );
+    let got = lint(dir.path(), home.path());
+    assert_eq!(
+        got,
+        [(4, "raw-spawn".to_string()), (8, "raw-spawn".to_string())],
+        "{got:?}"
+    );
+}
+
 #[test]
 fn crate_reexported_under_a_known_name_is_that_crate() {
     let dir = tempfile::tempdir().unwrap();

@@ -31,6 +31,9 @@ pub const KNOWN_REEXPORTERS: &[(&str, &str)] = &[
     ("actix_web::rt", "actix_rt"),
     // rocket re-exports tokio as `rocket::tokio`
     ("rocket::tokio", "tokio"),
+    // n0-future (iroh's runtime facade) re-exports tokio's spawn and time off wasm
+    ("n0_future::task::spawn", "tokio::spawn"),
+    ("n0_future::time", "tokio::time"),
     // OAuth/OIDC clients re-export their HTTP client
     ("openidconnect::reqwest", "reqwest"),
     ("oauth2::reqwest", "reqwest"),
