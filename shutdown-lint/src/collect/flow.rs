@@ -379,6 +379,32 @@ pub(super) fn summarize_file(file: &syn::File) -> ClientFlow {
     p.flow.fn_params = items.fns;
     p.imports = items.imports;
     p.visit_file(file);
+    // a private function that production code only calls inside `timeout(d, ..)`
+    // (iroh's `time::timeout(CAPTIVE_PORTAL_TIMEOUT, check_captive_portal(..))`): every
+    // request it makes is bounded
+    let bounded_fns: BTreeSet<&String> = p
+        .bounded_calls
+        .iter()
+        .filter(|(f, n)| {
+            items.private_fns.contains(*f)
+                && matches!(p.flow.fn_params.get(*f), Some(Some(_)))
+                && p.mentions.get(*f) == Some(*n)
+        })
+        .map(|(f, _)| f)
+        .collect();
+    for (name, us) in &mut p.flow.uses {
+        let fns = p.flow.use_fns.get(name);
+        for (k, u) in us.iter_mut().enumerate() {
+            if *u == Use::Request(false)
+                && fns
+                    .and_then(|fs| fs.get(k))
+                    .and_then(Option::as_ref)
+                    .is_some_and(|f| bounded_fns.contains(f))
+            {
+                *u = Use::Request(true);
+            }
+        }
+    }
     // `let fut = client.request(req); .. timeout(d, fut)`: the request is bounded
     for (client, i, fut) in std::mem::take(&mut p.request_futures) {
         if p.timed_futures.contains(&fut)
@@ -397,6 +423,8 @@ struct Items {
     structs: BTreeSet<String>,
     fns: BTreeMap<String, Option<Vec<Option<String>>>>,
     imports: BTreeMap<String, String>,
+    /// The free functions declared without `pub`: only this file calls them.
+    private_fns: BTreeSet<String>,
 }
 
 /// Records the names a `use` tree imports, each with the tree's first segment.
@@ -440,6 +468,9 @@ impl<'ast> Visit<'ast> for Items {
             .map(super::attrs::plain_param_name)
             .collect();
         let name = f.sig.ident.to_string();
+        if matches!(f.vis, syn::Visibility::Inherited) {
+            self.private_fns.insert(name.clone());
+        }
         // a name declared twice (in two modules) could be either
         let twice = self.fns.contains_key(&name);
         self.fns.insert(name, (!twice).then_some(params));
@@ -452,6 +483,10 @@ impl<'ast> Visit<'ast> for Items {
 struct Pass {
     /// Inside test code (`#[cfg(test)]`, `#[test]`): see [`ClientFlow::use_tests`].
     in_test: bool,
+    /// Outside test code: how often each single name is written as a path (a function
+    /// named as a value or called), and how often it is called inside `timeout(d, ..)`.
+    mentions: BTreeMap<String, usize>,
+    bounded_calls: BTreeMap<String, usize>,
     flow: ClientFlow,
     /// Addresses of the expressions already classified (not `Other`).
     done: BTreeSet<usize>,
@@ -1230,6 +1265,20 @@ impl<'ast> Visit<'ast> for Pass {
             && let Some(n) = name_of(e)
         {
             self.note(n, Use::Other);
+        }
+        if let syn::Expr::Path(p) = e
+            && !self.in_test
+            && let Some(f) = p.path.get_ident()
+        {
+            *self.mentions.entry(f.to_string()).or_default() += 1;
+        }
+        if let syn::Expr::Call(c) = e
+            && self.timed_depth > 0
+            && !self.in_test
+            && let syn::Expr::Path(p) = &*c.func
+            && let Some(f) = p.path.get_ident()
+        {
+            *self.bounded_calls.entry(f.to_string()).or_default() += 1;
         }
         visit::visit_expr(self, e);
         self.timed_depth -= usize::from(timed);
