@@ -838,13 +838,39 @@ impl FileAnalysis {
     /// declared in another file, a workspace function's result, ...), adds their counts to
     /// the facts and returns their findings (suppressions are applied by
     /// [`FileAnalysis::finish`]).
-    pub fn apply_workspace(&mut self, ws: &WorkspaceModel, config: &Config) -> Vec<Finding> {
+    ///
+    /// `text` reads the file again, as written, when a resolved chain builds an HTTP client
+    /// and the file's client flow was not read with it (`reqwest_client_builder(..)
+    /// .build()`: a builder a workspace function returns).
+    pub fn apply_workspace(
+        &mut self,
+        ws: &WorkspaceModel,
+        config: &Config,
+        text: &dyn Fn() -> Option<String>,
+    ) -> Vec<Finding> {
         if self.pending.is_empty() {
             return Vec::new();
         }
         let chains = ws.resolve(&self.pending);
         if chains.is_empty() {
             return Vec::new();
+        }
+        if self.client_flow.is_none()
+            && chains.iter().any(|cu| {
+                rules::http_no_timeout::http_ctor(&cu.chain, &config.http_no_timeout).is_some_and(
+                    |(k, _)| {
+                        matches!(
+                            k,
+                            crate::resolve::known::HttpKind::Builder
+                                | crate::resolve::known::HttpKind::Client
+                        )
+                    },
+                )
+            })
+            && let Some(text) = text()
+            && collect::flow::may_clear(&text, false)
+        {
+            self.client_flow = collect::flow::summarize(&text);
         }
         // a typed chain with a timeout valued from other files' writes or calls waits for
         // them too ([`FileAnalysis::apply_field_writes`])

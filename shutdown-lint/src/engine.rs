@@ -625,7 +625,8 @@ fn workspace_phase(
             *a = skipped;
             continue;
         }
-        cross[i].extend(analyses[i].apply_workspace(ws, config));
+        let text = || std::fs::read_to_string(&j.abs).ok();
+        cross[i].extend(analyses[i].apply_workspace(ws, config, &text));
     }
 }
 

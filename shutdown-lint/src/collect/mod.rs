@@ -151,15 +151,14 @@ pub fn const_values(
 /// that reads it costs as much as the file's own). A chain on a receiver only the
 /// workspace model can type counts when it may be a builder wrapper's
 /// (`ClientBuilder::new().prepare(|inner| ..).build_with_policies(..)`): a step named
-/// like a build (also `.build()` of a builder a workspace function returns:
-/// `reqwest_client_builder(..).build()`), or a closure applying methods to what the
-/// wrapper wraps.
+/// like a wrapper's build, or a closure applying methods to what the wrapper wraps
+/// (a plain `.build()` of a builder a workspace function returns is read once the chain
+/// is resolved: [`crate::analysis::FileAnalysis::apply_workspace`]).
 fn builds_http_client(ch: &crate::model::Chain) -> bool {
     use crate::resolve::known::{HTTP_CTORS, HttpKind};
     if ch.pending.is_some() {
         return ch.steps.iter().any(|s| {
-            s.name == "build"
-                || (chain::is_trigger(&s.name) && s.name.contains("build"))
+            (s.name != "build" && chain::is_trigger(&s.name) && s.name.contains("build"))
                 || s.args
                     .iter()
                     .any(|a| matches!(a, crate::model::ArgValue::Applied(_)))
