@@ -840,8 +840,8 @@ impl FileAnalysis {
     /// [`FileAnalysis::finish`]).
     ///
     /// `text` reads the file again, as written, when a resolved chain builds an HTTP client
-    /// and the file's client flow was not read with it (`reqwest_client_builder(..)
-    /// .build()`: a builder a workspace function returns).
+    /// `http-no-timeout` reports and the file's client flow was not read with it
+    /// (`reqwest_client_builder(..).build()`: a builder a workspace function returns).
     pub fn apply_workspace(
         &mut self,
         ws: &WorkspaceModel,
@@ -855,23 +855,6 @@ impl FileAnalysis {
         if chains.is_empty() {
             return Vec::new();
         }
-        if self.client_flow.is_none()
-            && chains.iter().any(|cu| {
-                rules::http_no_timeout::http_ctor(&cu.chain, &config.http_no_timeout).is_some_and(
-                    |(k, _)| {
-                        matches!(
-                            k,
-                            crate::resolve::known::HttpKind::Builder
-                                | crate::resolve::known::HttpKind::Client
-                        )
-                    },
-                )
-            })
-            && let Some(text) = text()
-            && collect::flow::may_clear(&text, false)
-        {
-            self.client_flow = collect::flow::summarize(&text);
-        }
         // a typed chain with a timeout valued from other files' writes or calls waits for
         // them too ([`FileAnalysis::apply_field_writes`])
         let waiting = self.waiting_chains(chains.iter());
@@ -882,19 +865,42 @@ impl FileAnalysis {
         let serves = chains
             .iter()
             .any(|cu| crate::resolve::known::server_api(&cu.chain.root_str()).is_some());
-        let model = FileModel {
+        let mut model = FileModel {
             chains,
             fns: if serves { self.fns.clone() } else { Vec::new() },
             client_flow: self.client_flow.clone(),
             ..FileModel::default()
         };
-        let cx = RuleContext {
-            model: &model,
-            config,
-            path: &self.path,
-        };
         let mut out = Vec::new();
-        rules::check_file(&cx, &mut out);
+        rules::check_file(
+            &RuleContext {
+                model: &model,
+                config,
+                path: &self.path,
+            },
+            &mut out,
+        );
+        // a client reported whose file's flow was not read with it: read it, and judge
+        // again (only then: it is a second parse of the file)
+        if model.client_flow.is_none()
+            && out
+                .iter()
+                .any(|f| f.rule == rules::http_no_timeout::META.name)
+            && let Some(text) = text()
+            && collect::flow::may_clear(&text, false)
+        {
+            model.client_flow = collect::flow::summarize(&text);
+            self.client_flow = model.client_flow.clone();
+            out.clear();
+            rules::check_file(
+                &RuleContext {
+                    model: &model,
+                    config,
+                    path: &self.path,
+                },
+                &mut out,
+            );
+        }
         self.facts.raw_spawns += rules::raw_spawn::raw_spawns(&model, &config.spawn_raw).len();
         self.facts.tracked_spawns +=
             rules::raw_spawn::tracked_spawns(&model, &config.spawn_tracked);
