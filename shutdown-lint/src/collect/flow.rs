@@ -18,8 +18,17 @@ use std::collections::{BTreeMap, BTreeSet};
 use syn::visit::{self, Visit};
 
 /// Methods of a client that start a request.
-pub(crate) const REQUEST_METHODS: &[&str] =
-    &["get", "post", "put", "patch", "delete", "head", "request"];
+pub(crate) const REQUEST_METHODS: &[&str] = &[
+    "get",
+    "post",
+    "put",
+    "patch",
+    "delete",
+    "head",
+    "request",
+    // hyper's connection-level client (`SendRequest`, from `handshake`)
+    "send_request",
+];
 /// Methods that send a prepared request.
 pub(crate) const SEND_METHODS: &[&str] = &["send", "execute"];
 /// Whether method `m` starts or sends a request ([`REQUEST_METHODS`], [`SEND_METHODS`]):
@@ -537,6 +546,33 @@ fn name_of(e: &syn::Expr) -> Option<String> {
     }
 }
 
+/// The first name a tuple pattern binds: `(sender, conn)`, `(mut sender, _)`.
+fn tuple_head(p: &syn::Pat) -> Option<String> {
+    let syn::Pat::Tuple(t) = p else {
+        return None;
+    };
+    match t.elems.first()? {
+        syn::Pat::Ident(i) if i.subpat.is_none() => Some(i.ident.to_string()),
+        _ => None,
+    }
+}
+
+/// Whether `e` opens a hyper connection (its value the pair of a client and its
+/// connection): a chain through `handshake`, or a call of `..::handshake(..)`, also as the
+/// future `timeout(d, ..)` bounds.
+fn makes_connection(e: &syn::Expr) -> bool {
+    let (methods, inner) = unchain(e);
+    if methods.iter().any(|m| m.method == "handshake") {
+        return true;
+    }
+    match inner {
+        syn::Expr::Call(c) if let Some(fut) = bounded_future(c) => makes_connection(fut),
+        syn::Expr::Call(c) => matches!(strip(&c.func), syn::Expr::Path(p)
+            if p.path.segments.last().is_some_and(|s| s.ident == "handshake")),
+        _ => false,
+    }
+}
+
 /// The name `Ok(name)` / `Some(name)` binds.
 fn unwrapped_name(p: &syn::Pat) -> Option<String> {
     let syn::Pat::TupleStruct(t) = p else {
@@ -607,6 +643,8 @@ fn root_offset(e: &syn::Expr) -> Option<usize> {
         return None;
     }
     match inner {
+        // `timeout(d, http2::handshake(exec, io)).await??`: the bounded future's value
+        syn::Expr::Call(c) if let Some(fut) = bounded_future(c) => root_offset(fut),
         syn::Expr::Call(c) => match strip(&c.func) {
             syn::Expr::Path(p) => Some(syn::spanned::Spanned::span(&p.path).byte_range().start),
             _ => None,
@@ -1195,6 +1233,25 @@ impl<'ast> Visit<'ast> for Pass {
             && init.diverge.is_none()
         {
             self.bind(&i.ident.to_string(), &init.expr);
+        }
+        // `let (sender, conn) = http2::handshake(exec, io).await?;`: hyper's connection
+        // client is the pair's first value; `let (sender, worker) = if tls { ..; (sender,
+        // spawn(conn)) } else { .. };` passes each branch's first value on
+        if let (Some(n), Some(init)) = (tuple_head(&l.pat), &l.init)
+            && init.diverge.is_none()
+        {
+            if makes_connection(&init.expr) {
+                self.bind(&n, &init.expr);
+            }
+            for v in branch_values(&init.expr) {
+                if let syn::Expr::Tuple(t) = strip(v)
+                    && let Some(first) = t.elems.first()
+                    && let Some(b) = name_of(first)
+                {
+                    self.done.insert(addr(strip(first)));
+                    self.note(b, Use::Copy(n.clone()));
+                }
+            }
         }
         // `let Ok(client) = builder.build() else { return };`: the `Ok` value
         if let (Some(n), Some(init)) = (unwrapped_name(&l.pat), &l.init)
