@@ -422,7 +422,11 @@ impl Collector<'_, '_> {
         }
         *consumed = 1;
         let mut ch = self.symbolic(SymRoot::Method { owner, name }, m.method.span());
-        ch.via = Some(format!("{}()", m.method));
+        ch.via = Some(if m.args.is_empty() {
+            format!("{}()", m.method)
+        } else {
+            format!("{}(..)", m.method)
+        });
         Some(ch)
     }
 

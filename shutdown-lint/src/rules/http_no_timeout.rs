@@ -289,6 +289,10 @@ fn clients_without_timeout_in(
                         };
                         // a builder a helper of the workspace returned: say which
                         let by = match &ch.via {
+                            // a method (`self.client_builder()`): written with its call
+                            Some(helper) if helper.ends_with(')') => {
+                                format!("`.{helper}` (a {} chain)", display(ch, kind))
+                            }
                             Some(helper) => {
                                 format!("`{helper}(..)` (a {} chain)", display(ch, kind))
                             }
