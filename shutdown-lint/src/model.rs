@@ -306,6 +306,12 @@ pub struct FnDecl {
     /// b.redirect(..).build() }`): the parameter's index and the steps applied to it, so a
     /// caller that passes a builder is judged as if it built the client itself.
     pub builds_param: Option<(usize, Vec<Step>)>,
+    /// For a function returning an HTTP client builder that is one of its parameters,
+    /// handed back with no `.timeout(..)` anywhere in its body (`fn tls(&self, mut b:
+    /// ClientBuilder) -> ClientBuilder { if self.insecure { b = b.danger_accept_invalid_certs(true); } b }`):
+    /// that parameter's index, so the builder a caller passes in is still the caller's
+    /// chain, without a timeout.
+    pub returns_param: Option<usize>,
 }
 
 /// A call written in a function body, by name (for call chains from `main`).

@@ -266,8 +266,26 @@ impl Collector<'_, '_> {
                 }
             }
         }
-        for layer in layers.iter().rev() {
+        for (depth, layer) in layers.iter().rev().enumerate() {
             if let syn::Expr::MethodCall(m) = layer {
+                // the method a symbolic root stands for (`self.tls(builder)`): builders
+                // passed to it, as to a function
+                if depth == 0
+                    && consumed == 1
+                    && let Some(ch) = chain.as_mut()
+                    && matches!(ch.pending, Some(SymRoot::Method { .. }))
+                {
+                    let mut builders = Vec::new();
+                    for (k, a) in m.args.iter().enumerate() {
+                        self.pending = Usage::Kept;
+                        let value = self.visit_expr_value(a).or_else(|| self.bound_chain(a));
+                        if let Some(b) = value.filter(is_unbuilt_builder) {
+                            builders.push((k, b));
+                        }
+                    }
+                    self.pass_builders(ch, m.args.len(), builders, usage);
+                    continue;
+                }
                 for a in &m.args {
                     self.visit_expr(a);
                 }
@@ -289,7 +307,7 @@ impl Collector<'_, '_> {
         usage: Usage,
     ) {
         if builders.is_empty()
-            || !matches!(ch.pending, Some(SymRoot::Call(_)))
+            || !matches!(ch.pending, Some(SymRoot::Call(_) | SymRoot::Method { .. }))
             || !ch.root_args.is_empty()
         {
             return;

@@ -91,12 +91,22 @@ impl Collector<'_, '_> {
         };
         if let Some(ret) = ret {
             let builds_param = block.and_then(|b| self.builds_from_param(sig, b, &ret));
+            let returns_param = block
+                .filter(|_| returns_builder)
+                .and_then(|b| self.returns_builder_param(sig, b));
             let builder = tail.filter(|t| {
                 returns_builder
-                    && t.pending.is_none()
-                    && known::HTTP_CTORS
-                        .iter()
-                        .any(|(p, k, _)| *k == known::HttpKind::Builder && *p == t.root_str())
+                    && match &t.pending {
+                        None => known::HTTP_CTORS
+                            .iter()
+                            .any(|(p, k, _)| *k == known::HttpKind::Builder && *p == t.root_str()),
+                        // a builder handed through another function that returns it
+                        // (`let b = self.tls(b); Ok(b)`): the workspace model tells
+                        Some(_) => t
+                            .root_args
+                            .iter()
+                            .any(|a| matches!(a, crate::model::ArgValue::Builder(_))),
+                    }
             });
             let name = sig.ident.to_string();
             let path = match &self.self_ty {
@@ -118,6 +128,7 @@ impl Collector<'_, '_> {
                 ret,
                 builder,
                 builds_param,
+                returns_param,
             });
         }
         self.resolver_blocks -= 1;
@@ -302,6 +313,33 @@ impl Collector<'_, '_> {
             .iter()
             .any(|s| lib.build_methods.contains(&s.name.as_str()))
             .then_some((index, steps))
+    }
+
+    /// For a function returning a builder: the index of the builder-typed parameter its
+    /// body hands back (its tail, `Ok(..)` around it or not), when nothing in the body
+    /// names a timeout step ([`FnDecl::returns_param`](crate::model::FnDecl::returns_param)).
+    fn returns_builder_param(&self, sig: &syn::Signature, block: &syn::Block) -> Option<usize> {
+        let Some(syn::Stmt::Expr(tail, None)) = block.stmts.last() else {
+            return None;
+        };
+        let tail = ok_or_some_arg(tail).unwrap_or(tail);
+        let syn::Expr::Path(p) = tail else {
+            return None;
+        };
+        let name = p.path.get_ident()?;
+        let (index, ty) = sig
+            .inputs
+            .iter()
+            .filter_map(|a| match a {
+                syn::FnArg::Typed(t) => Some(t),
+                syn::FnArg::Receiver(_) => None,
+            })
+            .enumerate()
+            .find(|(_, t)| matches!(&*t.pat, syn::Pat::Ident(i) if i.ident == *name))?;
+        known::http_builder_ctor(&self.type_canon(&ty.ty)?)?;
+        let mut timeouts = NamesTimeout(false);
+        timeouts.visit_block(block);
+        (!timeouts.0).then_some(index)
     }
 
     /// Visits a block; returns the value of its tail expression when it is a chain.
@@ -741,6 +779,7 @@ impl<'ast> Visit<'ast> for Collector<'_, '_> {
                         ret,
                         builder: None,
                         builds_param: None,
+                        returns_param: None,
                     });
                 }
                 self.ctx.in_drainable = false;
@@ -869,6 +908,7 @@ impl Collector<'_, '_> {
                 ret,
                 builder: None,
                 builds_param: None,
+                returns_param: None,
             });
         }
     }
@@ -960,5 +1000,20 @@ fn ok_or_some_arg(e: &syn::Expr) -> Option<&syn::Expr> {
     match (wraps, call.args.len()) {
         (true, 1) => call.args.first(),
         _ => None,
+    }
+}
+
+/// Finds a method call that sets a timeout (`.timeout(..)`, `.timeout_global(..)`, ..), or
+/// a macro that may (its tokens are not read).
+struct NamesTimeout(bool);
+
+impl<'ast> syn::visit::Visit<'ast> for NamesTimeout {
+    fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+        self.0 |= m.method.to_string().contains("timeout");
+        syn::visit::visit_expr_method_call(self, m);
+    }
+
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        self.0 |= m.tokens.to_string().contains("timeout");
     }
 }

@@ -65,8 +65,11 @@ pub const BODY_WORDS: &[&str] = &[
 /// Types a parameter may hold whose use in the body names no [`BODY_WORDS`] word (a
 /// dropshot starter's `starter.start()`): a parameter of one keeps its function's body.
 /// (A parameter's type in general does not: `req: Request<Body>` of a hyper handler would
-/// keep most bodies of a web service.)
-const PARAM_WORDS: &[&str] = &["HttpServerStarter"];
+/// keep most bodies of a web service.) An HTTP client builder handed in keeps the body of
+/// a function that may hand it back (`fn tls(&self, b: ClientBuilder) -> ClientBuilder {
+/// if self.insecure { b = b.danger_accept_invalid_certs(true); } b }`), whose words are
+/// the library's own.
+const PARAM_WORDS: &[&str] = &["HttpServerStarter", "ClientBuilder"];
 
 /// [`BODY_WORDS`] that count only as a whole identifier: the types the rules and the
 /// model read (`Client::new`, `Handle::current`, `Builder::new_multi_thread`), not every

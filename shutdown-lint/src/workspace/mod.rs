@@ -321,6 +321,15 @@ impl WorkspaceModel {
             {
                 return Some(built_by_helper(ch, b, helper));
             }
+            // a function that hands the builder its caller passed back, without a timeout:
+            // still the caller's builder (`tls(Client::builder()).build()`)
+            if i == 0
+                && !ch.via_binding
+                && let Some(k) = made_by.and_then(|f| f.returns_param)
+                && let Some(ArgValue::Builder(b)) = ch.root_args.get(k)
+            {
+                return Some(built_by_helper(ch, b, &[]));
+            }
             if let Some(ctor) = known::type_ctor(&ty) {
                 // an empty `Option` of a client filled in here (spin's
                 // `self.client.get_or_insert_with(Default::default)`): a client made here,
@@ -343,6 +352,15 @@ impl WorkspaceModel {
             if known::is_http_builder_type(&ty) {
                 // a helper's builder: its own steps (timeout or not) come first
                 let b = made_by.and_then(|f| f.builder.as_ref())?;
+                if b.pending.is_some() {
+                    // handed through a second function that returns it (`let b =
+                    // self.tls(b); Ok(b)`): the builder passed to it, then the helper's
+                    // steps after that call
+                    let (inner, passed) = self.passed_through(b, need)?;
+                    let mut steps = inner.steps.clone();
+                    steps.extend(passed.steps.iter().cloned());
+                    return Some(rewrite(ch, i, inner.root.clone(), steps));
+                }
                 return Some(rewrite(ch, i, b.root.clone(), b.steps.clone()));
             }
             // a builder wrapper: its own methods lead to a client made from it (not one
@@ -512,6 +530,22 @@ impl WorkspaceModel {
     }
 
     /// The type of a pending root, and the function that made it (for helpers' builders).
+    /// For a builder chain `b` whose root is a call of a function that hands back the
+    /// builder passed to it ([`FnDecl::returns_param`]): that builder (made by a library,
+    /// not itself passed through again) and `b`.
+    fn passed_through<'c>(
+        &self,
+        b: &'c Chain,
+        need: &mut Vec<String>,
+    ) -> Option<(&'c Chain, &'c Chain)> {
+        let (_, made_by) = self.type_of_root(b.pending.as_ref()?, need)?;
+        let k = made_by?.returns_param?;
+        match b.root_args.get(k) {
+            Some(ArgValue::Builder(inner)) if inner.pending.is_none() => Some((inner, b)),
+            _ => None,
+        }
+    }
+
     fn type_of_root(
         &self,
         root: &SymRoot,
@@ -690,7 +724,10 @@ fn agreed_fn(v: &[FnDecl]) -> Option<&FnDecl> {
     let first = v.first()?;
     v.iter()
         .all(|f| {
-            f.ret == first.ret && f.builder == first.builder && f.builds_param == first.builds_param
+            f.ret == first.ret
+                && f.builder == first.builder
+                && f.builds_param == first.builds_param
+                && f.returns_param == first.returns_param
         })
         .then_some(first)
 }

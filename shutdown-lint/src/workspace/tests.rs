@@ -45,6 +45,7 @@ fn f(path: &str, owner: Option<&str>, ret: &str) -> FnDecl {
         ret: split_path(ret),
         builder: None,
         builds_param: None,
+        returns_param: None,
     }
 }
 
