@@ -42,6 +42,13 @@ impl Collector<'_, '_> {
         let Some(BindVal::Chain(ch)) = self.binding_val(&name) else {
             return;
         };
+        let ch = (**ch).clone();
+        self.spawned_thread_matched_away(&ch, m);
+    }
+
+    /// When `ch` spawns a thread and no arm of `m` (whose scrutinee holds its `Result`)
+    /// keeps the handle: the thread is detached where it was spawned.
+    fn spawned_thread_matched_away(&mut self, ch: &Chain, m: &syn::ExprMatch) {
         let root = ch.root_str();
         let spawned = root == crate::resolve::known::THREAD_SPAWN_FN
             || (root == crate::resolve::known::THREAD_BUILDER_NEW
@@ -238,9 +245,15 @@ impl Collector<'_, '_> {
                 self.thread_handle_matched_away(m);
                 // `match Handle::try_current() { Ok(h) => h.spawn(..), .. }`; the value of
                 // the match is the first arm that yields a known one
-                let scrutinee = self
-                    .value_of_expr(&m.expr)
-                    .map(|c| BindVal::Chain(Box::new(c)));
+                let scrutinee = self.value_of_expr(&m.expr);
+                // `match thread::Builder::new().spawn(..) { Ok(_) => .., Err(e) => .. }`:
+                // the same, spawned in the scrutinee itself
+                if !matches!(&*m.expr, syn::Expr::Path(_))
+                    && let Some(ch) = &scrutinee
+                {
+                    self.spawned_thread_matched_away(ch, m);
+                }
+                let scrutinee = scrutinee.map(|c| BindVal::Chain(Box::new(c)));
                 let mut out = None;
                 for arm in &m.arms {
                     self.signal_as_value(&arm.body);

@@ -275,7 +275,12 @@ fn own_blocks(code: &[u8], start: usize, end: usize) -> Vec<(usize, usize)> {
                 // the statement's own text (its names are bound or used right there)
                 // `match handle { Ok(_) => {} .. }` on a binding: its arms are what the
                 // binding's value becomes (a handle kept or dropped), read with it
-                if !after_type_name(code, start, k) && !matches_a_binding(code, start, k) {
+                // `match thread::Builder::new().spawn(..) { Ok(_) => .. }`: the same, the
+                // handle made in the scrutinee
+                if !after_type_name(code, start, k)
+                    && !matches_a_binding(code, start, k)
+                    && !matches_a_spawn(code, start, k)
+                {
                     out.push((k, c));
                 }
                 k = c + 1;
@@ -356,6 +361,26 @@ fn matches_a_binding(code: &[u8], start: usize, at: usize) -> bool {
         && !name.is_empty()
         && !name[0].is_ascii_digit()
         && name.iter().all(|&c| is_ident(c))
+}
+
+/// Whether `start..at` is `match <expr naming spawn>` with the `{` at `at` at the top level
+/// of the statement (its arms, not a closure's body inside the scrutinee's parentheses).
+fn matches_a_spawn(code: &[u8], start: usize, at: usize) -> bool {
+    let text = code[start..at].trim_ascii();
+    let Some(rest) = text.strip_prefix(b"match") else {
+        return false;
+    };
+    let open: i64 = rest
+        .iter()
+        .map(|&c| match c {
+            b'(' | b'[' | b'{' => 1,
+            b')' | b']' | b'}' => -1,
+            _ => 0,
+        })
+        .sum();
+    rest.first().is_some_and(u8::is_ascii_whitespace)
+        && open == 0
+        && rest.windows(5).any(|w| w == b"spawn")
 }
 
 fn after_type_name(code: &[u8], start: usize, at: usize) -> bool {
@@ -498,6 +523,16 @@ mod tests {
         assert_eq!(
             pruned(src, &["spawn"]),
             "fn f() { let h = thread::spawn(w); let r = Recorder { h }; r }"
+        );
+    }
+
+    #[test]
+    fn a_match_on_a_spawn_keeps_its_arms() {
+        let src =
+            "fn f() { x(); match thread::spawn(move || w()) { Ok(_) => {} Err(e) => log(e) } }";
+        assert_eq!(
+            pruned(src, &["spawn"]),
+            "fn f() { match thread::spawn(move || w()) { Ok(_) => {} Err(e) => log(e) } }"
         );
     }
 
