@@ -546,6 +546,26 @@ fn name_of(e: &syn::Expr) -> Option<String> {
     }
 }
 
+/// What `Some(..)`, `Arc::new(..)`, `Box::new(..)` or `Rc::new(..)` wrap (nested), or `e`.
+fn unwrap_wrappers(mut e: &syn::Expr) -> &syn::Expr {
+    while let syn::Expr::Call(c) = strip(e)
+        && c.args.len() == 1
+        && let syn::Expr::Path(p) = strip(&c.func)
+    {
+        let segs = super::attrs::path_segs(&p.path);
+        let wraps = match segs.as_slice() {
+            [one] => one == "Some",
+            [.., ty, f] => f == "new" && matches!(ty.as_str(), "Arc" | "Box" | "Rc"),
+            [] => false,
+        };
+        if !wraps {
+            break;
+        }
+        e = &c.args[0];
+    }
+    e
+}
+
 /// The first name a tuple pattern binds: `(sender, conn)`, `(mut sender, _)`.
 fn tuple_head(p: &syn::Pat) -> Option<String> {
     let syn::Pat::Tuple(t) = p else {
@@ -708,6 +728,28 @@ fn closure_of(e: &syn::Expr) -> Option<&syn::ExprClosure> {
     }
 }
 
+/// The closure a lazily initialised value runs: `LazyLock::new(|| ..)`, once_cell's or
+/// lazy_static's `Lazy::new(|| ..)`, `LazyCell::new(|| ..)`.
+fn lazy_init(e: &syn::Expr) -> Option<&syn::ExprClosure> {
+    let syn::Expr::Call(c) = strip(e) else {
+        return None;
+    };
+    let syn::Expr::Path(p) = strip(&c.func) else {
+        return None;
+    };
+    let segs = super::attrs::path_segs(&p.path);
+    let lazy = segs.len() >= 2
+        && segs[segs.len() - 1] == "new"
+        && matches!(
+            segs[segs.len() - 2].as_str(),
+            "LazyLock" | "Lazy" | "LazyCell"
+        );
+    match (lazy, c.args.first()) {
+        (true, Some(syn::Expr::Closure(cl))) if c.args.len() == 1 => Some(cl),
+        _ => None,
+    }
+}
+
 /// The value a closure's body ends with, if it has no `return`.
 fn closure_tail(c: &syn::ExprClosure) -> Option<&syn::Expr> {
     struct Returns(bool);
@@ -852,6 +894,11 @@ impl Pass {
         }
         // `let c = self.client.clone();`, or arms of a `match` / `if` that each give a name
         for v in branch_values(init) {
+            // `let c = &STATE.client;`: the same client, borrowed
+            let v = match strip(v) {
+                syn::Expr::Reference(r) => &*r.expr,
+                v => v,
+            };
             let (methods, recv) = unchain(v);
             if methods
                 .iter()
@@ -1186,7 +1233,48 @@ impl<'ast> Visit<'ast> for Pass {
                 self.note(n, Use::Rebind);
             }
         }
+        // `self.client = Some(Arc::new(client));`: stored into the field, as in a struct
+        // literal; writing a field (`self.client = None`) reads nothing of it
+        if let syn::Expr::Field(f) = strip(&a.left)
+            && let syn::Member::Named(field) = &f.member
+        {
+            self.done.insert(addr(strip(&a.left)));
+            let field = field.to_string();
+            let value = unwrap_wrappers(&a.right);
+            if let Some(r) = root_offset(value) {
+                self.flow.sinks.insert(r, Sink::Field(field.clone()));
+            }
+            if let Some(n) = name_of(value) {
+                self.done.insert(addr(strip(value)));
+                self.note(n, Use::Store(field));
+            }
+        }
         visit::visit_expr_assign(self, a);
+    }
+
+    fn visit_expr_let(&mut self, l: &'ast syn::ExprLet) {
+        // `if let Some(client) = self.client.clone()` (or `&self.client`, `.as_ref()`):
+        // the field's client, under that name
+        let bound = match &*l.pat {
+            syn::Pat::Ident(i) if i.subpat.is_none() => Some(i.ident.to_string()),
+            p => unwrapped_name(p),
+        };
+        if let Some(n) = bound {
+            let mut v = strip(&l.expr);
+            if let syn::Expr::Reference(r) = v {
+                v = strip(&r.expr);
+            }
+            let (methods, recv) = unchain(v);
+            if methods.iter().all(|m| {
+                m.args.is_empty() && matches!(m.method.to_string().as_str(), "clone" | "as_ref")
+            }) && let Some(b) = name_of(recv)
+            {
+                self.classified(v);
+                self.done.insert(addr(strip(recv)));
+                self.note(b, Use::Copy(n));
+            }
+        }
+        visit::visit_expr_let(self, l);
     }
 
     fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
@@ -1209,6 +1297,19 @@ impl<'ast> Visit<'ast> for Pass {
         let outer = self.cur_fn.take();
         visit::visit_trait_item_fn(self, f);
         self.cur_fn = outer;
+    }
+
+    fn visit_item_static(&mut self, st: &'ast syn::ItemStatic) {
+        // `static CLIENT: LazyLock<Client> = LazyLock::new(|| Client::builder()..build()..)`:
+        // a private static is named only in this file (and its child modules' files, as a
+        // private field is), so its client goes where a field's goes
+        if matches!(st.vis, syn::Visibility::Inherited)
+            && let Some(tail) = lazy_init(&st.expr).and_then(closure_tail)
+            && let Some(r) = root_offset(block_value(tail))
+        {
+            self.flow.sinks.insert(r, Sink::Field(st.ident.to_string()));
+        }
+        visit::visit_item_static(self, st);
     }
 
     fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
