@@ -38,6 +38,9 @@ pub const FACADES: &[(&str, &str)] = &[
     ("hyper::client::Client", "hyper::Client"),
     ("shutdown_macros", "shutdown_runtime"),
     ("actix_web::rt", "actix_rt"),
+    // actix-rt's `task` module is `pub use tokio::task::{spawn_blocking, JoinHandle, ..}`
+    // (AppFlowy-Cloud's `actix_web::rt::task::spawn_blocking`)
+    ("actix_rt::task", "tokio::task"),
     ("ntex::rt", "ntex_rt"),
     // madsim's simulation shims re-export the real crate outside simulation builds
     // (`tokio = { package = "madsim-tokio" }`, Xline)
