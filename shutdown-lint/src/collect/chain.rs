@@ -286,6 +286,13 @@ impl Collector<'_, '_> {
                     self.pass_builders(ch, m.args.len(), builders, usage);
                     continue;
                 }
+                // `rt.block_on(server)`: the bound value awaited, as `server.await`
+                if m.method == "block_on"
+                    && let [arg] = m.args.iter().collect::<Vec<_>>()[..]
+                    && self.block_on_binding(arg)
+                {
+                    continue;
+                }
                 for a in &m.args {
                     self.visit_expr(a);
                 }
@@ -583,6 +590,40 @@ impl Collector<'_, '_> {
     /// A binding made from the chain recorded at `origin` is used: a method is called on
     /// it, or (`escapes`) it is moved or passed on as a plain value. A handle bound as
     /// `let _worker = ..` and used later is not dropped.
+    /// `arg` of `block_on(arg)` names a binding that holds a chain: records its use with an
+    /// `await` step (a server's handle run to completion is judged here, not passed on);
+    /// `false` when it names none.
+    fn block_on_binding(&mut self, arg: &syn::Expr) -> bool {
+        let syn::Expr::Path(p) = arg else {
+            return false;
+        };
+        let Resolution::Binding(name) = self.resolve(&p.path, true) else {
+            return false;
+        };
+        let Some(BindVal::Chain(ch)) = self.binding_val(&name) else {
+            return false;
+        };
+        let mut ch = (**ch).clone().through_binding();
+        if ch.origin.is_none() {
+            return false;
+        }
+        self.mark_used(ch.origin, false);
+        ch.steps.push(Step {
+            name: "await".into(),
+            region: self.region(p.path.span()),
+            args: Vec::new(),
+        });
+        let ctx = self.ctx();
+        self.model.chains.push(ChainUse {
+            chain: ch,
+            usage: Usage::Kept,
+            ctx,
+            escapes: false,
+            bounded_by_layer: false,
+        });
+        true
+    }
+
     pub(super) fn mark_used(&mut self, origin: Option<usize>, escapes: bool) {
         let Some(i) = origin else { return };
         let underscore = self.underscore_bound.contains(&i);
