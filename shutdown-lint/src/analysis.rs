@@ -552,6 +552,31 @@ impl Analyzer {
         })
     }
 
+    /// What the getters `text` (a whole file) declares among `wanted` (`(method, factor)`)
+    /// return: `(index into wanted, seconds, line)`; `None` if it does not parse.
+    ///
+    /// # Examples
+    /// ```
+    /// use shutdown_lint::analysis::{Analyzer, FileContext};
+    /// use shutdown_lint::config::Config;
+    /// let src = "impl Upstream {\n    pub fn get_timeout(&self) -> u64 {\n        \
+    ///                self.timeout.unwrap_or(60)\n    }\n}\n";
+    /// let found = Analyzer::new(&Config::default())
+    ///     .getter_values(src, &FileContext::default(), &[("get_timeout".into(), Some(1.0))])
+    ///     .unwrap();
+    /// assert_eq!(found, [(0, 60.0, 3)]);
+    /// ```
+    pub fn getter_values(
+        &self,
+        text: &str,
+        fctx: &FileContext,
+        wanted: &[(String, Option<f64>)],
+    ) -> Option<Vec<(usize, f64, usize)>> {
+        self.read_whole(text, fctx, |file, index, copts| {
+            collect::getter_values(file, index, copts, wanted)
+        })
+    }
+
     /// What `text` (a whole file) passes to the `wanted` parameters of functions declared
     /// elsewhere, as `(index into wanted, what, line, how)`; `None` if it does not parse.
     ///

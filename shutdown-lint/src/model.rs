@@ -491,6 +491,10 @@ pub struct FieldWrites {
     /// (`GetRequest { timeout: self.config.download.piece_timeout }`), whose own writes
     /// value it; the owner may name middle fields (`Piece.config.download`).
     pub forwards: Vec<(usize, FieldKey, usize)>,
+    /// `(index, method, line)`: the field is filled from what a getter returns
+    /// (`Upstream { timeout: config.get_timeout() }`), whose body, in whatever file of the
+    /// workspace declares it, values it (`self.timeout.unwrap_or(60)`).
+    pub getters: Vec<(usize, String, usize)>,
 }
 
 /// A timeout argument that reads a field of a known type whose writes are in other files.

@@ -636,6 +636,69 @@ fn a_field_filled_from_a_field_of_another_type_is_valued_by_that_fields_writes()
     );
 }
 
+/// A timeout read from a field that another file fills from a getter of a third
+/// (tailcall's upstream: `.timeout(Duration::from_secs(upstream.timeout))`, with `Upstream {
+/// timeout: config.get_timeout() }` in the blueprint and `fn get_timeout(&self) -> u64 {
+/// self.timeout.unwrap_or(60) }` in the config): the getter's value is the field's. A getter
+/// whose name two types declare with two values is not guessed between; one under the
+/// budget is not reported.
+#[test]
+fn a_field_filled_from_a_getter_of_another_file_is_valued_by_its_body() {
+    let d = one_package("gateway");
+    let root = d.path();
+    write(root, "shutdown-lint.toml", "drain-budget = \"25s\"\n");
+    write(
+        root,
+        "src/lib.rs",
+        "pub mod blueprint;\npub mod config;\npub mod http;\n",
+    );
+    write(
+        root,
+        "src/config.rs",
+        "pub struct UpstreamConfig {\n    pub timeout: Option<u64>,\n    pub keep_alive: Option<u64>,\n    pub pool: Option<u64>,\n}\n\n\
+         impl UpstreamConfig {\n    \
+         pub fn get_timeout(&self) -> u64 {\n        self.timeout.unwrap_or(60)\n    }\n\n    \
+         pub fn get_keep_alive(&self) -> u64 {\n        self.keep_alive.unwrap_or(10)\n    }\n\n    \
+         pub fn get_pool(&self) -> u64 {\n        self.pool.unwrap_or(90)\n    }\n}\n\n\
+         pub struct Other {\n    pub pool: Option<u64>,\n}\n\n\
+         impl Other {\n    pub fn get_pool(&self) -> u64 {\n        self.pool.unwrap_or(5)\n    }\n}\n",
+    );
+    write(
+        root,
+        "src/blueprint.rs",
+        "use crate::config::UpstreamConfig;\n\n\
+         pub struct Upstream {\n    pub timeout: u64,\n    pub keep_alive: u64,\n    pub pool: u64,\n}\n\n\
+         impl Upstream {\n    pub fn new(config: &UpstreamConfig) -> Self {\n        \
+         Upstream {\n            timeout: (config).get_timeout(),\n            \
+         keep_alive: config.get_keep_alive(),\n            pool: config.get_pool(),\n        }\n    }\n}\n",
+    );
+    write(
+        root,
+        "src/http.rs",
+        "use std::time::Duration;\nuse crate::blueprint::Upstream;\n\n\
+         pub fn init(upstream: &Upstream) -> reqwest::Client {\n    \
+         reqwest::Client::builder()\n        \
+         .timeout(Duration::from_secs(upstream.timeout))\n        \
+         .build()\n        .unwrap()\n}\n\n\
+         pub fn quick(upstream: &Upstream) -> reqwest::Client {\n    \
+         reqwest::Client::builder()\n        \
+         .timeout(Duration::from_secs(upstream.keep_alive))\n        \
+         .build()\n        .unwrap()\n}\n\n\
+         pub fn pooled(upstream: &Upstream) -> reqwest::Client {\n    \
+         reqwest::Client::builder()\n        \
+         .timeout(Duration::from_secs(upstream.pool))\n        \
+         .build()\n        .unwrap()\n}\n",
+    );
+    let got = active_lines(&lint_here(root));
+    assert_eq!(got.len(), 1, "{got:#?}");
+    assert!(
+        got[0].starts_with(
+            "src/http.rs:6 http-timeout-over-budget `.timeout(..)` of 60 s (`get_timeout()` on line 9 of src/config.rs, which fills the field `timeout` of `Upstream` on line 12 of src/blueprint.rs)"
+        ),
+        "{got:#?}"
+    );
+}
+
 /// A timeout read from a parameter whose caller passes a field of a clap subcommand bound
 /// by a `match` arm (symbolicator's `Command::Healthcheck { timeout } =>
 /// healthcheck(timeout)`, `#[arg(long, default_value_t = 30)] timeout: u64`): the variant's

@@ -514,6 +514,8 @@ impl Collector<'_, '_> {
                     && let Some(key) = f.key(w.factor())
                 {
                     out.forwards.push((k, key, line));
+                } else if let Some(name) = getter_call(e) {
+                    out.getters.push((k, name, line));
                 }
             }
             for (v, _) in &found.defaults[k] {
@@ -524,6 +526,76 @@ impl Collector<'_, '_> {
         }
         out
     }
+}
+
+impl Collector<'_, '_> {
+    /// What the getters of `file` (this collector's file, as written) named in `wanted`
+    /// return, `(index into wanted, seconds, line)`: a method taking only `&self` whose
+    /// body's value is a known duration, or a number of the wanted factor's units
+    /// (`fn get_timeout(&self) -> u64 { self.timeout.unwrap_or(60) }`: 60 s).
+    pub(super) fn getter_values(
+        &self,
+        file: &syn::File,
+        wanted: &[(String, Option<f64>)],
+    ) -> Vec<(usize, f64, usize)> {
+        struct Getters<'ast>(Vec<(String, &'ast syn::Expr)>);
+        impl<'ast> Visit<'ast> for Getters<'ast> {
+            fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
+                let only_self = matches!(
+                    f.sig.inputs.iter().collect::<Vec<_>>()[..],
+                    [syn::FnArg::Receiver(r)] if r.reference.is_some() && r.mutability.is_none()
+                );
+                if only_self
+                    && let Some(syn::Stmt::Expr(tail, None)) = f.block.stmts.last()
+                    && f.block.stmts.len() == 1
+                {
+                    self.0.push((f.sig.ident.to_string(), tail));
+                }
+            }
+        }
+        let mut getters = Getters(Vec::new());
+        getters.visit_file(file);
+        let mut out = Vec::new();
+        for (k, (name, factor)) in wanted.iter().enumerate() {
+            for (n, tail) in &getters.0 {
+                if n == name
+                    && let Some(secs) = self.eval_written(tail, *factor)
+                {
+                    out.push((k, secs, tail.span().start().line));
+                }
+            }
+        }
+        out
+    }
+}
+
+/// The method a written value calls with no arguments, when it may be a getter
+/// (`config.get_timeout()`, `(cfg).timeout()`): not a conversion or a clone.
+fn getter_call(e: &syn::Expr) -> Option<String> {
+    let mut e = e;
+    while let syn::Expr::Paren(p) = e {
+        e = &p.expr;
+    }
+    let syn::Expr::MethodCall(m) = e else {
+        return None;
+    };
+    let name = m.method.to_string();
+    let conversion = matches!(
+        name.as_str(),
+        "clone"
+            | "into"
+            | "to_owned"
+            | "unwrap"
+            | "unwrap_or_default"
+            | "as_secs"
+            | "as_millis"
+            | "to_std"
+            | "default"
+            | "len"
+            | "is_some"
+            | "is_none"
+    );
+    (m.args.is_empty() && m.turbofish.is_none() && !conversion).then_some(name)
 }
 
 /// The values the file writes to each source: the expression, and where and how it is

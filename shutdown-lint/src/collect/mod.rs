@@ -123,6 +123,18 @@ pub fn field_writes(
     whole_file(file, index, opts).field_writes(file, wanted)
 }
 
+/// What the getters of a file named in `wanted` (`(method, factor)`) return: `(index into
+/// wanted, seconds, line)` for each method taking only `&self` whose one expression is a
+/// known duration, or a number of the factor's units. `file` is the whole file, as written.
+pub fn getter_values(
+    file: &syn::File,
+    index: &LineIndex<'_>,
+    opts: &CollectOptions,
+    wanted: &[(String, Option<f64>)],
+) -> Vec<(usize, f64, usize)> {
+    whole_file(file, index, opts).getter_values(file, wanted)
+}
+
 /// What a file passes to the `wanted` parameters of functions declared elsewhere: `(index
 /// into wanted, what, line, how)` for each call passing a known duration or number, or a
 /// field of a binding of a known type. `file` is the whole file, as written.

@@ -172,6 +172,8 @@ struct Written {
     longest: HashMap<FieldKey, (f64, String)>,
     /// `(field, the field it is filled from, where)`.
     forwards: Vec<(FieldKey, FieldKey, String)>,
+    /// `(field, the getter it is filled from, where)`.
+    getters: Vec<(FieldKey, String, String)>,
 }
 
 /// Reads the files naming a `wanted` field's type and the field in code (the byte scan's
@@ -244,8 +246,69 @@ fn read_writes(
             out.forwards
                 .push((here[k].clone(), from, format!("line {line} of {path}")));
         }
+        for (k, getter, line) in found.getters {
+            out.getters
+                .push((here[k].clone(), getter, format!("line {line} of {path}")));
+        }
     }
     out
+}
+
+/// A getter and the field's unit (`FieldKey::unit`): what [`getter_values`] answers for.
+type GetterKey = (String, Option<u64>);
+
+/// What the getters that fill fields return (`Upstream { timeout: config.get_timeout() }`
+/// with `fn get_timeout(&self) -> u64 { self.timeout.unwrap_or(60) }` in another file),
+/// in the field's units: by `(getter, factor)`, the value and where, when exactly one
+/// method of that name in the workspace's files gives one (a name two types declare with
+/// two values is left unknown).
+fn getter_values(
+    jobs: &[Job],
+    analyses: &[FileAnalysis],
+    analyzer_of: &(dyn Fn(&Job) -> Arc<Analyzer> + Sync),
+    getters: &[(FieldKey, String, String)],
+) -> HashMap<GetterKey, (f64, String)> {
+    let wanted: Vec<GetterKey> = getters
+        .iter()
+        .map(|(key, name, _)| (name.clone(), key.unit))
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let asked: Vec<(String, Option<f64>)> = wanted
+        .iter()
+        .map(|(n, u)| (n.clone(), u.map(f64::from_bits)))
+        .collect();
+    let readers: Vec<usize> = (0..jobs.len())
+        .filter(|&i| !analyses[i].skipped_as_test)
+        .collect();
+    let results = crate::pool::map_on_large_stacks(&readers, None, |&i| {
+        let job = &jobs[i];
+        let text = std::fs::read_to_string(&job.abs).ok()?;
+        let declares = asked.iter().any(|(n, _)| {
+            memchr::memmem::find(text.as_bytes(), format!("fn {n}(").as_bytes()).is_some()
+        });
+        if !declares {
+            return None;
+        }
+        analyzer_of(job).getter_values(&text, &file_context(job), &asked)
+    });
+    let mut found: HashMap<GetterKey, Vec<(f64, String)>> = HashMap::new();
+    for (&i, r) in readers.iter().zip(results) {
+        for (k, secs, line) in r.flatten().into_iter().flatten() {
+            let path = analyses[i].path.display();
+            found.entry(wanted[k].clone()).or_default().push((
+                secs,
+                format!("`{}()` on line {line} of {path}", wanted[k].0),
+            ));
+        }
+    }
+    found
+        .into_iter()
+        .filter_map(|(k, v)| match v.as_slice() {
+            [one] => Some((k, one.clone())),
+            _ => None,
+        })
+        .collect()
 }
 
 /// The longest known duration of each `wanted` field: its own writes, or those of the
@@ -260,6 +323,7 @@ fn field_values(
     let Written {
         mut longest,
         mut forwards,
+        mut getters,
     } = read_writes(jobs, analyses, analyzer_of, wanted, true);
     let mut read: BTreeSet<FieldKey> = wanted.iter().cloned().collect();
     // (field, the field it is filled from, where), sources with their owner's type
@@ -304,6 +368,23 @@ fn field_values(
             }
         }
         forwards = more.forwards;
+        getters.extend(more.getters);
+    }
+    // a field filled from a getter of another file takes what the getter returns
+    if !getters.is_empty() {
+        let values = getter_values(jobs, analyses, analyzer_of, &getters);
+        for (key, name, at) in &getters {
+            let Some((secs, via)) = values.get(&(name.clone(), key.unit)) else {
+                continue;
+            };
+            if longest.get(key).is_none_or(|(old, _)| *secs > *old) {
+                let via = format!(
+                    "{via}, which fills the field `{}` of `{}` on {at}",
+                    key.field, key.owner
+                );
+                longest.insert(key.clone(), (*secs, via));
+            }
+        }
     }
     // a field takes the longest of what it is filled from, along chains of fills
     for _ in 0..=FIELD_HOPS {
