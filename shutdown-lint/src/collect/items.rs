@@ -297,16 +297,7 @@ impl Collector<'_, '_> {
         let syn::Expr::Path(root) = e else {
             return None;
         };
-        let root = root.path.get_ident()?.to_string();
-        let (index, ty) = sig
-            .inputs
-            .iter()
-            .filter_map(|a| match a {
-                syn::FnArg::Typed(t) => Some(t),
-                syn::FnArg::Receiver(_) => None,
-            })
-            .enumerate()
-            .find(|(_, t)| matches!(&*t.pat, syn::Pat::Ident(i) if i.ident == root))?;
+        let (index, ty) = typed_param(sig, root.path.get_ident()?)?;
         let ctor = known::http_builder_ctor(&self.type_canon(&ty.ty)?)?;
         let (_, _, lib) = known::HTTP_CTORS.iter().find(|(p, _, _)| *p == ctor)?;
         steps
@@ -326,16 +317,7 @@ impl Collector<'_, '_> {
         let syn::Expr::Path(p) = tail else {
             return None;
         };
-        let name = p.path.get_ident()?;
-        let (index, ty) = sig
-            .inputs
-            .iter()
-            .filter_map(|a| match a {
-                syn::FnArg::Typed(t) => Some(t),
-                syn::FnArg::Receiver(_) => None,
-            })
-            .enumerate()
-            .find(|(_, t)| matches!(&*t.pat, syn::Pat::Ident(i) if i.ident == *name))?;
+        let (index, ty) = typed_param(sig, p.path.get_ident()?)?;
         known::http_builder_ctor(&self.type_canon(&ty.ty)?)?;
         let mut timeouts = NamesTimeout(false);
         timeouts.visit_block(block);
@@ -1001,6 +983,22 @@ fn ok_or_some_arg(e: &syn::Expr) -> Option<&syn::Expr> {
         (true, 1) => call.args.first(),
         _ => None,
     }
+}
+
+/// The parameter of `sig` named `name` (a plain name) and its index among the typed ones
+/// (a method's receiver not counted: the index of a call's argument).
+fn typed_param<'s>(
+    sig: &'s syn::Signature,
+    name: &syn::Ident,
+) -> Option<(usize, &'s syn::PatType)> {
+    sig.inputs
+        .iter()
+        .filter_map(|a| match a {
+            syn::FnArg::Typed(t) => Some(t),
+            syn::FnArg::Receiver(_) => None,
+        })
+        .enumerate()
+        .find(|(_, t)| matches!(&*t.pat, syn::Pat::Ident(i) if i.ident == *name))
 }
 
 /// Finds a method call that sets a timeout (`.timeout(..)`, `.timeout_global(..)`, ..), or
