@@ -587,9 +587,6 @@ impl Collector<'_, '_> {
         }
     }
 
-    /// A binding made from the chain recorded at `origin` is used: a method is called on
-    /// it, or (`escapes`) it is moved or passed on as a plain value. A handle bound as
-    /// `let _worker = ..` and used later is not dropped.
     /// `arg` of `block_on(arg)` names a binding that holds a chain: records its use with an
     /// `await` step (a server's handle run to completion is judged here, not passed on);
     /// `false` when it names none.
@@ -624,6 +621,9 @@ impl Collector<'_, '_> {
         true
     }
 
+    /// A binding made from the chain recorded at `origin` is used: a method is called on
+    /// it, or (`escapes`) it is moved or passed on as a plain value. A handle bound as
+    /// `let _worker = ..` and used later is not dropped.
     pub(super) fn mark_used(&mut self, origin: Option<usize>, escapes: bool) {
         let Some(i) = origin else { return };
         let underscore = self.underscore_bound.contains(&i);

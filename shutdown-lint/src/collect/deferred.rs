@@ -541,10 +541,9 @@ impl Collector<'_, '_> {
         struct Getters<'ast>(Vec<(String, &'ast syn::Expr)>);
         impl<'ast> Visit<'ast> for Getters<'ast> {
             fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
-                let only_self = matches!(
-                    f.sig.inputs.iter().collect::<Vec<_>>()[..],
-                    [syn::FnArg::Receiver(r)] if r.reference.is_some() && r.mutability.is_none()
-                );
+                let only_self = f.sig.inputs.len() == 1
+                    && matches!(f.sig.inputs.first(),
+                        Some(syn::FnArg::Receiver(r)) if r.reference.is_some() && r.mutability.is_none());
                 if only_self
                     && let Some(syn::Stmt::Expr(tail, None)) = f.block.stmts.last()
                     && f.block.stmts.len() == 1
@@ -572,11 +571,7 @@ impl Collector<'_, '_> {
 /// The method a written value calls with no arguments, when it may be a getter
 /// (`config.get_timeout()`, `(cfg).timeout()`): not a conversion or a clone.
 fn getter_call(e: &syn::Expr) -> Option<String> {
-    let mut e = e;
-    while let syn::Expr::Paren(p) = e {
-        e = &p.expr;
-    }
-    let syn::Expr::MethodCall(m) = e else {
+    let syn::Expr::MethodCall(m) = super::flow::strip(e) else {
         return None;
     };
     let name = m.method.to_string();

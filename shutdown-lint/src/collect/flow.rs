@@ -894,21 +894,7 @@ impl Pass {
         }
         // `let c = self.client.clone();`, or arms of a `match` / `if` that each give a name
         for v in branch_values(init) {
-            // `let c = &STATE.client;`: the same client, borrowed
-            let v = match strip(v) {
-                syn::Expr::Reference(r) => &*r.expr,
-                v => v,
-            };
-            let (methods, recv) = unchain(v);
-            if methods
-                .iter()
-                .all(|m| m.method == "clone" && m.args.is_empty())
-                && let Some(b) = name_of(recv)
-            {
-                self.classified(v);
-                self.done.insert(addr(strip(recv)));
-                self.note(b, Use::Copy(n.to_string()));
-            }
+            self.copy_into(n, v, &["clone"]);
         }
         // the call whose `Ok` value is bound: `maker()?`, `maker().context(..)?`, or a
         // `match` whose `Ok(c)` arms give `c` and whose other arms are `Err(..)`
@@ -931,6 +917,26 @@ impl Pass {
         {
             self.done.insert(addr(strip(&c.func)));
             self.note(k, Use::CallInto(n.to_string()));
+        }
+    }
+
+    /// `v` gives the value of a name, borrowed (`&STATE.client`) or through `methods`
+    /// only (`self.client.clone()`): notes that name's use as a copy into `n`.
+    fn copy_into(&mut self, n: &str, v: &syn::Expr, methods: &[&str]) {
+        // `let c = &STATE.client;`: the same client, borrowed
+        let v = match strip(v) {
+            syn::Expr::Reference(r) => strip(&r.expr),
+            v => v,
+        };
+        let (steps, recv) = unchain(v);
+        if steps
+            .iter()
+            .all(|m| m.args.is_empty() && methods.iter().any(|k| m.method == k))
+            && let Some(b) = name_of(recv)
+        {
+            self.classified(v);
+            self.done.insert(addr(strip(recv)));
+            self.note(b, Use::Copy(n.to_string()));
         }
     }
 
@@ -1260,19 +1266,7 @@ impl<'ast> Visit<'ast> for Pass {
             p => unwrapped_name(p),
         };
         if let Some(n) = bound {
-            let mut v = strip(&l.expr);
-            if let syn::Expr::Reference(r) = v {
-                v = strip(&r.expr);
-            }
-            let (methods, recv) = unchain(v);
-            if methods.iter().all(|m| {
-                m.args.is_empty() && matches!(m.method.to_string().as_str(), "clone" | "as_ref")
-            }) && let Some(b) = name_of(recv)
-            {
-                self.classified(v);
-                self.done.insert(addr(strip(recv)));
-                self.note(b, Use::Copy(n));
-            }
+            self.copy_into(&n, &l.expr, &["clone", "as_ref"]);
         }
         visit::visit_expr_let(self, l);
     }

@@ -278,23 +278,13 @@ fn getter_values(
         .iter()
         .map(|(n, u)| (n.clone(), u.map(f64::from_bits)))
         .collect();
-    let readers: Vec<usize> = (0..jobs.len())
-        .filter(|&i| !analyses[i].skipped_as_test)
-        .collect();
-    let results = crate::pool::map_on_large_stacks(&readers, None, |&i| {
-        let job = &jobs[i];
-        let text = std::fs::read_to_string(&job.abs).ok()?;
-        let declares = asked.iter().any(|(n, _)| {
-            memchr::memmem::find(text.as_bytes(), format!("fn {n}(").as_bytes()).is_some()
-        });
-        if !declares {
-            return None;
-        }
-        analyzer_of(job).getter_values(&text, &file_context(job), &asked)
+    let needles: Vec<String> = wanted.iter().map(|(n, _)| format!("fn {n}(")).collect();
+    let results = read_files_naming(jobs, analyses, &needles, |job, text, _| {
+        analyzer_of(job).getter_values(text, &file_context(job), &asked)
     });
     let mut found: HashMap<GetterKey, Vec<(f64, String)>> = HashMap::new();
-    for (&i, r) in readers.iter().zip(results) {
-        for (k, secs, line) in r.flatten().into_iter().flatten() {
+    for (i, r) in results {
+        for (k, secs, line) in r {
             let path = analyses[i].path.display();
             found.entry(wanted[k].clone()).or_default().push((
                 secs,
