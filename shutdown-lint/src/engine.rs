@@ -1089,30 +1089,42 @@ fn module_closure(
 /// binary's `own_files` or `lib_files` not reached yet, or a handler not reached yet while one is) or,
 /// when `complete` (the audit's signal table), any handler not reached yet; and only of the
 /// files that define a function the reached ones call, round by round as the reach grows.
+/// `still_to_report` tells whether a Ctrl-C site (file, offset) would be reported if
+/// reached (it is in a linted file, no earlier binary reported it).
 fn verdict_reading_calls(
     loaded: &[(PathBuf, String, &FileAnalysis)],
-    text_fns: &mut HashMap<PathBuf, Option<Vec<crate::model::FnNode>>>,
-    root: &Path,
+    unread: &mut UnreadFiles,
+    still_to_report: &dyn Fn(&Path, usize) -> bool,
+    bin: &BinParts<'_>,
     termination: bool,
     complete: bool,
-    own_files: &BTreeSet<PathBuf>,
-    lib_files: &BTreeSet<PathBuf>,
 ) -> sigterm_missing::Verdict {
-    // the names each unread file defines (`fn name`), and its text
-    let mut defined: HashMap<PathBuf, (BTreeSet<String>, String)> = HashMap::new();
+    let BinParts {
+        root,
+        own_files,
+        lib_files,
+    } = *bin;
+    let UnreadFiles { text_fns, texts } = unread;
     loop {
-        let files = bin_files(loaded, text_fns, root, own_files, lib_files);
+        let files = bin_files(loaded, text_fns, bin);
         let (verdict, called) = sigterm_missing::verdict_and_calls(&files, termination);
         let all_handled = loaded
             .iter()
             .flat_map(|(_, _, a)| a.signals.handled.iter())
             .flat_map(|(_, sigs)| sigs.iter())
             .all(|s| verdict.handled.contains(*s));
-        let sites_unreached = loaded
-            .iter()
-            .map(|(_, _, a)| a.signals.ctrl_c.len())
-            .sum::<usize>()
-            > verdict.ctrl_c.len();
+        // a Ctrl-C site still to report: not reached yet, and (but for the signal table)
+        // in a linted file and not reported for an earlier binary (the same finding)
+        let sites_unreached = loaded.iter().enumerate().any(|(fi, (f, _, a))| {
+            a.signals.ctrl_c.iter().any(|site| {
+                let offset = site.region.offset;
+                !verdict
+                    .ctrl_c
+                    .iter()
+                    .any(|(i, s)| *i == fi && s.region.offset == offset)
+                    && (complete || still_to_report(f, offset))
+            })
+        });
         // a SIGTERM handler not reached yet would clear the Ctrl-C sites to report; a
         // Ctrl-C site not reached yet would be reported too; any other handler only
         // completes the signal table (when it is asked for)
@@ -1162,7 +1174,7 @@ fn verdict_reading_calls(
         // whether a file defines a function `called` names, and its text passes `text_ok`
         let mut defines_one_of =
             |f: &PathBuf, called: &BTreeSet<String>, text_ok: &dyn Fn(&str) -> bool| {
-                let (names, text) = defined.entry(f.clone()).or_insert_with(|| {
+                let (names, text) = texts.entry(f.clone()).or_insert_with(|| {
                     let text = std::fs::read_to_string(f).unwrap_or_default();
                     (crate::lexscan::fn_names(&text), text)
                 });
@@ -1203,15 +1215,39 @@ fn verdict_reading_calls(
         if need.is_empty() {
             return verdict;
         }
-        let nodes = crate::pool::map_on_large_stacks(&need, None, |f| {
-            std::fs::read_to_string(f)
+        let texts = &*texts;
+        let nodes = crate::pool::map_on_large_stacks(&need, None, |f| match texts.get(f) {
+            Some((_, text)) => crate::callgraph::nodes_from_text(text),
+            None => std::fs::read_to_string(f)
                 .ok()
-                .and_then(|text| crate::callgraph::nodes_from_text(&text))
+                .and_then(|text| crate::callgraph::nodes_from_text(&text)),
         });
         for (f, n) in need.into_iter().zip(nodes) {
             text_fns.insert(f, n.flatten());
         }
     }
+}
+
+/// What `sigterm-missing` read, once per run, of the files the byte scan skipped or the
+/// pruner blanked.
+#[derive(Default)]
+struct UnreadFiles {
+    /// The functions read from each file's text (`None`: it does not lex).
+    text_fns: HashMap<PathBuf, Option<Vec<crate::model::FnNode>>>,
+    /// The files looked at before their functions were read: the names of the functions
+    /// each defines (`fn name`) and its text.
+    texts: HashMap<PathBuf, (BTreeSet<String>, String)>,
+}
+
+/// One binary's files, as the verdict tells them apart.
+#[derive(Clone, Copy)]
+struct BinParts<'a> {
+    /// The crate root holding `main`.
+    root: &'a Path,
+    /// The binary's own modules.
+    own_files: &'a BTreeSet<PathBuf>,
+    /// Its package's library's modules.
+    lib_files: &'a BTreeSet<PathBuf>,
 }
 
 /// The names of the functions holding the signal sites that matter (every Ctrl-C site;
@@ -1253,21 +1289,25 @@ fn sites_reached_through(
             names.insert(last.to_string());
         }
     }
-    loop {
-        let before = names.len();
-        for f in files {
-            for n in f.fns {
-                if n.calls.iter().any(|c| names.contains(&c.name)) {
-                    let last = n.item.rsplit("::").next().unwrap_or(&n.item);
-                    names.insert(last.to_string());
-                }
+    // callers by callee name, then one walk from the sites' names up
+    let mut callers: HashMap<&str, Vec<&str>> = HashMap::new();
+    for f in files {
+        for n in f.fns {
+            let last = n.item.rsplit("::").next().unwrap_or(&n.item);
+            for c in &n.calls {
+                callers.entry(c.name.as_str()).or_default().push(last);
             }
         }
-        if names.len() == before {
-            break;
+    }
+    let mut stack: Vec<String> = names.iter().cloned().collect();
+    while let Some(name) = stack.pop() {
+        for &caller in callers.get(name.as_str()).into_iter().flatten() {
+            if names.insert(caller.to_string()) {
+                stack.push(caller.to_string());
+            }
         }
     }
-    Some(crate::lexscan::WholeWords::new(&names))
+    Some(crate::lexscan::WholeWords::new(names))
 }
 
 /// The files of one binary as the `sigterm-missing` verdict reads them: a file the byte
@@ -1275,9 +1315,7 @@ fn sites_reached_through(
 fn bin_files<'a>(
     loaded: &'a [(PathBuf, String, &'a FileAnalysis)],
     text_fns: &'a HashMap<PathBuf, Option<Vec<crate::model::FnNode>>>,
-    root: &Path,
-    own_files: &BTreeSet<PathBuf>,
-    lib_files: &BTreeSet<PathBuf>,
+    bin: &BinParts<'_>,
 ) -> Vec<sigterm_missing::BinFile<'a>> {
     loaded
         .iter()
@@ -1288,9 +1326,9 @@ fn bin_files<'a>(
                 Some(Some(nodes)) if a.skipped_by_scan || a.pruned => nodes,
                 _ => &a.fns,
             },
-            root: f == root,
-            own: own_files.contains(f),
-            package_lib: lib_files.contains(f),
+            root: f == bin.root,
+            own: bin.own_files.contains(f),
+            package_lib: bin.lib_files.contains(f),
         })
         .collect()
 }
@@ -1339,7 +1377,7 @@ fn sigterm_across_binaries(
     }
     let mut reported = BTreeSet::new();
     // functions of files the byte scan skipped, read once per run (call chains need them)
-    let mut text_fns: HashMap<PathBuf, Option<Vec<crate::model::FnNode>>> = HashMap::new();
+    let mut unread = UnreadFiles::default();
     for (name, root, pkg, cfg) in bins {
         let root = crate::paths::normalize(&root);
         if !by_path.contains_key(root.as_path()) {
@@ -1456,12 +1494,17 @@ fn sigterm_across_binaries(
                 .collect();
             let verdict = verdict_reading_calls(
                 &loaded,
-                &mut text_fns,
-                &root,
+                &mut unread,
+                &|f: &Path, offset: usize| {
+                    by_path.contains_key(f) && !reported.contains(&(f.to_path_buf(), offset))
+                },
+                &BinParts {
+                    root: &root,
+                    own_files: &own_files,
+                    lib_files: &lib_files,
+                },
                 termination,
                 all_dependency_signals,
-                &own_files,
-                &lib_files,
             );
             let paths: Vec<PathBuf> = loaded.into_iter().map(|(f, _, _)| f).collect();
             // a dependency's handler could clear a finding: Ctrl-C sites, or servers

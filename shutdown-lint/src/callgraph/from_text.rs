@@ -1,0 +1,319 @@
+//! The functions of a file read from its tokens rather than its syntax tree: the files the
+//! byte scan skipped (or whose bodies the pruner blanked) still carry call chains from
+//! `main` to a signal handler or a server, so `sigterm-missing` reads their functions and
+//! the calls in them from [`tokens`](super::tokens).
+
+use super::tokens::{Tok, lex};
+use crate::model::{Call, FnNode};
+use std::collections::HashMap;
+
+/// The functions of a file that was not walked (the byte scan found nothing a rule looks
+/// for), from its tokens: each `fn` with the calls in its body, methods inside `impl` /
+/// `trait` blocks, modules' items with their module in the item path. `None` if the text
+/// does not lex.
+///
+/// # Examples
+///
+/// ```
+/// let nodes = shutdown_lint::callgraph::nodes_from_text(
+///     "mod app { pub fn run() { start(); } }\nimpl S { fn go(&self) { self.run(); } }",
+/// ).unwrap();
+/// assert_eq!(nodes[0].item, "app::run");
+/// assert_eq!(nodes[0].calls[0].name, "start");
+/// assert!(nodes[1].method && nodes[1].calls[0].method);
+/// ```
+pub fn nodes_from_text(text: &str) -> Option<Vec<FnNode>> {
+    let toks = lex(text)?;
+    let mut out = Vec::new();
+    items_in(&toks, (0, toks.len()), &mut Vec::new(), false, &mut out, 0);
+    Some(out)
+}
+
+/// The tokens of one group at its own level (a nested group is one token): indices into
+/// the file's token list.
+struct Level<'t, 'a> {
+    toks: &'t [Tok<'a>],
+    at: Vec<usize>,
+}
+
+impl<'t, 'a> Level<'t, 'a> {
+    /// The tokens from `start` to `end` (a group's inside, or the file).
+    fn new(toks: &'t [Tok<'a>], (start, end): (usize, usize)) -> Self {
+        let mut at = Vec::new();
+        let mut i = start;
+        while i < end {
+            at.push(i);
+            i = match toks[i] {
+                Tok::Open(_, close) => close + 1,
+                _ => i + 1,
+            };
+        }
+        Level { toks, at }
+    }
+
+    fn len(&self) -> usize {
+        self.at.len()
+    }
+
+    fn get(&self, k: usize) -> Option<Tok<'a>> {
+        self.at.get(k).map(|&i| self.toks[i])
+    }
+
+    /// The inside of the group at `k`, if it is one.
+    fn inside(&self, k: usize) -> Option<(usize, usize)> {
+        match self.get(k)? {
+            Tok::Open(_, close) => Some((self.at[k] + 1, close)),
+            _ => None,
+        }
+    }
+
+    /// Whether the token at `k` is the punctuation `c`.
+    fn punct(&self, k: usize, c: u8) -> bool {
+        self.get(k) == Some(Tok::Punct(c))
+    }
+
+    /// Whether the token at `k` is a parenthesised group, and a non-empty one.
+    fn parens(&self, k: usize) -> Option<bool> {
+        match self.get(k)? {
+            Tok::Open(b'(', close) => Some(close > self.at[k] + 1),
+            _ => None,
+        }
+    }
+}
+
+fn items_in(
+    toks: &[Tok<'_>],
+    range: (usize, usize),
+    path: &mut Vec<String>,
+    in_impl: bool,
+    out: &mut Vec<FnNode>,
+    depth: usize,
+) {
+    if depth > 64 {
+        return;
+    }
+    let tts = Level::new(toks, range);
+    let mut i = 0;
+    while i < tts.len() {
+        match tts.get(i) {
+            Some(Tok::Ident("fn")) => {
+                let Some(Tok::Ident(name)) = tts.get(i + 1) else {
+                    i += 1;
+                    continue;
+                };
+                // the body: the next brace group (a `;` first: no body)
+                let mut j = i + 2;
+                let mut body = None;
+                while j < tts.len() {
+                    match tts.get(j) {
+                        Some(Tok::Open(b'{', _)) => {
+                            body = tts.inside(j);
+                            break;
+                        }
+                        Some(Tok::Punct(b';')) => break,
+                        _ => j += 1,
+                    }
+                }
+                path.push(name.to_string());
+                let mut node = FnNode {
+                    item: path.join("::"),
+                    method: in_impl,
+                    calls: Vec::new(),
+                };
+                if let Some(body) = body {
+                    calls_in(toks, body, &mut node.calls, &mut HashMap::new(), depth + 1);
+                    node.calls.sort();
+                    node.calls.dedup();
+                    out.push(node);
+                    // nested fns
+                    items_in(toks, body, path, false, out, depth + 1);
+                } else {
+                    out.push(node);
+                }
+                path.pop();
+                i = j + 1;
+            }
+            Some(Tok::Ident(kind @ ("mod" | "impl" | "trait"))) => {
+                let mut j = i + 1;
+                let mut name = None;
+                // `impl<S: Bound + 'a> Trait<X> for Type<S> where ..`: the last name outside
+                // angle brackets before the body (or `where`) wins
+                let mut angle = 0usize;
+                let mut in_where = false;
+                while j < tts.len() {
+                    match tts.get(j) {
+                        Some(Tok::Open(b'{', _) | Tok::Punct(b';')) => break,
+                        Some(Tok::Punct(b'<')) => angle += 1,
+                        // `->` is no closing bracket
+                        Some(Tok::Punct(b'>')) if !tts.punct(j - 1, b'-') => {
+                            angle = angle.saturating_sub(1);
+                        }
+                        Some(Tok::Ident("where")) => in_where = true,
+                        // a lifetime's name is none
+                        Some(Tok::Ident(n))
+                            if angle == 0
+                                && !in_where
+                                && n != "for"
+                                && n != "unsafe"
+                                && !tts.punct(j - 1, b'\'') =>
+                        {
+                            name = Some(n.to_string());
+                        }
+                        _ => {}
+                    }
+                    j += 1;
+                }
+                if let Some(inside) = tts.inside(j) {
+                    path.push(name.unwrap_or_else(|| kind.to_string()));
+                    items_in(toks, inside, path, kind != "mod", out, depth + 1);
+                    path.pop();
+                }
+                i = j + 1;
+            }
+            _ => i += 1,
+        }
+    }
+}
+
+/// The calls in a body's tokens. `typed`: the body's bindings whose type the text tells
+/// (`let s = http::Scheduler::new(..)`, `let s: Scheduler = ..`), by name, so a method
+/// called on one (`s.start()`) carries its receiver's type.
+fn calls_in<'a>(
+    toks: &[Tok<'a>],
+    range: (usize, usize),
+    out: &mut Vec<Call>,
+    typed: &mut HashMap<&'a str, String>,
+    depth: usize,
+) {
+    if depth > 256 {
+        return;
+    }
+    let tts = Level::new(toks, range);
+    for i in 0..tts.len() {
+        match tts.get(i) {
+            Some(Tok::Open(..)) => {
+                if let Some(inside) = tts.inside(i) {
+                    calls_in(toks, inside, out, typed, depth + 1);
+                }
+            }
+            Some(Tok::Ident("let")) => {
+                if let Some((name, ty)) = let_type(&tts, i + 1) {
+                    typed.insert(name, ty);
+                } else if let Some(Tok::Ident(name)) = tts.get(i + 1) {
+                    // shadowed by a value of unknown type
+                    typed.remove(name);
+                }
+            }
+            Some(Tok::Ident(id)) => {
+                let called = tts.parens(i + 1).is_some();
+                let prev = |k: usize| i.checked_sub(k).and_then(|j| tts.get(j));
+                let after_dot = prev(1) == Some(Tok::Punct(b'.'));
+                let after_path = prev(1) == Some(Tok::Punct(b':'));
+                let owner_is_type = after_path
+                    && matches!(prev(3), Some(Tok::Ident(o)) if o == "Self" || o.starts_with(|c: char| c.is_ascii_uppercase()));
+                let fn_like = id.starts_with(|c: char| c.is_ascii_lowercase() || c == '_');
+                if called || (fn_like && !after_dot && (after_path || is_value_position(&tts, i))) {
+                    let with_args = match tts.get(i + 1) {
+                        Some(Tok::Open(_, close)) => close > tts.at[i + 1] + 1,
+                        _ => false,
+                    };
+                    // `Type::name(..)`: the type's own function, of the caller's crate;
+                    // `s.name(..)` on a binding of known type
+                    let ty = match prev(3) {
+                        Some(Tok::Ident(o)) if owner_is_type && o != "Self" => Some(o.to_string()),
+                        _ => match prev(2) {
+                            Some(Tok::Ident(r)) if after_dot => typed.get(r).cloned(),
+                            _ => None,
+                        },
+                    };
+                    out.push(Call {
+                        name: id.to_string(),
+                        method: after_dot || owner_is_type,
+                        krate: None,
+                        with_args,
+                        ty,
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The type a `let` binds, from the tokens after `let` (from `from` on): a declared type
+/// (`s: Scheduler<u8>`, `s: http::Scheduler`) or a type's associated function called as
+/// the whole value (`s = http::Scheduler::new(..)`, also followed by `?`, `.await`,
+/// `.unwrap()`).
+fn let_type<'a>(tts: &Level<'_, 'a>, from: usize) -> Option<(&'a str, String)> {
+    let punct = |k: usize, c: u8| tts.punct(from + k, c);
+    let ident = |k: usize| match tts.get(from + k) {
+        Some(Tok::Ident(s)) => Some(s),
+        _ => None,
+    };
+    let mut k = usize::from(ident(0) == Some("mut"));
+    let name = ident(k)?;
+    k += 1;
+    let declared = punct(k, b':') && !punct(k + 1, b':');
+    if !declared && !punct(k, b'=') {
+        return None;
+    }
+    k += 1;
+    // the path: `a::b::Type` (declared) or `a::b::Type::ctor` (assigned), `::`-separated
+    let mut segments = Vec::new();
+    while punct(k, b'&') {
+        k += 1;
+    }
+    while let Some(s) = ident(k).filter(|s| *s != "mut") {
+        segments.push(s);
+        k += 1;
+        if punct(k, b':') && punct(k + 1, b':') {
+            k += 2;
+        } else {
+            break;
+        }
+    }
+    let upper = |s: &str| s.starts_with(|c: char| c.is_ascii_uppercase());
+    let ty = if declared {
+        segments.last().filter(|s| upper(s))?
+    } else {
+        // `Type::ctor(..)` and nothing after the call but unwrapping
+        let called = tts.parens(from + k).is_some();
+        let n = segments.len();
+        if !called || n < 2 || !upper(segments[n - 2]) || upper(segments[n - 1]) {
+            return None;
+        }
+        let mut j = k + 1;
+        loop {
+            if punct(j, b'?') {
+                j += 1;
+            } else if punct(j, b'.') && ident(j + 1) == Some("await") {
+                j += 2;
+            } else if punct(j, b'.') && matches!(ident(j + 1), Some("unwrap" | "expect")) {
+                j += 3;
+            } else {
+                break;
+            }
+        }
+        if !punct(j, b';') {
+            return None;
+        }
+        &segments[n - 2]
+    };
+    Some((name, ty.to_string()))
+}
+
+/// A lowercase identifier passed as a value (`.map(install)`, `spawn(run)`): an argument
+/// position between `(`/`,` and `,`/`)`. Keywords never are.
+fn is_value_position(tts: &Level<'_, '_>, i: usize) -> bool {
+    let next_ok = match tts.get(i + 1) {
+        None => true,
+        Some(Tok::Punct(p)) => p == b',',
+        _ => false,
+    };
+    let prev_ok = match i.checked_sub(1).and_then(|j| tts.get(j)) {
+        None => true,
+        Some(Tok::Punct(p)) => p == b',',
+        _ => false,
+    };
+    next_ok && prev_ok
+}
