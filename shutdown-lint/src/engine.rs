@@ -1378,6 +1378,8 @@ fn sigterm_across_binaries(
     let mut reported = BTreeSet::new();
     // functions of files the byte scan skipped, read once per run (call chains need them)
     let mut unread = UnreadFiles::default();
+    // the module tree below each crate root walked so far
+    let mut closures: HashMap<PathBuf, Vec<PathBuf>> = HashMap::new();
     for (name, root, pkg, cfg) in bins {
         let root = crate::paths::normalize(&root);
         if !by_path.contains_key(root.as_path()) {
@@ -1429,24 +1431,28 @@ fn sigterm_across_binaries(
             extra.insert(p.to_path_buf(), read);
             decls
         };
-        // the files below `start`, as files of crate `krate`
+        // the files below `start`, as files of crate `krate` (a library's, once per run:
+        // every binary of a workspace links the same ones)
         let closure = |start: &Path,
                        krate: &str,
                        files: &mut Vec<(PathBuf, String)>,
-                       extra: &mut HashMap<PathBuf, Option<FileAnalysis>>| {
-            let found = module_closure(start, &mut |p| decls_of(p, extra));
-            files.extend(found.into_iter().map(|f| (f, krate.to_string())));
+                       extra: &mut HashMap<PathBuf, Option<FileAnalysis>>,
+                       closures: &mut HashMap<PathBuf, Vec<PathBuf>>| {
+            let found = closures
+                .entry(start.to_path_buf())
+                .or_insert_with(|| module_closure(start, &mut |p| decls_of(p, extra)));
+            files.extend(found.iter().map(|f| (f.clone(), krate.to_string())));
         };
         let own = pkg
             .as_ref()
             .map(|p| p.crate_name.clone())
             .unwrap_or_default();
         let mut files: Vec<(PathBuf, String)> = Vec::new();
-        closure(&root, &own, &mut files, &mut extra);
+        closure(&root, &own, &mut files, &mut extra, &mut closures);
         // the binary's own modules (`BinFile::own`)
         let own_files: BTreeSet<PathBuf> = files.iter().map(|(f, _)| f.clone()).collect();
         if let Some(lib) = pkg.as_ref().and_then(|p| p.lib.clone()) {
-            closure(&lib, &own, &mut files, &mut extra);
+            closure(&lib, &own, &mut files, &mut extra, &mut closures);
         }
         // its package's library (`BinFile::package_lib`)
         let lib_files: BTreeSet<PathBuf> = files
@@ -1474,7 +1480,7 @@ fn sigterm_across_binaries(
             termination |= dep.as_ref().is_some_and(|d| d.ctrlc_termination);
             let krate = dep.map(|p| p.crate_name).unwrap_or_default();
             if by_path.contains_key(crate::paths::normalize(&lib).as_path()) {
-                closure(&lib, &krate, &mut files, &mut extra);
+                closure(&lib, &krate, &mut files, &mut extra, &mut closures);
             } else {
                 deferred.push((lib, krate));
             }
@@ -1521,7 +1527,7 @@ fn sigterm_across_binaries(
                 if !for_ctrl_c && Package::find(&lib).is_some_and(|p| !p.signals_possible()) {
                     continue;
                 }
-                closure(&lib, &krate, &mut files, &mut extra);
+                closure(&lib, &krate, &mut files, &mut extra, &mut closures);
             }
         };
         facts.push(BinaryFacts {
