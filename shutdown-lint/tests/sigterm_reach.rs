@@ -513,3 +513,59 @@ fn a_pruned_main_still_calls_into_its_library() {
         "{got:#?}"
     );
 }
+
+/// The half-migrated binary of a package with two entry points: `admin` drains on SIGTERM
+/// (its library function installs the handler), `worker` waits only for Ctrl-C. Both
+/// `main`s name no word the byte scan looks for, so neither root file is parsed; with no
+/// `main` among the functions every handler used to count, and `worker` was credited with
+/// `admin`'s SIGTERM handler. Its `main` is read first now: only what it reaches counts,
+/// for the lint and for the audit's table.
+#[test]
+fn a_skipped_main_is_read_before_any_handler_is_credited() {
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path();
+    write(
+        root,
+        "Cargo.toml",
+        "[package]\nname = \"app\"\nedition = \"2021\"\n",
+    );
+    write(
+        root,
+        "src/lib.rs",
+        "use tokio::signal::unix::{signal, SignalKind};\n\
+         pub async fn serve_admin() {\n    let mut term = signal(SignalKind::terminate()).unwrap();\n    term.recv().await;\n}\n\
+         pub async fn work() {\n    tokio::signal::ctrl_c().await.unwrap();\n}\n",
+    );
+    for (bin, call) in [("admin", "serve_admin"), ("worker", "work")] {
+        write(
+            root,
+            &format!("src/bin/{bin}.rs"),
+            &format!("#[tokio::main]\nasync fn main() {{\n    app::{call}().await\n}}\n"),
+        );
+    }
+    let got = described(&sigterm_findings(root, root));
+    assert_eq!(got.len(), 1, "{got:#?}");
+    assert!(
+        got[0].starts_with("src/lib.rs:7 binary `worker` handles Ctrl-C"),
+        "{got:#?}"
+    );
+    let report = audit(&AuditOptions {
+        manifest_path: Some(root.to_path_buf()),
+        cwd: Some(root.to_path_buf()),
+        ..AuditOptions::default()
+    })
+    .unwrap();
+    let handles: Vec<(String, bool)> = report.crates[0]
+        .binaries
+        .iter()
+        .map(|b| (b.name.clone(), b.handles_sigterm))
+        .collect();
+    assert!(
+        handles.contains(&("admin".to_string(), true)),
+        "{handles:?}"
+    );
+    assert!(
+        handles.contains(&("worker".to_string(), false)),
+        "{handles:?}"
+    );
+}
