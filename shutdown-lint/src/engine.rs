@@ -1104,7 +1104,7 @@ fn verdict_reading_calls(
         own_files,
         lib_files,
     } = *bin;
-    let UnreadFiles { text_fns, texts } = unread;
+    let UnreadFiles { text_fns, fn_names } = unread;
     loop {
         let files = bin_files(loaded, text_fns, bin);
         let (verdict, called) = sigterm_missing::verdict_and_calls(&files, termination);
@@ -1169,13 +1169,17 @@ fn verdict_reading_calls(
         // word the byte scan looks for): every handler counts then, so the binary would be
         // credited with a SIGTERM handler its library installs for another entry point.
         // Its functions are read first (one file); the handlers `main` reaches decide.
-        // Linting, only for a binary with Ctrl-C sites (the half-migrated binary: it waits
-        // for Ctrl-C while its library handles SIGTERM for another entry point); with
-        // servers alone, reading on from `main` through a library by name credited every
-        // such binary of 29 trees anyway, at a quarter of chroma's run.
+        // Linting, only for a binary with Ctrl-C sites still to report (the half-migrated
+        // binary: it waits for Ctrl-C while its library handles SIGTERM for another entry
+        // point); with servers alone, reading on from `main` through a library by name
+        // credited every such binary of 29 trees anyway, at a quarter of chroma's run.
         let root_unread = called.by_name.is_none()
             && verdict.handles_sigterm()
-            && (complete || !verdict.ctrl_c.is_empty())
+            && (complete
+                || verdict
+                    .ctrl_c
+                    .iter()
+                    .any(|(i, site)| still_to_report(&loaded[*i].0, site.region.offset)))
             && loaded.iter().any(|(f, _, a)| {
                 f == root && (a.skipped_by_scan || a.pruned) && !text_fns.contains_key(f)
             });
@@ -1186,14 +1190,27 @@ fn verdict_reading_calls(
             .iter()
             .filter(|(f, _, a)| (a.skipped_by_scan || a.pruned) && !text_fns.contains_key(f))
             .map(|(f, _, _)| f);
+        // the texts of the files this round reads (kept only until their functions are)
+        let mut read_now: HashMap<PathBuf, String> = HashMap::new();
         // whether a file defines a function `called` names, and its text passes `text_ok`
         let mut defines_one_of =
             |f: &PathBuf, called: &BTreeSet<String>, text_ok: &dyn Fn(&str) -> bool| {
-                let (names, text) = texts.entry(f.clone()).or_insert_with(|| {
-                    let text = std::fs::read_to_string(f).unwrap_or_default();
-                    (crate::lexscan::fn_names(&text), text)
+                let mut text = None;
+                let names = fn_names.entry(f.clone()).or_insert_with(|| {
+                    let t = std::fs::read_to_string(f).unwrap_or_default();
+                    let names = crate::lexscan::fn_names(&t);
+                    text = Some(t);
+                    names
                 });
-                names.iter().any(|n| called.contains(n)) && text_ok(text)
+                if !names.iter().any(|n| called.contains(n)) {
+                    return false;
+                }
+                let text = text.unwrap_or_else(|| std::fs::read_to_string(f).unwrap_or_default());
+                let ok = text_ok(&text);
+                if ok {
+                    read_now.insert(f.clone(), text);
+                }
+                ok
             };
         let need: Vec<PathBuf> = if root_unread {
             vec![root.to_path_buf()]
@@ -1232,9 +1249,8 @@ fn verdict_reading_calls(
         if need.is_empty() {
             return verdict;
         }
-        let texts = &*texts;
-        let nodes = crate::pool::map_on_large_stacks(&need, None, |f| match texts.get(f) {
-            Some((_, text)) => crate::callgraph::nodes_from_text(text),
+        let nodes = crate::pool::map_on_large_stacks(&need, None, |f| match read_now.get(f) {
+            Some(text) => crate::callgraph::nodes_from_text(text),
             None => std::fs::read_to_string(f)
                 .ok()
                 .and_then(|text| crate::callgraph::nodes_from_text(&text)),
@@ -1252,8 +1268,9 @@ struct UnreadFiles {
     /// The functions read from each file's text (`None`: it does not lex).
     text_fns: HashMap<PathBuf, Option<Vec<crate::model::FnNode>>>,
     /// The files looked at before their functions were read: the names of the functions
-    /// each defines (`fn name`) and its text.
-    texts: HashMap<PathBuf, (BTreeSet<String>, String)>,
+    /// each defines (`fn name`). Not their texts: on a large workspace those of the files
+    /// looked at and never needed added 50 MB to the peak (rustfs).
+    fn_names: HashMap<PathBuf, BTreeSet<String>>,
 }
 
 /// One binary's files, as the verdict tells them apart.
