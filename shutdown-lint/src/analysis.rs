@@ -1043,6 +1043,10 @@ impl FileAnalysis {
     pub fn finish(&mut self, cross_file: Vec<Finding>, use_suppressions: bool) -> Vec<Finding> {
         let mut findings = std::mem::take(&mut self.findings);
         findings.extend(cross_file);
+        // one finding per rule, place and message: a builder used by several statements
+        // (oha's `builder.handshake(..)` in four `match` arms) is one client to fix
+        let mut seen = std::collections::HashSet::new();
+        findings.retain(|f| seen.insert((f.rule.clone(), f.region, f.message.clone())));
         if !use_suppressions {
             for f in &mut findings {
                 f.suppressed = None;
