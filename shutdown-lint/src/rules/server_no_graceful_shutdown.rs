@@ -114,6 +114,7 @@ pub fn sites(model: &FileModel) -> Vec<ServerSite> {
                         && !claimed(&u.ctx.item, names))
             }) || handed_to_graceful_fn(model, uses, names)
                 || handed_to_graceful_poll(model, uses, names)
+                || kept_by_graceful_type(model, uses, names)
         };
         if calls(api.graceful, api.graceful_takes_arg)
             && api
@@ -289,6 +290,25 @@ fn handed_to_graceful_poll(model: &FileModel, uses: &[&ChainUse], names: &[&str]
             .iter()
             .filter(|f| f.method && f.item.ends_with("::poll"))
             .any(|f| f.calls.iter().any(|c| graceful_call(c, names)))
+}
+
+/// Whether the serving value leaves a method of a type (stored in what the method builds:
+/// `Self { connection: Some(conn) }`) whose own methods call one of `names` on what it
+/// holds (mirrord's `ExtractedRequests`, whose `graceful_shutdown(&mut self)` calls
+/// `Pin::new(conn).graceful_shutdown()` on its connection): whoever owns the value asks
+/// the connection to shut down through that method.
+fn kept_by_graceful_type(model: &FileModel, uses: &[&ChainUse], names: &[&str]) -> bool {
+    let owner = |item: &str| item.rsplit_once("::").map(|(o, _)| o.to_string());
+    uses.iter().any(|u| {
+        u.escapes
+            && owner(&u.ctx.item).is_some_and(|o| {
+                model.fns.iter().any(|f| {
+                    f.method
+                        && owner(&f.item).as_deref() == Some(o.as_str())
+                        && f.calls.iter().any(|c| graceful_call(c, names))
+                })
+            })
+    })
 }
 
 /// Whether the `TokioExecutor` made in `item` (`TaskExecutor::new`) is kept by a wrapper
