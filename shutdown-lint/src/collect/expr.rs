@@ -35,7 +35,22 @@ impl Collector<'_, '_> {
     /// thread's `Result<JoinHandle>` (qdrant's shard drop): the match moves the handle in and
     /// no arm keeps it, so the thread is detached where it was spawned.
     fn thread_handle_matched_away(&mut self, m: &syn::ExprMatch) {
-        let syn::Expr::Path(p) = &*m.expr else { return };
+        let pats: Vec<&syn::Pat> = m.arms.iter().map(|a| &a.pat).collect();
+        self.thread_handle_patterned_away(&m.expr, &pats);
+    }
+
+    /// `if let Err(e) = thread_handle { .. }` (zellij's plugin executor): the same as a
+    /// `match` whose one arm is that pattern; the `Ok` handle is dropped with the binding.
+    fn thread_handle_let_away(&mut self, l: &syn::ExprLet) {
+        self.thread_handle_patterned_away(&l.expr, &[&*l.pat]);
+    }
+
+    /// When `scrutinee` is a binding holding a spawned thread's `Result` and none of
+    /// `pats` keeps the handle.
+    fn thread_handle_patterned_away(&mut self, scrutinee: &syn::Expr, pats: &[&syn::Pat]) {
+        let syn::Expr::Path(p) = scrutinee else {
+            return;
+        };
         let Resolution::Binding(name) = self.resolve(&p.path, true) else {
             return;
         };
@@ -43,18 +58,27 @@ impl Collector<'_, '_> {
             return;
         };
         let ch = (**ch).clone();
-        self.spawned_thread_matched_away(&ch, m);
+        self.spawned_thread_patterned_away(&ch, pats);
     }
 
     /// When `ch` spawns a thread and no arm of `m` (whose scrutinee holds its `Result`)
     /// keeps the handle: the thread is detached where it was spawned.
     fn spawned_thread_matched_away(&mut self, ch: &Chain, m: &syn::ExprMatch) {
+        let pats: Vec<&syn::Pat> = m.arms.iter().map(|a| &a.pat).collect();
+        self.spawned_thread_patterned_away(ch, &pats);
+    }
+
+    /// [`Self::spawned_thread_matched_away`] for the patterns of a `match`'s arms or of an
+    /// `if let`.
+    fn spawned_thread_patterned_away(&mut self, ch: &Chain, pats: &[&syn::Pat]) {
+        // what is matched is what the spawn returned, not a later step's value
+        // (`if let Err(payload) = handle.join()` joins it)
         let root = ch.root_str();
-        let spawned = root == crate::resolve::known::THREAD_SPAWN_FN
+        let spawned = (root == crate::resolve::known::THREAD_SPAWN_FN && ch.steps.is_empty())
             || (root == crate::resolve::known::THREAD_BUILDER_NEW
-                && ch.steps.iter().any(|s| s.name == "spawn"));
+                && ch.steps.last().is_some_and(|s| s.name == "spawn"));
         // no arms: the pruner blanked them (or nothing to judge)
-        if !spawned || m.arms.is_empty() || m.arms.iter().any(|a| keeps_handle(&a.pat)) {
+        if !spawned || pats.is_empty() || pats.iter().any(|p| keeps_handle(p)) {
             return;
         }
         if let Some(cu) = ch.origin.and_then(|i| self.model.chains.get_mut(i)) {
@@ -216,11 +240,16 @@ impl Collector<'_, '_> {
                 self.leave_scope_empty();
             }
             syn::Expr::Let(l) => {
+                self.thread_handle_let_away(l);
                 // `if let Ok(h) = Handle::try_current()`: `h` holds the handle
-                let val = self
-                    .value_of_expr(&l.expr)
-                    .map(|c| BindVal::Chain(Box::new(c)));
-                self.bind_unwrapped(&l.pat, val);
+                let val = self.value_of_expr(&l.expr);
+                // `if let Err(e) = thread::Builder::new().spawn(..)`: spawned in place
+                if !matches!(&*l.expr, syn::Expr::Path(_))
+                    && let Some(ch) = &val
+                {
+                    self.spawned_thread_patterned_away(ch, &[&*l.pat]);
+                }
+                self.bind_unwrapped(&l.pat, val.map(|c| BindVal::Chain(Box::new(c))));
             }
             syn::Expr::If(i) => {
                 // the value of an `if` is the first branch that yields a known one
