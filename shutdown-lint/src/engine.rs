@@ -805,21 +805,25 @@ fn const_values_phase(
         return;
     }
     let wanted: Vec<String> = wanted.into_iter().collect();
-    let needles: Vec<String> = wanted.iter().map(|n| format!("const {n}")).collect();
+    // a const, or a function taking nothing (`fn connection_timeout() -> Duration`)
+    let needles: Vec<String> = wanted
+        .iter()
+        .flat_map(|n| [format!("const {n}"), format!("fn {n}()")])
+        .collect();
     let results = read_files_naming(jobs, analyses, &needles, |job, text, here| {
-        let names: Vec<String> = here.iter().map(|&k| wanted[k].clone()).collect();
+        let names: Vec<String> = here.iter().map(|&k| wanted[k / 2].clone()).collect();
         analyzer_of(job).const_values(text, &file_context(job), &names)
     });
     // by name: every declaration, with where (for the message)
     let mut decls: HashMap<String, Vec<(crate::model::ConstDecl, String)>> = HashMap::new();
     for (i, r) in results {
         for c in r {
-            let via = format!(
-                "the const `{}`, line {} of {}",
-                c.name,
-                c.line,
-                analyses[i].path.display()
-            );
+            let what = if c.function {
+                format!("the function `{}()`", c.name)
+            } else {
+                format!("the const `{}`", c.name)
+            };
+            let via = format!("{what}, line {} of {}", c.line, analyses[i].path.display());
             decls.entry(c.name.clone()).or_default().push((c, via));
         }
     }
@@ -829,9 +833,15 @@ fn const_values_phase(
                 continue;
             };
             let exact = all.iter().find(|d| d.0.path == o.canon);
+            // a const of that name wherever declared when every declaration agrees; a
+            // function only where the call resolves (`timeout()` is a common name)
             let agreed = all
                 .iter()
-                .all(|d| d.0.duration == all[0].0.duration && d.0.value == all[0].0.value)
+                .all(|d| {
+                    !d.0.function
+                        && d.0.duration == all[0].0.duration
+                        && d.0.value == all[0].0.value
+                })
                 .then(|| &all[0]);
             let Some((c, via)) = exact.or(agreed) else {
                 continue;

@@ -603,7 +603,8 @@ pub struct OpenConst {
     pub factor: Option<f64>,
 }
 
-/// A numeric or duration const a file declares (what an [`OpenConst`] is valued from).
+/// A numeric or duration const a file declares, or a function taking nothing that returns
+/// one (what an [`OpenConst`] is valued from).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ConstDecl {
     /// Its name.
@@ -616,6 +617,8 @@ pub struct ConstDecl {
     pub value: f64,
     /// Its line.
     pub line: usize,
+    /// A function taking nothing whose body is that one value, not a `const`.
+    pub function: bool,
 }
 
 /// What a call in another file passes to an [`OpenParam`]'s parameter.

@@ -529,6 +529,54 @@ fn a_const_declared_in_another_file_values_the_timeout_that_reads_it() {
     );
 }
 
+/// A timeout read from a function of another module that takes nothing and returns one
+/// value (zellij's `.timeout(connection_timeout())`, `fn connection_timeout() -> Duration {
+/// Duration::from_secs(CONNECTION_TIMEOUT_SECS) }`, 30 s): valued like a const, at the path
+/// the call resolves to; a same-named function elsewhere does not count, nor one with a
+/// body of more than one expression.
+#[test]
+fn a_function_returning_a_duration_in_another_file_values_the_timeout_that_calls_it() {
+    let d = one_package("remote");
+    let root = d.path();
+    write(root, "shutdown-lint.toml", "drain-budget = \"25s\"\n");
+    write(root, "src/lib.rs", "pub mod attach;\npub mod other;\n");
+    write(
+        root,
+        "src/attach/mod.rs",
+        "pub mod config;\npub mod http;\n",
+    );
+    write(
+        root,
+        "src/attach/config.rs",
+        "use std::time::Duration;\n\npub const CONNECTION_TIMEOUT_SECS: u64 = 30;\n\n\
+         pub fn connection_timeout() -> Duration {\n    Duration::from_secs(CONNECTION_TIMEOUT_SECS)\n}\n\n\
+         pub fn read_timeout() -> Duration {\n    let d = Duration::from_secs(90);\n    d\n}\n",
+    );
+    write(
+        root,
+        "src/other.rs",
+        "use std::time::Duration;\n\npub fn connection_timeout() -> Duration {\n    Duration::from_secs(5)\n}\n",
+    );
+    write(
+        root,
+        "src/attach/http.rs",
+        "use super::config::{connection_timeout, read_timeout};\n\n\
+         pub fn client() -> reqwest::Result<reqwest::Client> {\n    \
+         reqwest::Client::builder().timeout(connection_timeout()).build()\n}\n\n\
+         pub fn slow() -> reqwest::Result<reqwest::Client> {\n    \
+         reqwest::Client::builder().timeout(read_timeout()).build()\n}\n",
+    );
+    let report = lint_here(root);
+    let got = active_lines(&report);
+    assert_eq!(got.len(), 1, "{got:#?}");
+    assert!(
+        got[0].starts_with(
+            "src/attach/http.rs:4 http-timeout-over-budget `.timeout(..)` of 30 s (the function `connection_timeout()`, line 5 of src/attach/config.rs)"
+        ),
+        "{got:#?}"
+    );
+}
+
 /// A timeout read from a field of a field (kellnr's
 /// `with_timeout(Duration::from_secs(settings.s3.request_timeout_seconds))`): the middle
 /// field's type comes from the outer struct's declaration in another file, and that type's

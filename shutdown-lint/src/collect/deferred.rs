@@ -90,6 +90,16 @@ impl Collector<'_, '_> {
                 };
                 Source::Const { name, canon }
             }
+            // `.timeout(connection_timeout())`: a function of another module that takes
+            // nothing, valued from its one-expression body like a const (zellij's
+            // `remote_attach::config::connection_timeout`)
+            syn::Expr::Call(c) if c.args.is_empty() => {
+                let syn::Expr::Path(p) = &*c.func else { return };
+                let Some((name, canon)) = self.foreign_fn(&p.path) else {
+                    return;
+                };
+                Source::Const { name, canon }
+            }
             syn::Expr::Path(p) if p.qself.is_none() => {
                 let Some(name) = p.path.get_ident().map(ToString::to_string) else {
                     return;
@@ -300,6 +310,21 @@ impl Collector<'_, '_> {
         }
     }
 
+    /// A function named by `p` (a lowercase name, not a binding) that resolves to a path:
+    /// called with no arguments, what it returns may be a const's value (see
+    /// [`Self::const_values`]).
+    fn foreign_fn(&self, p: &syn::Path) -> Option<(String, crate::resolve::Canon)> {
+        let name = p.segments.last()?.ident.to_string();
+        let fn_like = name.starts_with(|c: char| c.is_ascii_lowercase() || c == '_');
+        if !fn_like || self.resolver.is_binding(&name) {
+            return None;
+        }
+        match self.resolve(p, true) {
+            crate::resolve::Resolution::Path(canon) => Some((name, canon)),
+            _ => None,
+        }
+    }
+
     /// The consts `file` (this collector's file, as written) declares among `wanted`
     /// (names), with their paths from the crate root (`crate::module::NAME`).
     pub(super) fn const_values(
@@ -313,14 +338,16 @@ impl Collector<'_, '_> {
             items: &'a [syn::Item],
             path: &mut Vec<String>,
             out: &mut Vec<(Vec<String>, &'a syn::ItemConst)>,
+            fns: &mut Vec<(Vec<String>, &'a syn::ItemFn)>,
         ) {
             for i in items {
                 match i {
                     syn::Item::Const(c) => out.push((path.clone(), c)),
+                    syn::Item::Fn(f) if f.sig.inputs.is_empty() => fns.push((path.clone(), f)),
                     syn::Item::Mod(m) => {
                         if let Some((_, items)) = &m.content {
                             path.push(m.ident.to_string());
-                            walk(items, path, out);
+                            walk(items, path, out, fns);
                             path.pop();
                         }
                     }
@@ -328,7 +355,35 @@ impl Collector<'_, '_> {
                 }
             }
         }
-        walk(&file.items, &mut Vec::new(), &mut found);
+        let mut fns = Vec::new();
+        walk(&file.items, &mut Vec::new(), &mut found, &mut fns);
+        // `fn connection_timeout() -> Duration { Duration::from_secs(SECS) }`: one
+        // expression of a known value
+        for (module, f) in fns {
+            let name = f.sig.ident.to_string();
+            if !wanted.contains(&name) {
+                continue;
+            }
+            let [syn::Stmt::Expr(e, None)] = f.block.stmts.as_slice() else {
+                continue;
+            };
+            let (dur, v) = match (self.eval_duration(e, 0), self.eval_number(e, 0)) {
+                (Some(d), _) => (true, d),
+                (None, Some(n)) => (false, n),
+                _ => continue,
+            };
+            let mut path = self.opts.file_module.clone();
+            path.extend(module);
+            path.push(name.clone());
+            out.push(crate::model::ConstDecl {
+                name,
+                path,
+                duration: dur,
+                value: v,
+                line: f.sig.ident.span().start().line,
+                function: true,
+            });
+        }
         for (module, c) in found {
             let name = c.ident.to_string();
             if !wanted.contains(&name) {
@@ -348,6 +403,7 @@ impl Collector<'_, '_> {
                 duration: dur,
                 value: v,
                 line: c.ident.span().start().line,
+                function: false,
             });
         }
         out
