@@ -357,42 +357,39 @@ impl Collector<'_, '_> {
         }
         let mut fns = Vec::new();
         walk(&file.items, &mut Vec::new(), &mut found, &mut fns);
+        // each wanted declaration: its module, name, value (a duration, or a number) and
+        // whether it is a function
+        let mut decls = Vec::new();
         // `fn connection_timeout() -> Duration { Duration::from_secs(SECS) }`: one
         // expression of a known value
         for (module, f) in fns {
-            let name = f.sig.ident.to_string();
-            if !wanted.contains(&name) {
+            if !wanted.contains(&f.sig.ident.to_string()) {
                 continue;
             }
-            let [syn::Stmt::Expr(e, None)] = f.block.stmts.as_slice() else {
-                continue;
+            let value = match f.block.stmts.as_slice() {
+                [syn::Stmt::Expr(e, None)] => {
+                    match (self.eval_duration(e, 0), self.eval_number(e, 0)) {
+                        (Some(d), _) => Some((true, d)),
+                        (None, Some(n)) => Some((false, n)),
+                        _ => None,
+                    }
+                }
+                _ => None,
             };
-            let (dur, v) = match (self.eval_duration(e, 0), self.eval_number(e, 0)) {
-                (Some(d), _) => (true, d),
-                (None, Some(n)) => (false, n),
-                _ => continue,
-            };
-            let mut path = self.opts.file_module.clone();
-            path.extend(module);
-            path.push(name.clone());
-            out.push(crate::model::ConstDecl {
-                name,
-                path,
-                duration: dur,
-                value: v,
-                line: f.sig.ident.span().start().line,
-                function: true,
-            });
+            decls.push((module, &f.sig.ident, value, true));
         }
         for (module, c) in found {
-            let name = c.ident.to_string();
-            if !wanted.contains(&name) {
+            let value = match self.consts.get(&c.ident.to_string()) {
+                Some(super::state::BindVal::Duration(d)) => Some((true, *d)),
+                Some(super::state::BindVal::Num(n)) => Some((false, *n)),
+                _ => None,
+            };
+            decls.push((module, &c.ident, value, false));
+        }
+        for (module, ident, value, function) in decls {
+            let name = ident.to_string();
+            let Some((duration, value)) = value.filter(|_| wanted.contains(&name)) else {
                 continue;
-            }
-            let (dur, v) = match self.consts.get(&name) {
-                Some(super::state::BindVal::Duration(d)) => (true, *d),
-                Some(super::state::BindVal::Num(n)) => (false, *n),
-                _ => continue,
             };
             let mut path = self.opts.file_module.clone();
             path.extend(module);
@@ -400,10 +397,10 @@ impl Collector<'_, '_> {
             out.push(crate::model::ConstDecl {
                 name,
                 path,
-                duration: dur,
-                value: v,
-                line: c.ident.span().start().line,
-                function: false,
+                duration,
+                value,
+                line: ident.span().start().line,
+                function,
             });
         }
         out
