@@ -529,7 +529,6 @@ impl WorkspaceModel {
         })
     }
 
-    /// The type of a pending root, and the function that made it (for helpers' builders).
     /// For a builder chain `b` whose root is a call of a function that hands back the
     /// builder passed to it ([`FnDecl::returns_param`]): that builder (made by a library,
     /// not itself passed through again) and `b`.
@@ -546,6 +545,7 @@ impl WorkspaceModel {
         }
     }
 
+    /// The type of a pending root, and the function that made it (for helpers' builders).
     fn type_of_root(
         &self,
         root: &SymRoot,
