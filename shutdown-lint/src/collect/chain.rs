@@ -346,6 +346,19 @@ impl Collector<'_, '_> {
         }
     }
 
+    /// The chain held by the binding `e` names, the name resolved as a value (a local
+    /// binding, not an item or import of that name).
+    pub(super) fn resolved_chain(&self, e: &syn::Expr) -> Option<Chain> {
+        let syn::Expr::Path(p) = e else { return None };
+        let Resolution::Binding(name) = self.resolve(&p.path, true) else {
+            return None;
+        };
+        match self.binding_val(&name)? {
+            BindVal::Chain(ch) => Some((**ch).clone()),
+            _ => None,
+        }
+    }
+
     /// The chain a plain binding holds (`helper(builder)`).
     fn bound_chain(&self, e: &syn::Expr) -> Option<Chain> {
         let syn::Expr::Path(p) = e else { return None };
@@ -591,23 +604,17 @@ impl Collector<'_, '_> {
     /// `await` step (a server's handle run to completion is judged here, not passed on);
     /// `false` when it names none.
     fn block_on_binding(&mut self, arg: &syn::Expr) -> bool {
-        let syn::Expr::Path(p) = arg else {
+        let Some(ch) = self.resolved_chain(arg) else {
             return false;
         };
-        let Resolution::Binding(name) = self.resolve(&p.path, true) else {
-            return false;
-        };
-        let Some(BindVal::Chain(ch)) = self.binding_val(&name) else {
-            return false;
-        };
-        let mut ch = (**ch).clone().through_binding();
+        let mut ch = ch.through_binding();
         if ch.origin.is_none() {
             return false;
         }
         self.mark_used(ch.origin, false);
         ch.steps.push(Step {
             name: "await".into(),
-            region: self.region(p.path.span()),
+            region: self.region(arg.span()),
             args: Vec::new(),
         });
         let ctx = self.ctx();

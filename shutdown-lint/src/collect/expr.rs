@@ -31,46 +31,20 @@ impl Collector<'_, '_> {
         }
     }
 
-    /// `match handle_res { Ok(_) => {} Err(e) => .. }` on a binding that holds a spawned
-    /// thread's `Result<JoinHandle>` (qdrant's shard drop): the match moves the handle in and
-    /// no arm keeps it, so the thread is detached where it was spawned.
-    fn thread_handle_matched_away(&mut self, m: &syn::ExprMatch) {
-        let pats: Vec<&syn::Pat> = m.arms.iter().map(|a| &a.pat).collect();
-        self.thread_handle_patterned_away(&m.expr, &pats);
+    /// `match handle_res { Ok(_) => {} Err(e) => .. }` (qdrant's shard drop) or `if let
+    /// Err(e) = thread_handle { .. }` (zellij's plugin executor) on a binding that holds a
+    /// spawned thread's `Result<JoinHandle>`: see [`Self::thread_result_away`]. Looked up
+    /// before the scrutinee is visited.
+    fn thread_result_bound_away(&mut self, scrutinee: &syn::Expr, pats: &[&syn::Pat]) {
+        if let Some(ch) = self.resolved_chain(scrutinee) {
+            self.thread_result_away(&ch, pats);
+        }
     }
 
-    /// `if let Err(e) = thread_handle { .. }` (zellij's plugin executor): the same as a
-    /// `match` whose one arm is that pattern; the `Ok` handle is dropped with the binding.
-    fn thread_handle_let_away(&mut self, l: &syn::ExprLet) {
-        self.thread_handle_patterned_away(&l.expr, &[&*l.pat]);
-    }
-
-    /// When `scrutinee` is a binding holding a spawned thread's `Result` and none of
-    /// `pats` keeps the handle.
-    fn thread_handle_patterned_away(&mut self, scrutinee: &syn::Expr, pats: &[&syn::Pat]) {
-        let syn::Expr::Path(p) = scrutinee else {
-            return;
-        };
-        let Resolution::Binding(name) = self.resolve(&p.path, true) else {
-            return;
-        };
-        let Some(BindVal::Chain(ch)) = self.binding_val(&name) else {
-            return;
-        };
-        let ch = (**ch).clone();
-        self.spawned_thread_patterned_away(&ch, pats);
-    }
-
-    /// When `ch` spawns a thread and no arm of `m` (whose scrutinee holds its `Result`)
-    /// keeps the handle: the thread is detached where it was spawned.
-    fn spawned_thread_matched_away(&mut self, ch: &Chain, m: &syn::ExprMatch) {
-        let pats: Vec<&syn::Pat> = m.arms.iter().map(|a| &a.pat).collect();
-        self.spawned_thread_patterned_away(ch, &pats);
-    }
-
-    /// [`Self::spawned_thread_matched_away`] for the patterns of a `match`'s arms or of an
-    /// `if let`.
-    fn spawned_thread_patterned_away(&mut self, ch: &Chain, pats: &[&syn::Pat]) {
+    /// When `ch` spawns a thread and none of `pats` (a `match`'s arms, an `if let`'s
+    /// pattern, on the `Result` it returned) keeps the handle: the handle is dropped, so
+    /// the thread is detached where it was spawned.
+    fn thread_result_away(&mut self, ch: &Chain, pats: &[&syn::Pat]) {
         // what is matched is what the spawn returned, not a later step's value
         // (`if let Err(payload) = handle.join()` joins it)
         let root = ch.root_str();
@@ -240,14 +214,15 @@ impl Collector<'_, '_> {
                 self.leave_scope_empty();
             }
             syn::Expr::Let(l) => {
-                self.thread_handle_let_away(l);
+                let pats = [&*l.pat];
+                self.thread_result_bound_away(&l.expr, &pats);
                 // `if let Ok(h) = Handle::try_current()`: `h` holds the handle
                 let val = self.value_of_expr(&l.expr);
                 // `if let Err(e) = thread::Builder::new().spawn(..)`: spawned in place
                 if !matches!(&*l.expr, syn::Expr::Path(_))
                     && let Some(ch) = &val
                 {
-                    self.spawned_thread_patterned_away(ch, &[&*l.pat]);
+                    self.thread_result_away(ch, &pats);
                 }
                 self.bind_unwrapped(&l.pat, val.map(|c| BindVal::Chain(Box::new(c))));
             }
@@ -271,7 +246,8 @@ impl Collector<'_, '_> {
                 return out;
             }
             syn::Expr::Match(m) => {
-                self.thread_handle_matched_away(m);
+                let pats: Vec<&syn::Pat> = m.arms.iter().map(|a| &a.pat).collect();
+                self.thread_result_bound_away(&m.expr, &pats);
                 // `match Handle::try_current() { Ok(h) => h.spawn(..), .. }`; the value of
                 // the match is the first arm that yields a known one
                 let scrutinee = self.value_of_expr(&m.expr);
@@ -280,7 +256,7 @@ impl Collector<'_, '_> {
                 if !matches!(&*m.expr, syn::Expr::Path(_))
                     && let Some(ch) = &scrutinee
                 {
-                    self.spawned_thread_matched_away(ch, m);
+                    self.thread_result_away(ch, &pats);
                 }
                 let scrutinee = scrutinee.map(|c| BindVal::Chain(Box::new(c)));
                 let mut out = None;
