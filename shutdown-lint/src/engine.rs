@@ -805,7 +805,8 @@ fn const_values_phase(
         return;
     }
     let wanted: Vec<String> = wanted.into_iter().collect();
-    // a const, or a function taking nothing (`fn connection_timeout() -> Duration`)
+    // a const, or a function taking nothing (`fn connection_timeout() -> Duration`): two
+    // needles per name, needle `k` naming `wanted[k / 2]`
     let needles: Vec<String> = wanted
         .iter()
         .flat_map(|n| [format!("const {n}"), format!("fn {n}()")])
