@@ -447,6 +447,7 @@ impl Analyzer {
             aliases: self.aliases.clone(),
             interesting: self.interesting.clone(),
             needles: self.needles.clone(),
+            value_timeouts: rules::http_timeout_over_budget::values_timeouts(&self.config),
         }
     }
 
@@ -518,7 +519,7 @@ impl Analyzer {
     /// use shutdown_lint::analysis::{Analyzer, FileContext};
     /// use shutdown_lint::config::Config;
     /// use shutdown_lint::model::FieldKey;
-    /// let src = "use std::time::Duration;\n\
+    /// let src = "use std::time::Duration;\nuse crate::types::LockRequest;\n\
     ///            fn parse(c: Option<u64>) -> Hook {\n    \
     ///                Hook { timeout: c.map(Duration::from_secs).unwrap_or_else(|| Duration::from_secs(30)), \
     ///                       secs: 45 }\n}\n\
@@ -950,6 +951,58 @@ impl FileAnalysis {
             .filter(|cu| cu.chain.steps.iter().any(|s| open(s.region.offset)))
             .cloned()
             .collect()
+    }
+
+    /// Drops the open chains (and their open parameters, fields and consts) whose
+    /// timeouts `http-timeout-over-budget` does not judge: a chain the workspace model
+    /// typed as something other than an HTTP client or a draining server (a lock request's
+    /// `.with_acquire_timeout(t)`). Their values would be looked for in every file that
+    /// calls the function for nothing. Called once the workspace has typed the pending
+    /// chains ([`FileAnalysis::apply_workspace`]).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use shutdown_lint::analysis::analyze_source;
+    /// use shutdown_lint::config::Config;
+    /// let src = "use std::time::Duration;\n\
+    ///            pub fn client(t: Duration) -> reqwest::Client {\n    \
+    ///                reqwest::Client::builder().timeout(t).build().unwrap()\n}\n\
+    ///            pub struct Locks;\n\
+    ///            impl Locks {\n    \
+    ///                pub async fn lock(&self, timeout: Duration) -> Result<(), ()> {\n        \
+    ///                    let req = LockRequest::new().with_acquire_timeout(timeout);\n        \
+    ///                    self.acquire(&req).await\n    }\n}\n";
+    /// let budget = Config::from_toml_str("drain-budget = \"25s\"\n", "x.toml".as_ref()).unwrap();
+    /// let mut a = analyze_source("src/lib.rs".as_ref(), src, &budget);
+    /// assert_eq!(a.open_params.len(), 2); // both timeouts: their callers are in other files
+    /// a.keep_judged_opens(&budget);
+    /// assert_eq!(a.open_params.len(), 1); // the client's: a lock's timeout is not judged
+    /// assert_eq!(a.open_params[0].key.name, "client");
+    ///
+    /// // without a drain budget, no timeout is judged: none is left open
+    /// let a = analyze_source("src/lib.rs".as_ref(), src, &Config::default());
+    /// assert!(a.open_params.is_empty());
+    /// ```
+    pub fn keep_judged_opens(&mut self, config: &Config) {
+        if self.open_chains.is_empty()
+            && self.open_params.is_empty()
+            && self.open_fields.is_empty()
+            && self.open_consts.is_empty()
+        {
+            return;
+        }
+        let wrappers = &config.http_no_timeout;
+        self.open_chains
+            .retain(|cu| rules::http_timeout_over_budget::judges(&cu.chain, wrappers));
+        let judged: std::collections::HashSet<usize> = self
+            .open_chains
+            .iter()
+            .flat_map(|cu| cu.chain.steps.iter().map(|s| s.region.offset))
+            .collect();
+        self.open_params.retain(|o| judged.contains(&o.step));
+        self.open_fields.retain(|o| judged.contains(&o.step));
+        self.open_consts.retain(|o| judged.contains(&o.step));
     }
 
     /// The `http-timeout-over-budget` findings of the file's timeouts that read a field

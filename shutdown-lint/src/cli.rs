@@ -182,6 +182,13 @@ pub fn stats_text(report: &LintReport) -> String {
         s.bytes,
         s.elapsed.as_secs_f64()
     );
+    for (phase, took) in &s.phases {
+        out.push_str(&format!(
+            "  {:<26}{:.3} s\n",
+            format!("{phase}:"),
+            took.as_secs_f64()
+        ));
+    }
     let mut names: Vec<(&String, &usize)> = s.unanalysed_by_name.iter().collect();
     names.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
     if !names.is_empty() {

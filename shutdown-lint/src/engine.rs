@@ -101,6 +101,10 @@ pub struct Stats {
     /// Wall time.
     #[serde(skip)]
     pub elapsed: Duration,
+    /// Wall time of each phase, in order (`configs and walk`, `analysis`, then each
+    /// phase across files), for finding what makes a run slow.
+    #[serde(skip)]
+    pub phases: Vec<(&'static str, Duration)>,
 }
 
 /// What one binary handles, counting only the handlers its `main` reaches.
@@ -221,18 +225,30 @@ pub fn lint_paths(paths: &[PathBuf], opts: &LintOptions) -> Result<LintReport, L
         walk_errors,
         mut stats,
     } = discovery?;
+    let mut clock = PhaseClock::new(start);
+    clock.lap("configs and walk");
     // phase 2: one parse per file, in parallel: findings, facts, declarations
     let analyzer_of = |j: &Job| analyzers[&(j.cfg, j.pkg.as_ref().map(|p| p.dir.clone()))].clone();
     let mut analyses = analyze_all(&jobs, &configs, &analyzer_of, opts.threads, &mut stats);
+    clock.lap("analysis of each file");
     // phase 3: across files: the workspace model, test modules, binaries
     let mut cross: Vec<Vec<Finding>> = vec![Vec::new(); jobs.len()];
     let ws = workspace_model(&jobs, &mut analyses, &analyzer_of);
+    clock.lap("workspace model");
     workspace_phase(&jobs, &mut analyses, &configs, &ws, &mut cross);
+    for (a, j) in analyses.iter_mut().zip(&jobs) {
+        a.keep_judged_opens(&configs[j.cfg]);
+    }
+    clock.lap("workspace rules");
     param_args_phase(&jobs, &mut analyses, &analyzer_of);
+    clock.lap("argument values");
     const_values_phase(&jobs, &mut analyses, &analyzer_of);
+    clock.lap("constant values");
     field_writes::nested_owners_phase(&jobs, &mut analyses);
     field_writes::field_writes_phase(&jobs, &mut analyses, &configs, &analyzer_of, &mut cross);
+    clock.lap("field writes");
     client_pass::client_pass_phase(&jobs, &mut analyses);
+    clock.lap("clients passed on");
     let binaries = sigterm_across_binaries(
         &jobs,
         &analyses,
@@ -241,8 +257,11 @@ pub fn lint_paths(paths: &[PathBuf], opts: &LintOptions) -> Result<LintReport, L
         opts.all_dependency_signals,
         &mut cross,
     );
+    clock.lap("binaries and signals");
     // phase 4: suppressions, counts, order
     let mut report = finish(analyses, cross, opts, &mut stats);
+    clock.lap("suppressions and order");
+    stats.phases = clock.laps;
     report.binaries = binaries;
     for (path, cfg, msg) in walk_errors {
         stats.parse_errors += 1;
@@ -265,6 +284,28 @@ pub fn lint_paths(paths: &[PathBuf], opts: &LintOptions) -> Result<LintReport, L
     stats.elapsed = start.elapsed();
     report.stats = stats;
     Ok(report)
+}
+
+/// The wall time of each phase of a run, for `--stats`.
+struct PhaseClock {
+    last: Instant,
+    laps: Vec<(&'static str, Duration)>,
+}
+
+impl PhaseClock {
+    fn new(start: Instant) -> Self {
+        PhaseClock {
+            last: start,
+            laps: Vec::new(),
+        }
+    }
+
+    /// Ends the phase called `name`.
+    fn lap(&mut self, name: &'static str) {
+        let now = Instant::now();
+        self.laps.push((name, now - self.last));
+        self.last = now;
+    }
 }
 
 /// The configs in force and the paths to walk under each.

@@ -168,7 +168,10 @@ impl Collector<'_, '_> {
                         let mut args = Vec::with_capacity(m.args.len());
                         for (k, a) in m.args.iter().enumerate() {
                             let v = self.eval_arg(a);
-                            if matches!(v, ArgValue::Other) && super::deferred::waits(&name) {
+                            if matches!(v, ArgValue::Other)
+                                && self.opts.value_timeouts
+                                && super::deferred::waits(&name)
+                            {
                                 self.defer_arg(a, region.offset, k);
                             }
                             args.push(v);

@@ -50,6 +50,11 @@ pub struct CollectOptions {
     pub interesting: Arc<HashSet<Canon>>,
     /// The byte scan's words: a macro body containing none of them is not parsed.
     pub needles: Arc<Vec<memchr::memmem::Finder<'static>>>,
+    /// Timeouts are judged against a drain budget
+    /// ([`crate::rules::http_timeout_over_budget::values_timeouts`]): an argument the file
+    /// cannot value is looked for in the rest of the file and the workspace. Without, it is
+    /// left unvalued.
+    pub value_timeouts: bool,
 }
 
 /// Builds the model of a parsed file.

@@ -18,6 +18,34 @@ fn secs(d: f64) -> String {
     }
 }
 
+/// Whether the rule can report anything under `config`: a drain budget is set and the rule
+/// is not allowed. When it cannot, a timeout's value need not be looked for in other files
+/// (the parameters, fields and consts it reads stay unvalued).
+///
+/// # Examples
+///
+/// ```
+/// use shutdown_lint::config::Config;
+/// use shutdown_lint::rules::http_timeout_over_budget::values_timeouts;
+/// assert!(!values_timeouts(&Config::default()));
+/// let c = Config::from_toml_str("drain-budget = \"25s\"\n", "x.toml".as_ref()).unwrap();
+/// assert!(values_timeouts(&c));
+/// let off = "drain-budget = \"25s\"\n[rules]\nhttp-timeout-over-budget = \"allow\"\n";
+/// assert!(!values_timeouts(&Config::from_toml_str(off, "x.toml".as_ref()).unwrap()));
+/// ```
+pub fn values_timeouts(config: &crate::config::Config) -> bool {
+    config.drain_budget.is_some() && config.severity(&META) != crate::finding::Severity::Allow
+}
+
+/// Whether [`check`] judges the timeouts of chain `ch`: an HTTP client of a known library
+/// (or a configured wrapper, `wrappers`) or a server whose graceful shutdown waits. A
+/// timeout argument of any other chain (a lock request's `.with_acquire_timeout(t)`) is
+/// never worth valuing.
+pub(crate) fn judges(ch: &crate::model::Chain, wrappers: &[String]) -> bool {
+    http_ctor(ch, wrappers).is_some()
+        || known::server_api(&ch.root_str()).is_some_and(|api| api.drain_timeout.is_some())
+}
+
 /// Reports timeouts over the drain budget (nothing when no budget is configured).
 pub fn check(cx: &RuleContext<'_>, out: &mut Vec<Finding>) {
     let Some(budget) = cx.config.drain_budget else {
