@@ -38,8 +38,13 @@ struct Level<'t, 'a> {
 
 impl<'t, 'a> Level<'t, 'a> {
     /// The tokens from `start` to `end` (a group's inside, or the file).
-    fn new(toks: &'t [Tok<'a>], (start, end): (usize, usize)) -> Self {
-        let mut at = Vec::new();
+    fn new(toks: &'t [Tok<'a>], range: (usize, usize)) -> Self {
+        Self::new_in(toks, range, Vec::new())
+    }
+
+    /// [`Level::new`] in a buffer of an earlier level ([`Level::into_buffer`]).
+    fn new_in(toks: &'t [Tok<'a>], (start, end): (usize, usize), mut at: Vec<usize>) -> Self {
+        at.clear();
         let mut i = start;
         while i < end {
             at.push(i);
@@ -53,6 +58,11 @@ impl<'t, 'a> Level<'t, 'a> {
 
     fn len(&self) -> usize {
         self.at.len()
+    }
+
+    /// The level's buffer, for the next one.
+    fn into_buffer(self) -> Vec<usize> {
+        self.at
     }
 
     fn get(&self, k: usize) -> Option<Tok<'a>> {
@@ -121,9 +131,21 @@ fn items_in(
                     calls: Vec::new(),
                 };
                 if let Some(body) = body {
-                    calls_in(toks, body, &mut node.calls, &mut HashMap::new(), depth + 1);
-                    node.calls.sort();
-                    node.calls.dedup();
+                    let mut calls = Vec::new();
+                    let mut bufs = Vec::new();
+                    calls_in(
+                        toks,
+                        body,
+                        &mut calls,
+                        &mut HashMap::new(),
+                        &mut bufs,
+                        depth + 1,
+                    );
+                    // sorted and deduplicated while borrowed from the text: one `String`
+                    // per distinct call
+                    calls.sort_unstable();
+                    calls.dedup();
+                    node.calls = calls.into_iter().map(CallText::into_call).collect();
                     out.push(node);
                     // nested fns
                     items_in(toks, body, path, false, out, depth + 1);
@@ -175,25 +197,49 @@ fn items_in(
     }
 }
 
+/// A [`Call`] as read from the text, borrowed from it (no crate: the text does not tell).
+/// Its fields in [`Call`]'s order, so sorting these sorts the calls.
+#[derive(PartialEq, Eq, PartialOrd, Ord)]
+struct CallText<'a> {
+    name: &'a str,
+    method: bool,
+    with_args: bool,
+    ty: Option<&'a str>,
+}
+
+impl CallText<'_> {
+    fn into_call(self) -> Call {
+        Call {
+            name: self.name.to_string(),
+            method: self.method,
+            krate: None,
+            with_args: self.with_args,
+            ty: self.ty.map(str::to_string),
+        }
+    }
+}
+
 /// The calls in a body's tokens. `typed`: the body's bindings whose type the text tells
 /// (`let s = http::Scheduler::new(..)`, `let s: Scheduler = ..`), by name, so a method
-/// called on one (`s.start()`) carries its receiver's type.
+/// called on one (`s.start()`) carries its receiver's type. `bufs`: the buffers of the
+/// levels walked before, reused.
 fn calls_in<'a>(
     toks: &[Tok<'a>],
     range: (usize, usize),
-    out: &mut Vec<Call>,
-    typed: &mut HashMap<&'a str, String>,
+    out: &mut Vec<CallText<'a>>,
+    typed: &mut HashMap<&'a str, &'a str>,
+    bufs: &mut Vec<Vec<usize>>,
     depth: usize,
 ) {
     if depth > 256 {
         return;
     }
-    let tts = Level::new(toks, range);
+    let tts = Level::new_in(toks, range, bufs.pop().unwrap_or_default());
     for i in 0..tts.len() {
         match tts.get(i) {
             Some(Tok::Open(..)) => {
                 if let Some(inside) = tts.inside(i) {
-                    calls_in(toks, inside, out, typed, depth + 1);
+                    calls_in(toks, inside, out, typed, bufs, depth + 1);
                 }
             }
             Some(Tok::Ident("let")) => {
@@ -220,16 +266,15 @@ fn calls_in<'a>(
                     // `Type::name(..)`: the type's own function, of the caller's crate;
                     // `s.name(..)` on a binding of known type
                     let ty = match prev(3) {
-                        Some(Tok::Ident(o)) if owner_is_type && o != "Self" => Some(o.to_string()),
+                        Some(Tok::Ident(o)) if owner_is_type && o != "Self" => Some(o),
                         _ => match prev(2) {
-                            Some(Tok::Ident(r)) if after_dot => typed.get(r).cloned(),
+                            Some(Tok::Ident(r)) if after_dot => typed.get(r).copied(),
                             _ => None,
                         },
                     };
-                    out.push(Call {
-                        name: id.to_string(),
+                    out.push(CallText {
+                        name: id,
                         method: after_dot || owner_is_type,
-                        krate: None,
                         with_args,
                         ty,
                     });
@@ -238,13 +283,14 @@ fn calls_in<'a>(
             _ => {}
         }
     }
+    bufs.push(tts.into_buffer());
 }
 
 /// The type a `let` binds, from the tokens after `let` (from `from` on): a declared type
 /// (`s: Scheduler<u8>`, `s: http::Scheduler`) or a type's associated function called as
 /// the whole value (`s = http::Scheduler::new(..)`, also followed by `?`, `.await`,
 /// `.unwrap()`).
-fn let_type<'a>(tts: &Level<'_, 'a>, from: usize) -> Option<(&'a str, String)> {
+fn let_type<'a>(tts: &Level<'_, 'a>, from: usize) -> Option<(&'a str, &'a str)> {
     let punct = |k: usize, c: u8| tts.punct(from + k, c);
     let ident = |k: usize| match tts.get(from + k) {
         Some(Tok::Ident(s)) => Some(s),
@@ -299,7 +345,7 @@ fn let_type<'a>(tts: &Level<'_, 'a>, from: usize) -> Option<(&'a str, String)> {
         }
         &segments[n - 2]
     };
-    Some((name, ty.to_string()))
+    Some((name, ty))
 }
 
 /// A lowercase identifier passed as a value (`.map(install)`, `spawn(run)`): an argument

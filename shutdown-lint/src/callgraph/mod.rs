@@ -17,7 +17,8 @@ mod tokens;
 pub use from_text::nodes_from_text;
 
 use crate::model::{Call, FnNode};
-use std::collections::{BTreeSet, HashMap};
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
+use std::collections::BTreeSet;
 
 /// One function of the binary: which file (an index the caller chooses), its crate and its
 /// node.
@@ -54,7 +55,7 @@ pub struct Node<'a> {
 /// assert!(!r.contains(&(1, "signals".to_string())));
 /// ```
 pub fn reachable(nodes: &[Node<'_>], roots: &[(usize, &str)]) -> Option<BTreeSet<(usize, String)>> {
-    walk(nodes, roots, false)
+    walk(nodes, roots, false).map(|seen| items_of(nodes, &seen))
 }
 
 /// [`reachable`] through free functions only, each in the crate its path names: a call
@@ -101,20 +102,31 @@ pub fn reachable_by_path(
     nodes: &[Node<'_>],
     roots: &[(usize, &str)],
 ) -> Option<BTreeSet<(usize, String)>> {
-    walk(nodes, roots, true)
+    walk(nodes, roots, true).map(|seen| items_of(nodes, &seen))
 }
 
-fn walk(
+/// [`reachable`] (or, `by_path`, [`reachable_by_path`]) as one flag per node: whether
+/// `nodes[i]` is reached. What a caller that goes on to look at the reached nodes wants
+/// (no item path copied).
+pub(crate) fn reached_nodes(
     nodes: &[Node<'_>],
     roots: &[(usize, &str)],
     by_path: bool,
-) -> Option<BTreeSet<(usize, String)>> {
-    // name -> nodes, split by kind
-    let mut by_name: HashMap<(&str, bool), Vec<usize>> = HashMap::new();
-    for (i, n) in nodes.iter().enumerate() {
-        let name = n.node.item.rsplit("::").next().unwrap_or(&n.node.item);
-        by_name.entry((name, n.node.method)).or_default().push(i);
-    }
+) -> Option<Vec<bool>> {
+    walk(nodes, roots, by_path)
+}
+
+/// The `(file, item)` pairs of the nodes flagged in `seen`.
+fn items_of(nodes: &[Node<'_>], seen: &[bool]) -> BTreeSet<(usize, String)> {
+    nodes
+        .iter()
+        .zip(seen)
+        .filter(|(_, s)| **s)
+        .map(|(n, _)| (n.file, n.node.item.clone()))
+        .collect()
+}
+
+fn walk(nodes: &[Node<'_>], roots: &[(usize, &str)], by_path: bool) -> Option<Vec<bool>> {
     let mut stack: Vec<usize> = nodes
         .iter()
         .enumerate()
@@ -128,6 +140,23 @@ fn walk(
     if stack.is_empty() {
         return None;
     }
+    // name -> nodes, split by kind, each group numbered
+    let mut by_name: HashMap<(&str, bool), (usize, Vec<usize>)> = HashMap::new();
+    for (i, n) in nodes.iter().enumerate() {
+        let name = n.node.item.rsplit("::").next().unwrap_or(&n.node.item);
+        let groups = by_name.len();
+        by_name
+            .entry((name, n.node.method))
+            .or_insert_with(|| (groups, Vec::new()))
+            .1
+            .push(i);
+    }
+    // the targets of a call depend on its name, kind, crate and receiver type alone: one
+    // already followed from another node reaches nothing new (`Type::new()` by name:
+    // every `new` of the workspace, once, not once per caller). Followed unfiltered: by
+    // group; filtered by crate or type: by those too
+    let mut followed_all = vec![false; by_name.len()];
+    let mut followed: HashSet<(usize, Option<&str>, Option<&str>)> = HashSet::new();
     let mut seen = vec![false; nodes.len()];
     for &i in &stack {
         seen[i] = true;
@@ -170,9 +199,26 @@ fn walk(
                 _ => None,
             };
             let krate = if *method && !by_path { &None } else { krate };
-            let Some(candidates) = by_name.get(&(name.as_str(), *method)) else {
+            // `shutdown_runtime::run()` reaches the runtime's `run`, not a `run` of the
+            // binary; a crate that defines no such name (a re-export) falls back to all
+            let krate = krate
+                .as_deref()
+                .map(|k| if k == "crate" { n.krate } else { k })
+                // by path, a free call that names no crate (a local or same-module
+                // function; a call read from the text of a pruned body) is one of the
+                // caller's crate
+                .or(by_path.then_some(n.krate));
+            let Some((group, candidates)) = by_name.get(&(name.as_str(), *method)) else {
                 continue;
             };
+            let first = if krate.is_none() && ty.is_none() {
+                !std::mem::replace(&mut followed_all[*group], true)
+            } else {
+                followed.insert((*group, krate, ty))
+            };
+            if !first {
+                continue;
+            }
             let owned: Vec<usize>;
             let candidates = match ty {
                 Some(t) => {
@@ -185,15 +231,6 @@ fn walk(
                 }
                 None => candidates,
             };
-            // `shutdown_runtime::run()` reaches the runtime's `run`, not a `run` of the
-            // binary; a crate that defines no such name (a re-export) falls back to all
-            let krate = krate
-                .as_deref()
-                .map(|k| if k == "crate" { n.krate } else { k })
-                // by path, a free call that names no crate (a local or same-module
-                // function; a call read from the text of a pruned body) is one of the
-                // caller's crate
-                .or(by_path.then_some(n.krate));
             let in_crate: Vec<usize> = match krate {
                 Some(k) => candidates
                     .iter()
@@ -218,14 +255,7 @@ fn walk(
             }
         }
     }
-    Some(
-        nodes
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| seen[*i])
-            .map(|(_, n)| (n.file, n.node.item.clone()))
-            .collect(),
-    )
+    Some(seen)
 }
 
 /// The type a method's item path names (`Scheduler` for `http::Scheduler::start`).

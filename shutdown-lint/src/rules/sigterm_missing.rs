@@ -286,24 +286,22 @@ pub(crate) struct Called {
     pub by_path: Option<BTreeSet<String>>,
 }
 
-/// The names the reached `nodes` call (only free calls and methods of a known receiver
-/// type when `free_only`).
-fn names_called(
-    nodes: &[Node<'_>],
-    reach: &BTreeSet<(usize, String)>,
-    free_only: bool,
-) -> BTreeSet<String> {
-    nodes
+/// The names the reached `nodes` (flagged in `reach`) call (only free calls and methods
+/// of a known receiver type when `free_only`).
+fn names_called(nodes: &[Node<'_>], reach: &[bool], free_only: bool) -> BTreeSet<String> {
+    let names: foldhash::HashSet<&str> = nodes
         .iter()
-        .filter(|n| reach.contains(&(n.file, n.node.item.clone())))
-        .flat_map(|n| {
+        .zip(reach)
+        .filter(|(_, r)| **r)
+        .flat_map(|(n, _)| {
             n.node
                 .calls
                 .iter()
                 .filter(move |c| !(free_only && c.method && c.ty.is_none()))
         })
-        .map(|c| c.name.clone())
-        .collect()
+        .map(|c| c.name.as_str())
+        .collect();
+    names.into_iter().map(str::to_string).collect()
 }
 
 /// [`verdict`], and what the functions `main` reaches call. The reachability walks give
@@ -315,25 +313,33 @@ pub(crate) fn verdict_and_calls(
 ) -> (Verdict, Called) {
     let nodes = nodes_of(files);
     let roots = roots_of(files);
-    let reach = callgraph::reachable(&nodes, &roots);
+    let reach = callgraph::reached_nodes(&nodes, &roots, false);
     // a library's server counts when `main` calls down to it through paths
     let lib_serves = files
         .iter()
         .any(|f| f.package_lib && !f.signals.servers.is_empty());
     let by_path = lib_serves
-        .then(|| callgraph::reachable_by_path(&nodes, &roots))
+        .then(|| callgraph::reached_nodes(&nodes, &roots, true))
         .flatten();
+    // the reached functions by (file, item)
+    let items = |flags: &[bool]| -> foldhash::HashSet<(usize, &str)> {
+        nodes
+            .iter()
+            .zip(flags)
+            .filter(|(_, r)| **r)
+            .map(|(n, _)| (n.file, n.node.item.as_str()))
+            .collect()
+    };
+    let reached_items = reach.as_deref().map(items);
+    let by_path_items = by_path.as_deref().map(items);
     let called = Called {
         by_name: reach.as_ref().map(|set| names_called(&nodes, set, false)),
         by_path: by_path.as_ref().map(|set| names_called(&nodes, set, true)),
     };
-    let reached = |file: usize, item: &str| match &reach {
+    let reached = |file: usize, item: &str| match &reached_items {
         None => true,
         // a site outside any function (a `static`, an `impl` const) counts
-        Some(set) => {
-            set.contains(&(file, item.to_string()))
-                || !files[file].fns.iter().any(|n| n.item == item)
-        }
+        Some(set) => set.contains(&(file, item)) || !files[file].fns.iter().any(|n| n.item == item),
     };
     let mut v = Verdict {
         by_reachability: reach.is_some(),
@@ -359,9 +365,9 @@ pub(crate) fn verdict_and_calls(
                 reached(i, &site.item)
             } else {
                 f.package_lib
-                    && by_path
+                    && by_path_items
                         .as_ref()
-                        .is_some_and(|set| set.contains(&(i, site.item.clone())))
+                        .is_some_and(|set| set.contains(&(i, site.item.as_str())))
             };
             if served {
                 v.servers.push((i, site.clone()));
