@@ -519,7 +519,7 @@ impl Analyzer {
     /// use shutdown_lint::analysis::{Analyzer, FileContext};
     /// use shutdown_lint::config::Config;
     /// use shutdown_lint::model::FieldKey;
-    /// let src = "use std::time::Duration;\nuse crate::types::LockRequest;\n\
+    /// let src = "use std::time::Duration;\n\
     ///            fn parse(c: Option<u64>) -> Hook {\n    \
     ///                Hook { timeout: c.map(Duration::from_secs).unwrap_or_else(|| Duration::from_secs(30)), \
     ///                       secs: 45 }\n}\n\
