@@ -1242,73 +1242,82 @@ fn verdict_reading_calls(
             .iter()
             .filter(|(f, _, a)| (a.skipped_by_scan || a.pruned) && !text_fns.contains_key(f))
             .map(|(f, _, _)| f);
-        // the texts of the files this round reads (kept only until their functions are)
-        let mut read_now: HashMap<PathBuf, String> = HashMap::new();
-        // whether a file defines a function `called` names, and its text passes `text_ok`
-        let mut defines_one_of =
-            |f: &PathBuf, called: &BTreeSet<String>, text_ok: &dyn Fn(&str) -> bool| {
-                let mut text = None;
-                let names = fn_names.entry(f.clone()).or_insert_with(|| {
-                    let t = std::fs::read_to_string(f).unwrap_or_default();
-                    let names = crate::lexscan::fn_names(&t);
-                    text = Some(t);
-                    names
-                });
-                if !names.iter().any(|n| called.contains(n)) {
-                    return false;
-                }
-                let text = text.unwrap_or_else(|| std::fs::read_to_string(f).unwrap_or_default());
-                let ok = text_ok(&text);
-                if ok {
-                    read_now.insert(f.clone(), text);
-                }
-                ok
-            };
-        let need: Vec<PathBuf> = if root_unread {
-            vec![root.to_path_buf()]
+        // the files this round may read: each with whether it must first define a function
+        // `called` names (the root file need not: nothing calls `main`) and name one that
+        // leads toward a site (`toward`)
+        let mut toward = None;
+        let (candidates, called): (Vec<(&PathBuf, bool)>, Option<BTreeSet<String>>) = if root_unread
+        {
+            let root_file = loaded.iter().map(|(f, _, _)| f).filter(|f| *f == root);
+            (root_file.take(1).map(|f| (f, false)).collect(), None)
         } else if lib_only {
             match called.by_path {
                 // `main` is in a file not read yet: the binary's own files first
-                None => unread.filter(|f| own_files.contains(*f)).cloned().collect(),
-                Some(called) => unread
-                    .filter(|f| own_files.contains(*f) || lib_files.contains(*f))
-                    .filter(|f| *f == root || defines_one_of(f, &called, &|_| true))
-                    .cloned()
-                    .collect(),
+                None => (
+                    unread
+                        .filter(|f| own_files.contains(*f))
+                        .map(|f| (f, false))
+                        .collect(),
+                    None,
+                ),
+                Some(called) => (
+                    unread
+                        .filter(|f| own_files.contains(*f) || lib_files.contains(*f))
+                        .map(|f| (f, f != root))
+                        .collect(),
+                    Some(called),
+                ),
             }
         } else {
             // a file matters only on a path from `main` to a signal site: it defines a
-            // function the reached ones call, and its text names a function that leads to
-            // a site
-            let toward = sites_reached_through(loaded, &files, complete, no_signal_open);
+            // function the reached ones call, and its text names a function that leads
+            // to a site
+            toward = sites_reached_through(loaded, &files, complete, no_signal_open);
             match called.by_name {
                 // no `main` among the functions: every handler counts already
-                None => unread.cloned().collect(),
+                None => (unread.map(|f| (f, false)).collect(), None),
                 // the root file too: nothing calls `main`, so when its body was pruned
                 // (a file the byte scan let through for a word such as `hyper` in
                 // `hyperqueue::run()`) no call names it, and what it calls is unknown
-                Some(called) => unread
-                    .filter(|f| {
-                        *f == root
-                            || defines_one_of(f, &called, &|text| {
-                                toward.as_ref().is_none_or(|t| t.any_in(text))
-                            })
-                    })
-                    .cloned()
-                    .collect(),
+                Some(called) => (unread.map(|f| (f, f != root)).collect(), Some(called)),
             }
         };
-        if need.is_empty() {
+        if candidates.is_empty() {
             return verdict;
         }
-        let nodes = crate::pool::map_on_large_stacks(&need, None, |f| match read_now.get(f) {
-            Some(text) => crate::callgraph::nodes_from_text(text),
-            None => std::fs::read_to_string(f)
-                .ok()
-                .and_then(|text| crate::callgraph::nodes_from_text(&text)),
+        // on all cores, each file read once and its text dropped after: the names of the
+        // functions it defines (once per run), then, when it passes, its functions
+        let known_names: &HashMap<PathBuf, BTreeSet<String>> = fn_names;
+        let read = crate::pool::map_on_large_stacks(&candidates, None, |&(f, check)| {
+            let text = std::fs::read_to_string(f).unwrap_or_default();
+            let mut names = None;
+            if check {
+                let defined = match known_names.get(f) {
+                    Some(n) => n,
+                    None => names.insert(crate::lexscan::fn_names(&text)),
+                };
+                let defines_called = called
+                    .as_ref()
+                    .is_some_and(|c| defined.iter().any(|n| c.contains(n)));
+                if !defines_called || !toward.as_ref().is_none_or(|t| t.any_in(&text)) {
+                    return (names, None);
+                }
+            }
+            (names, Some(crate::callgraph::nodes_from_text(&text)))
         });
-        for (f, n) in need.into_iter().zip(nodes) {
-            text_fns.insert(f, n.flatten());
+        let mut any = false;
+        for ((f, _), r) in candidates.into_iter().zip(read) {
+            let Some((names, nodes)) = r else { continue };
+            if let Some(names) = names {
+                fn_names.insert(f.clone(), names);
+            }
+            if let Some(nodes) = nodes {
+                text_fns.insert(f.clone(), nodes);
+                any = true;
+            }
+        }
+        if !any {
+            return verdict;
         }
     }
 }
