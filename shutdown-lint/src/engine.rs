@@ -687,7 +687,7 @@ fn read_files_naming<R: Send>(
     let results = crate::pool::map_on_large_stacks(&readers, None, |&i| {
         let text = std::fs::read_to_string(&jobs[i].abs).ok()?;
         let here: Vec<usize> = (0..needles.len())
-            .filter(|&k| memchr::memmem::find(text.as_bytes(), needles[k].as_bytes()).is_some())
+            .filter(|&k| crate::lexscan::contains_tokens(&text, &needles[k]))
             .collect();
         if here.is_empty() {
             return None;

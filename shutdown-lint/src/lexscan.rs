@@ -217,6 +217,32 @@ pub(crate) fn is_whole_word(b: &[u8], start: usize, end: usize) -> bool {
     (start == 0 || !is_ident(b[start - 1])) && !b.get(end).is_some_and(|&c| is_ident(c))
 }
 
+/// Whether `text` contains `needle` as tokens: where the needle begins (ends) with an
+/// identifier byte, the byte before (after) it is none, so `fn req` is not found in `fn
+/// request` nor `build(` in `rebuild(`; punctuation at either end needs no boundary
+/// (`.get(` is found in `x.get(y)`).
+///
+/// # Examples
+/// ```
+/// use shutdown_lint::lexscan::contains_tokens;
+/// assert!(contains_tokens("pub fn req<T>(x: T)", "fn req"));
+/// assert!(!contains_tokens("pub fn request(x: T)", "fn req"));
+/// assert!(contains_tokens("let c = build(x);", "build("));
+/// assert!(!contains_tokens("let c = rebuild(x);", "build("));
+/// assert!(contains_tokens("c.get(url)", ".get("));
+/// ```
+pub fn contains_tokens(text: &str, needle: &str) -> bool {
+    let (b, n) = (text.as_bytes(), needle.as_bytes());
+    let (Some(&first), Some(&last)) = (n.first(), n.last()) else {
+        return true;
+    };
+    memchr::memmem::find_iter(b, n).any(|at| {
+        let end = at + n.len();
+        (!is_ident(first) || at == 0 || !is_ident(b[at - 1]))
+            && (!is_ident(last) || !b.get(end).is_some_and(|&c| is_ident(c)))
+    })
+}
+
 /// A set of identifiers looked for as whole identifiers in a text, searched the way that
 /// is fast for its size: one `memmem` pass per name for a few names, one pass over the
 /// text's [`words`] with a hash lookup each for many. (Measured on 6 MB of quickwit's
