@@ -21,6 +21,23 @@ where
     R: Send,
     F: Fn(&T) -> R + Sync,
 {
+    map_in_order(items, None, threads, work)
+}
+
+/// [`map_on_large_stacks`], the items taken in `order` (indices into `items`; `None`:
+/// item order), the results still in item order. Taking the longest work first keeps
+/// one large file from being the last one left on a single core.
+pub(crate) fn map_in_order<T, R, F>(
+    items: &[T],
+    order: Option<&[usize]>,
+    threads: Option<usize>,
+    work: F,
+) -> Vec<Option<R>>
+where
+    T: Sync,
+    R: Send,
+    F: Fn(&T) -> R + Sync,
+{
     // `available_parallelism` reads the cgroup files on every call: once per process
     static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     let cores = *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
@@ -31,7 +48,14 @@ where
         loop {
             // Relaxed: the counter only hands out distinct indices; results are published
             // through the mutex and the scope's join
-            let i = next.fetch_add(1, Ordering::Relaxed);
+            let k = next.fetch_add(1, Ordering::Relaxed);
+            let i = match order {
+                Some(order) => match order.get(k) {
+                    Some(&i) => i,
+                    None => break,
+                },
+                None => k,
+            };
             let Some(item) = items.get(i) else { break };
             let out = work(item);
             results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(out);
@@ -73,5 +97,21 @@ mod tests {
             assert_eq!(got, want);
         }
         assert!(map_on_large_stacks(&[] as &[u8], None, |_| ()).is_empty());
+    }
+
+    #[test]
+    fn items_taken_in_the_given_order_give_results_in_item_order() {
+        let items: Vec<u64> = (0..50).collect();
+        let order: Vec<usize> = (0..50).rev().collect();
+        let taken = Mutex::new(Vec::new());
+        let got = map_in_order(&items, Some(&order), Some(1), |x| {
+            taken.lock().unwrap().push(*x);
+            x + 1
+        });
+        assert_eq!(got, items.iter().map(|x| Some(x + 1)).collect::<Vec<_>>());
+        assert_eq!(
+            taken.into_inner().unwrap(),
+            (0..50).rev().collect::<Vec<u64>>()
+        );
     }
 }
