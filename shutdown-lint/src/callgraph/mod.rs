@@ -116,13 +116,21 @@ pub(crate) fn reached_nodes(
     walk(nodes, roots, by_path)
 }
 
-/// The `(file, item)` pairs of the nodes flagged in `seen`.
-fn items_of(nodes: &[Node<'_>], seen: &[bool]) -> BTreeSet<(usize, String)> {
+/// The `(file, item)` pairs of the nodes flagged in `seen` (by [`reached_nodes`]).
+pub(crate) fn flagged_items<'n>(
+    nodes: &'n [Node<'_>],
+    seen: &'n [bool],
+) -> impl Iterator<Item = (usize, &'n str)> {
     nodes
         .iter()
         .zip(seen)
         .filter(|(_, s)| **s)
-        .map(|(n, _)| (n.file, n.node.item.clone()))
+        .map(|(n, _)| (n.file, n.node.item.as_str()))
+}
+
+fn items_of(nodes: &[Node<'_>], seen: &[bool]) -> BTreeSet<(usize, String)> {
+    flagged_items(nodes, seen)
+        .map(|(f, item)| (f, item.to_string()))
         .collect()
 }
 

@@ -322,13 +322,8 @@ pub(crate) fn verdict_and_calls(
         .then(|| callgraph::reached_nodes(&nodes, &roots, true))
         .flatten();
     // the reached functions by (file, item)
-    let items = |flags: &[bool]| -> foldhash::HashSet<(usize, &str)> {
-        nodes
-            .iter()
-            .zip(flags)
-            .filter(|(_, r)| **r)
-            .map(|(n, _)| (n.file, n.node.item.as_str()))
-            .collect()
+    let items = |flags| -> foldhash::HashSet<(usize, &str)> {
+        callgraph::flagged_items(&nodes, flags).collect()
     };
     let reached_items = reach.as_deref().map(items);
     let by_path_items = by_path.as_deref().map(items);
