@@ -486,16 +486,18 @@ fn analyze_all(
     threads: Option<usize>,
     stats: &mut Stats,
 ) -> Vec<FileAnalysis> {
+    // each file's metadata, read once: its size orders the work, its kind decides
+    // whether it is read (`analyze_job`)
+    let items: Vec<(&Job, Option<std::fs::Metadata>)> = jobs
+        .iter()
+        .map(|j| (j, std::fs::metadata(&j.abs).ok()))
+        .collect();
     // the largest files first: the last file left running alone on one core is then a
     // small one (screenpipe's 11 ms `main.rs` came last of its 225 files)
-    let sizes: Vec<u64> = jobs
-        .iter()
-        .map(|j| std::fs::metadata(&j.abs).map_or(0, |m| m.len()))
-        .collect();
-    let mut order: Vec<usize> = (0..jobs.len()).collect();
-    order.sort_by_key(|&i| std::cmp::Reverse(sizes[i]));
-    let results = crate::pool::map_in_order(jobs, Some(&order), threads, |job| {
-        analyze_job(job, &analyzer_of(job), &configs[job.cfg])
+    let mut order: Vec<usize> = (0..items.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(items[i].1.as_ref().map_or(0, |m| m.len())));
+    let results = crate::pool::map_in_order(&items, Some(&order), threads, |(job, meta)| {
+        analyze_job(job, meta.as_ref(), &analyzer_of(job), &configs[job.cfg])
     });
     let mut analyses: Vec<FileAnalysis> = Vec::with_capacity(jobs.len());
     for (i, r) in results.into_iter().enumerate() {
@@ -1031,7 +1033,14 @@ fn file_context(job: &Job) -> FileContext {
     ctx
 }
 
-fn analyze_job(job: &Job, analyzer: &Analyzer, config: &Config) -> (FileAnalysis, usize) {
+/// Analyses one file; `meta`: its metadata (symlinks followed), `None` when it could not
+/// be read (the read then reports why).
+fn analyze_job(
+    job: &Job,
+    meta: Option<&std::fs::Metadata>,
+    analyzer: &Analyzer,
+    config: &Config,
+) -> (FileAnalysis, usize) {
     let fail = |msg: String, region: Region| {
         let f = parse_error(config, &job.display, region, msg);
         FileAnalysis::failed(&job.display, f)
@@ -1043,12 +1052,9 @@ fn analyze_job(job: &Job, analyzer: &Analyzer, config: &Config) -> (FileAnalysis
     }
     // a FIFO would block the read forever and a device (`/dev/zero`) never ends: read
     // regular files only (symlinks are followed)
-    match std::fs::metadata(&job.abs) {
-        Ok(m) if !m.is_file() => {
-            let msg = "not a regular file (a FIFO, socket or device); not read";
-            return (fail(msg.into(), Region::default_start()), 0);
-        }
-        _ => {}
+    if meta.is_some_and(|m| !m.is_file()) {
+        let msg = "not a regular file (a FIFO, socket or device); not read";
+        return (fail(msg.into(), Region::default_start()), 0);
     }
     let bytes = match std::fs::read(&job.abs) {
         Ok(b) => b,
