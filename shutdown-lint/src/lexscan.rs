@@ -264,7 +264,7 @@ pub enum WholeWords {
     /// One finder per name.
     Few(Vec<memchr::memmem::Finder<'static>>),
     /// The names, looked up word by word.
-    Many(std::collections::HashSet<String>),
+    Many(foldhash::HashSet<String>),
 }
 
 impl WholeWords {
