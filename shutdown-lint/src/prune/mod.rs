@@ -589,6 +589,11 @@ impl Automata {
     fn imported_names(&self, text: &str, code: &[u8], out: &mut Vec<String>) -> bool {
         let mut i = 0;
         while let Some(at) = find_word(code, b"use", i) {
+            // `impl Future + use<'a>` (precise capturing) imports nothing
+            if code.get(skip_ws(code, at + 3)) == Some(&b'<') {
+                i = at + 3;
+                continue;
+            }
             let Some(len) = code[at..].iter().position(|&c| c == b';') else {
                 break;
             };
@@ -1103,6 +1108,18 @@ mod tests {
     fn a_known_glob_import_turns_pruning_off() {
         let src = "use reqwest::*;\nfn a() { let c = get(u); }\n";
         assert!(filter().prune(src).is_none());
+    }
+
+    #[test]
+    fn precise_capturing_is_not_an_import() {
+        // `use<..>` once made the import reader give up, and the whole file was parsed
+        let src = "use reqwest::Client;\n\
+                   fn status(&self) -> impl Watcher<Value = u8> + use<> {\n    self.inner.status()\n}\n\
+                   fn a() { Client::new(); }\n";
+        let out = filter().prune(src).expect("pruned");
+        assert!(!out.contains("self.inner.status()"));
+        assert!(out.contains("+ use<> {"));
+        assert!(out.contains("Client::new();"));
     }
 
     #[test]
