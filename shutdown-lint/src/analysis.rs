@@ -143,6 +143,9 @@ pub struct FileAnalysis {
     pub mod_decls: Vec<ModDecl>,
     /// Skipped by the byte scan (no rule can match).
     pub skipped_by_scan: bool,
+    /// What a file the byte scan skipped may declare, read off its text by the engine
+    /// while it held it, for the workspace model's search of skipped files.
+    pub(crate) declared_names: Option<crate::workspace::skipped_index::DeclaredNames>,
     /// Parsed with the bodies no rule reads blanked ([`crate::prune`]): `fns` lacks their
     /// calls (read from the text when a call graph needs them).
     pub pruned: bool,

@@ -234,6 +234,9 @@ pub fn lint_paths(paths: &[PathBuf], opts: &LintOptions) -> Result<LintReport, L
     // phase 3: across files: the workspace model, test modules, binaries
     let mut cross: Vec<Vec<Finding>> = vec![Vec::new(); jobs.len()];
     let ws = workspace_model(&jobs, &mut analyses, &analyzer_of);
+    for a in &mut analyses {
+        a.declared_names = None; // needed no more, if the model did not take them
+    }
     clock.lap("workspace model");
     workspace_phase(&jobs, &mut analyses, &configs, &ws, &mut cross);
     for (a, j) in analyses.iter_mut().zip(&jobs) {
@@ -615,9 +618,12 @@ fn workspace_model(
     // known (a struct whose fields name no word: `services: Arc<OnceServices>`)
     sources.add_skipped(
         jobs.iter()
-            .zip(analyses.iter())
+            .zip(analyses.iter_mut())
             .filter(|(_, a)| a.skipped_by_scan)
-            .map(|(j, _)| (j.abs.clone(), file_context(j), analyzer_of(j))),
+            .map(|(j, a)| {
+                let source = (j.abs.clone(), file_context(j), analyzer_of(j));
+                (source, a.declared_names.take())
+            }),
     );
     if sources.is_empty() {
         return ws;
@@ -1080,7 +1086,13 @@ fn analyze_job(
         }
     };
     let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        analyzer.analyze(&job.display, &text, &ctx)
+        let mut a = analyzer.analyze(&job.display, &text, &ctx);
+        if a.skipped_by_scan {
+            // the workspace model may search it for a declaration: read what it may
+            // declare now, not by reading the file again
+            a.declared_names = Some(crate::workspace::skipped_index::DeclaredNames::of(&text));
+        }
+        a
     }));
     match run {
         Ok(a) => (a, len),

@@ -24,7 +24,7 @@
 
 pub(crate) mod path_deps;
 pub mod reexports;
-mod skipped_index;
+pub(crate) mod skipped_index;
 pub mod test_modules;
 
 use crate::model::{ArgValue, Chain, ChainUse, Decls, FnDecl, Step, SymRoot};

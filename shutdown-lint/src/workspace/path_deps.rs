@@ -11,7 +11,7 @@
 //! way, through [`super::skipped_index`] (a key `Type::name` reads only the files that may
 //! declare both).
 
-use super::skipped_index::declared_names;
+use super::skipped_index::{DeclaredNames, declared_names};
 use crate::analysis::{Analyzer, FileContext};
 use crate::model::Decls;
 use crate::package::Package;
@@ -63,6 +63,9 @@ pub(crate) struct DepSources {
     files: Vec<Source>,
     /// Linted files the byte scan skipped.
     skipped: Vec<Source>,
+    /// What each of those may declare, when the byte scan read it off the text (taken by
+    /// the index).
+    skipped_names: Vec<Option<DeclaredNames>>,
     /// What the skipped files may declare, built on the first search.
     skipped_index: Option<super::skipped_index::SkippedIndex>,
     /// Keys searched for in an earlier round: a file that declares one was read then.
@@ -84,14 +87,22 @@ impl DepSources {
         DepSources {
             files,
             skipped: Vec::new(),
+            skipped_names: Vec::new(),
             skipped_index: None,
             asked: HashSet::new(),
         }
     }
 
-    /// Adds linted files the byte scan skipped.
-    pub(crate) fn add_skipped(&mut self, files: impl IntoIterator<Item = Source>) {
-        self.skipped.extend(files);
+    /// Adds linted files the byte scan skipped, with what they may declare when that was
+    /// read off their text already (`None`: read on the first search).
+    pub(crate) fn add_skipped(
+        &mut self,
+        files: impl IntoIterator<Item = (Source, Option<DeclaredNames>)>,
+    ) {
+        for (source, names) in files {
+            self.skipped.push(source);
+            self.skipped_names.push(names);
+        }
     }
 
     /// Whether there is no file to search.
@@ -147,7 +158,11 @@ impl DepSources {
         };
         // the skipped files that may declare what is asked
         if !self.skipped.is_empty() && self.skipped_index.is_none() {
-            self.skipped_index = Some(super::skipped_index::SkippedIndex::build(&self.skipped));
+            let known = std::mem::take(&mut self.skipped_names);
+            self.skipped_index = Some(super::skipped_index::SkippedIndex::build(
+                &self.skipped,
+                known,
+            ));
         }
         let mut picked: Vec<usize> = match &self.skipped_index {
             Some(index) => new.iter().flat_map(|k| index.files_for(k)).collect(),

@@ -1,9 +1,11 @@
 //! An index of what the linted files the byte scan skipped may declare, for the workspace
 //! model's last rounds ([`super::path_deps::DepSources`]): such a file names no word a rule
 //! reads, yet may declare a field or method a chain goes through (`services:
-//! Arc<OnceServices>`, `impl Deref for OnceServices`). Each file is read once, for the
-//! names written where a declaration would be; a key the model asks (`Type::name`) then
-//! reads only the files that may declare both.
+//! Arc<OnceServices>`, `impl Deref for OnceServices`). Each file's names written where a
+//! declaration would be are read off its text by the byte-scan pass that skipped it
+//! ([`DeclaredNames::of`], while the text is in memory), or read here for a file that pass
+//! did not see; a key the model asks (`Type::name`) then reads only the files that may
+//! declare both.
 
 use super::path_deps::Source;
 use std::collections::HashMap;
@@ -18,12 +20,19 @@ pub(crate) struct SkippedIndex {
 }
 
 impl SkippedIndex {
-    /// Reads every file once.
-    pub(crate) fn build(files: &[Source]) -> SkippedIndex {
+    /// The index of `files`, whose names are `known` (by position) or, where `None`, read
+    /// from the file now.
+    pub(crate) fn build(files: &[Source], known: Vec<Option<DeclaredNames>>) -> SkippedIndex {
         let idx: Vec<usize> = (0..files.len()).collect();
+        let mut known: Vec<std::sync::Mutex<Option<DeclaredNames>>> =
+            known.into_iter().map(std::sync::Mutex::new).collect();
+        known.resize_with(files.len(), || std::sync::Mutex::new(None));
         let names = crate::pool::map_on_large_stacks(&idx, None, |&i| {
+            if let Some(n) = known[i].lock().unwrap_or_else(|e| e.into_inner()).take() {
+                return Some(n);
+            }
             let text = std::fs::read_to_string(&files[i].0).ok()?;
-            Some(scan(&text))
+            Some(DeclaredNames::of(&text))
         });
         let mut index = SkippedIndex {
             types: HashMap::new(),
@@ -31,7 +40,7 @@ impl SkippedIndex {
             members: HashMap::new(),
         };
         for (i, found) in names.into_iter().enumerate() {
-            let Some(Some(Names {
+            let Some(Some(DeclaredNames {
                 types,
                 structs,
                 members,
@@ -81,45 +90,90 @@ impl SkippedIndex {
 /// declares or implements (`impl<T> Deref for Wrapper<T>` gives `Deref` and `Wrapper`) —
 /// and members — a name after `fn`, or before a single `:` (a field).
 pub(crate) fn declared_names(text: &str) -> (Vec<String>, Vec<String>) {
-    let names = scan(text);
+    let names = DeclaredNames::of(text);
     (names.types, names.members)
 }
 
-/// What [`scan`] reads off a file, each sorted without repeats.
-struct Names {
+/// The names a file may declare ([`declared_names`]) and the structs among its types, each
+/// sorted without repeats: a skipped file's entry in the index.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct DeclaredNames {
     types: Vec<String>,
     /// The types after `struct` (also in `types`).
     structs: Vec<String>,
     members: Vec<String>,
 }
 
-/// The names of [`declared_names`], and the structs among the types.
-fn scan(text: &str) -> Names {
-    const KEYWORDS: &[&str] = &["struct", "enum", "union", "trait", "type", "impl", "for"];
+impl DeclaredNames {
+    /// Reads the names off `text`.
+    pub(crate) fn of(text: &str) -> DeclaredNames {
+        scan(text)
+    }
+}
+
+/// [`DeclaredNames::of`]. Every skipped file of a run goes through it, so it looks only
+/// where a name can be: before each single `:`, after each `fn` and each type keyword
+/// (found by `memchr` and one automaton), not at every word of the file.
+fn scan(text: &str) -> DeclaredNames {
     use crate::lexscan::{is_ident, skip_ws};
+    static KEYWORDS: std::sync::OnceLock<Option<aho_corasick::AhoCorasick>> =
+        std::sync::OnceLock::new();
     let b = text.as_bytes();
-    let (mut types, mut structs, mut members) = (Vec::new(), Vec::new(), Vec::new());
-    let mut after_fn = false;
-    let mut i = 0;
-    while i < b.len() {
-        if !is_ident(b[i]) || (i > 0 && is_ident(b[i - 1])) {
-            i += 1;
+    // slices of the text first: each name is copied once, not once per occurrence
+    let (mut types, mut structs, mut members): (Vec<&str>, Vec<&str>, Vec<&str>) =
+        (Vec::new(), Vec::new(), Vec::new());
+    // a field: the word before a single `:` (whitespace between)
+    let mut colons = memchr::memchr_iter(b':', b);
+    while let Some(p) = colons.next() {
+        if b.get(p + 1) == Some(&b':') {
+            colons.next(); // a path's `::`
             continue;
         }
-        let start = i;
-        while i < b.len() && is_ident(b[i]) {
-            i += 1;
+        let mut k = p;
+        while k > 0 && b[k - 1].is_ascii_whitespace() {
+            k -= 1;
         }
-        let word = &text[start..i];
-        let next = skip_ws(b, i);
-        if after_fn || (b.get(next) == Some(&b':') && b.get(next + 1) != Some(&b':')) {
-            members.push(word.to_string());
+        let end = k;
+        while k > 0 && is_ident(b[k - 1]) {
+            k -= 1;
         }
-        after_fn = word == "fn";
-        if !(3..=6).contains(&word.len()) || !KEYWORDS.contains(&word) {
+        if k < end {
+            members.push(&text[k..end]);
+        }
+    }
+    let whole = |at: usize, len: usize| {
+        (at == 0 || !is_ident(b[at - 1])) && !b.get(at + len).copied().is_some_and(is_ident)
+    };
+    let keywords = KEYWORDS.get_or_init(|| {
+        aho_corasick::AhoCorasick::new([
+            "struct", "enum", "union", "trait", "type", "impl", "for", "fn",
+        ])
+        .ok()
+    });
+    let Some(keywords) = keywords else {
+        return DeclaredNames::default();
+    };
+    for m in keywords.find_iter(b) {
+        let (at, word) = (m.start(), &text[m.start()..m.end()]);
+        if !whole(at, word.len()) {
             continue;
         }
-        let mut j = next;
+        let mut j = m.end();
+        if word == "fn" {
+            // a function: the next word, whatever comes between
+            while j < b.len() && !is_ident(b[j]) {
+                j += 1;
+            }
+            let s = j;
+            while j < b.len() && is_ident(b[j]) {
+                j += 1;
+            }
+            if s < j {
+                members.push(&text[s..j]);
+            }
+            continue;
+        }
+        j = skip_ws(b, j);
         if word == "impl" && b.get(j) == Some(&b'<') {
             // the impl's own generics
             let mut depth = 0usize;
@@ -158,26 +212,47 @@ fn scan(text: &str) -> Names {
             }
         }
         if let Some(n) = name {
-            types.push(n.to_string());
+            types.push(n);
             if word == "struct" {
-                structs.push(n.to_string());
+                structs.push(n);
             }
         }
     }
-    for v in [&mut types, &mut structs, &mut members] {
+    let owned = |mut v: Vec<&str>| -> Vec<String> {
         v.sort_unstable();
         v.dedup();
-    }
-    Names {
-        types,
-        structs,
-        members,
+        v.into_iter().map(str::to_string).collect()
+    };
+    DeclaredNames {
+        types: owned(types),
+        structs: owned(structs),
+        members: owned(members),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::declared_names;
+
+    #[test]
+    fn names_handed_over_are_not_read_again() {
+        use crate::analysis::{Analyzer, FileContext};
+        let dir = tempfile::tempdir().unwrap();
+        let (read, given) = (dir.path().join("read.rs"), dir.path().join("gone.rs"));
+        std::fs::write(&read, "struct Svc { pool: Pool }\n").unwrap();
+        let analyzer = std::sync::Arc::new(Analyzer::new(&crate::config::Config::default()));
+        let source =
+            |p: &std::path::Path| (p.to_path_buf(), FileContext::from_path(p), analyzer.clone());
+        // the second file does not exist: only the names handed over can index it
+        let known = vec![
+            None,
+            Some(super::DeclaredNames::of("struct Gone { rt: Handle }\n")),
+        ];
+        let index = super::SkippedIndex::build(&[source(&read), source(&given)], known);
+        assert_eq!(index.files_for("Svc::pool"), vec![0]);
+        assert_eq!(index.files_for("Gone::rt"), vec![1]);
+        assert_eq!(index.files_for("Gone::"), vec![1]);
+    }
 
     #[test]
     fn types_and_members_where_declarations_are() {
