@@ -479,7 +479,7 @@ impl Analyzer {
         &self,
         text: &str,
         fctx: &FileContext,
-        reveal: &std::collections::HashSet<String>,
+        reveal: &crate::workspace::NameSet,
     ) -> Option<(Decls, Vec<String>)> {
         let config = &*self.config;
         let cleaned = blank_preamble(text);

@@ -522,8 +522,8 @@ fn analyze_all(
 
 /// The names a chain whose receiver the file could not type asks the workspace model
 /// for: a called function, a field, a method.
-fn pending_names(analyses: &[FileAnalysis]) -> HashSet<String> {
-    let mut names: HashSet<String> = HashSet::new();
+fn pending_names(analyses: &[FileAnalysis]) -> crate::workspace::NameSet {
+    let mut names = crate::workspace::NameSet::default();
     for cu in analyses.iter().flat_map(|a| a.pending.iter()) {
         match &cu.chain.pending {
             Some(crate::model::SymRoot::Call(path)) => names.extend(path.last().cloned()),
@@ -564,7 +564,7 @@ fn workspace_model(
         crate::workspace::WorkspaceModel::build_for(analyses.iter().map(|a| &a.decls), Some(&names))
     };
     let mut ws = build(analyses);
-    let mut need: HashSet<String> = HashSet::new();
+    let mut need = crate::workspace::NameSet::default();
     // a chain is at most a few steps long: each round reveals at least one more step
     for _ in 0..8 {
         need.extend(ws.needed_names(analyses.iter().flat_map(|a| a.pending.iter())));

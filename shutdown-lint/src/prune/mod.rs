@@ -142,7 +142,7 @@ pub struct PruneOptions<'a> {
     /// Declarations that declare one of these names ([`Pruned::hidden`] keys), or are of
     /// a type one of these keys names (`Worker::rt` keeps every `impl Worker`), stay,
     /// whatever they name.
-    pub reveal: Option<&'a std::collections::HashSet<String>>,
+    pub reveal: Option<&'a crate::workspace::NameSet>,
     /// The whole file is test code (`tests/`, `benches/`): see [`Self::test_code_macros`].
     pub test_file: bool,
     /// In test code that is kept (a test file, a `#[test]` function, a `#[cfg(test)]`

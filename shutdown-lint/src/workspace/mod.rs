@@ -29,7 +29,11 @@ pub mod test_modules;
 
 use crate::model::{ArgValue, Chain, ChainUse, Decls, FnDecl, Step, SymRoot};
 use crate::resolve::{Canon, known};
-use std::collections::HashMap;
+use foldhash::HashMap;
+
+/// A set of names the model asks for (`Type::name`, `name`, `Type::`), hashed with
+/// foldhash: it is looked up once per hidden declaration of every file.
+pub type NameSet = foldhash::HashSet<String>;
 
 /// How a chain's step names a field read rather than a method call (`.server` in
 /// `self.services.server.runtime()`): the collector writes such steps only before a
@@ -105,7 +109,7 @@ impl WorkspaceModel {
     /// ```
     pub fn build_for<'a>(
         decls: impl IntoIterator<Item = &'a Decls>,
-        names: Option<&std::collections::HashSet<String>>,
+        names: Option<&NameSet>,
     ) -> WorkspaceModel {
         let mut ws = WorkspaceModel::default();
         ws.extend_for(decls, names);
@@ -130,7 +134,7 @@ impl WorkspaceModel {
     pub fn extend_for<'a>(
         &mut self,
         decls: impl IntoIterator<Item = &'a Decls>,
-        names: Option<&std::collections::HashSet<String>>,
+        names: Option<&NameSet>,
     ) {
         // a user `Deref` is looked up for any field read through it
         let wanted = |n: &String| names.is_none_or(|set| set.contains(n)) || n == "deref";
@@ -246,10 +250,7 @@ impl WorkspaceModel {
     /// // `self` is a `W`: its field `rt`, not any field of that name
     /// assert!(need.contains("W::rt") && !need.contains("rt"));
     /// ```
-    pub fn needed_names<'a>(
-        &self,
-        pending: impl IntoIterator<Item = &'a ChainUse>,
-    ) -> std::collections::HashSet<String> {
+    pub fn needed_names<'a>(&self, pending: impl IntoIterator<Item = &'a ChainUse>) -> NameSet {
         let mut need = Vec::new();
         for cu in pending {
             self.resolve_chain(&cu.chain, &mut need);

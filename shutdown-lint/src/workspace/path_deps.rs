@@ -69,7 +69,7 @@ pub(crate) struct DepSources {
     /// What the skipped files may declare, built on the first search.
     skipped_index: Option<super::skipped_index::SkippedIndex>,
     /// Keys searched for in an earlier round: a file that declares one was read then.
-    asked: HashSet<String>,
+    asked: super::NameSet,
 }
 
 impl DepSources {
@@ -89,7 +89,7 @@ impl DepSources {
             skipped: Vec::new(),
             skipped_names: Vec::new(),
             skipped_index: None,
-            asked: HashSet::new(),
+            asked: super::NameSet::default(),
         }
     }
 
@@ -115,7 +115,7 @@ impl DepSources {
     /// no earlier round asked for — of a dependency's file, naming `Type` where it may
     /// declare it (`struct Type`, `impl Type`, `for Type`, ..); of a skipped file, only one
     /// that may declare `Type` —; each such file is read for every key of `need`.
-    pub(crate) fn declarations(&mut self, need: &HashSet<String>) -> Vec<Decls> {
+    pub(crate) fn declarations(&mut self, need: &super::NameSet) -> Vec<Decls> {
         // keys no earlier round asked for: a name asked of another type (`Services::server`
         // after `OnceServices::server`) reads its files again, revealing that type's
         let new: Vec<&String> = need.iter().filter(|k| !self.asked.contains(*k)).collect();

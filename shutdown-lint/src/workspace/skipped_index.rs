@@ -8,7 +8,7 @@
 //! declare both.
 
 use super::path_deps::Source;
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 
 /// What each skipped file may declare, by name: the types it may declare or implement
 /// (see [`declared_names`]), the structs it may declare (`struct Name`: what a type asked
