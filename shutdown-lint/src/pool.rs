@@ -84,9 +84,37 @@ where
     results.into_inner().unwrap_or_else(|e| e.into_inner())
 }
 
+/// Drops `value` on a thread of its own, so the caller goes on at once: for a large
+/// structure of many small allocations the caller has no more use for. Without a thread
+/// (none can be started) it is dropped here.
+///
+/// The thread is not joined: a process that exits first frees the memory anyway.
+pub(crate) fn drop_detached<T: Send + 'static>(value: T) {
+    // on an error the closure, and `value` with it, is dropped on this thread
+    let _ = std::thread::Builder::new()
+        .name("shutdown-lint-drop".into())
+        .spawn(move || drop(value));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_value_dropped_detached_is_dropped_on_another_thread() {
+        struct Tell(std::sync::mpsc::Sender<std::thread::ThreadId>);
+        impl Drop for Tell {
+            fn drop(&mut self) {
+                let _ = self.0.send(std::thread::current().id());
+            }
+        }
+        let (tx, rx) = std::sync::mpsc::channel();
+        drop_detached(Tell(tx));
+        let dropper = rx
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .expect("dropped");
+        assert_ne!(dropper, std::thread::current().id());
+    }
 
     #[test]
     fn results_in_item_order_on_any_number_of_threads() {
