@@ -858,3 +858,38 @@ fn a_client_passed_to_a_function_of_another_file_that_bounds_its_requests_is_not
         3
     );
 }
+
+/// `let app = App::new(); app.workers.handle().spawn(..)` where `App` (its `new` and its
+/// `workers` field) is declared in a file the byte scan skips (it names no word a rule
+/// reads): the field is looked for by its name among the few skipped files that name it.
+#[test]
+fn a_field_of_a_type_declared_in_a_skipped_file_types_the_receiver() {
+    let d = one_package("fleet");
+    let root = d.path();
+    write(
+        root,
+        "src/main.rs",
+        "mod rt;\nmod state;\nuse state::App;\n\n#[tokio::main]\nasync fn main() {\n    \
+         let app = App::new();\n    app.workers.handle().spawn(async {});\n}\n",
+    );
+    write(
+        root,
+        "src/state.rs",
+        "pub struct App {\n    pub workers: crate::rt::Workers,\n}\n\nimpl App {\n    \
+         pub fn new() -> Self {\n        App { workers: crate::rt::Workers::default() }\n    }\n}\n",
+    );
+    write(
+        root,
+        "src/rt.rs",
+        "#[derive(Default)]\npub struct Workers {\n    rt: Option<tokio::runtime::Runtime>,\n}\n\n\
+         impl Workers {\n    pub fn handle(&self) -> &tokio::runtime::Handle {\n        \
+         self.rt.as_ref().unwrap().handle()\n    }\n}\n",
+    );
+    let lines = active_lines(&lint_here(root));
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("src/main.rs:8 raw-spawn")),
+        "{lines:#?}"
+    );
+}

@@ -62,9 +62,13 @@ impl SkippedIndex {
     }
 
     /// The files that may declare what `key` asks: `Type::name` (a member of that type),
-    /// `Type::` (the type: `struct Type`, as the model's search for it reads). None for a
-    /// member of no known type (`headers`: it would pick every file with a field of that
-    /// name) or of a one-letter type (a generic parameter, `S::map_err`, declared nowhere).
+    /// `Type::` (the type: `struct Type`, as the model's search for it reads), or a member
+    /// of no known type (`workers` of `let app = App::new(); app.workers.handle()` when
+    /// `App::new` is itself in a skipped file) when at most [`BARE_MEMBER_FILES`] files
+    /// name it so — a common name (`headers`, `config`) would pick every file with a field
+    /// of that name, and the model types a bare name only when all of its declarations
+    /// agree. None for a member of a one-letter type (a generic parameter, `S::map_err`,
+    /// declared nowhere).
     pub(crate) fn files_for(&self, key: &str) -> Vec<usize> {
         let none = Vec::new();
         match key.rsplit_once("::") {
@@ -80,10 +84,17 @@ impl SkippedIndex {
                     .copied()
                     .collect()
             }
-            None => none,
+            None => match self.members.get(key) {
+                Some(files) if files.len() <= BARE_MEMBER_FILES => files.clone(),
+                _ => none,
+            },
         }
     }
 }
+
+/// The most skipped files a member of no known type is looked for in
+/// ([`SkippedIndex::files_for`]).
+const BARE_MEMBER_FILES: usize = 4;
 
 /// The names a file may declare: types — a name written right after `struct`, `enum`,
 /// `union`, `trait`, `type`, `impl` (its generics skipped) or `for`, a superset of what it
@@ -252,6 +263,22 @@ mod tests {
         assert_eq!(index.files_for("Svc::pool"), vec![0]);
         assert_eq!(index.files_for("Gone::rt"), vec![1]);
         assert_eq!(index.files_for("Gone::"), vec![1]);
+        // a member of no known type: the few files naming it
+        assert_eq!(index.files_for("rt"), vec![1]);
+        // not a name many files give a field
+        let many: Vec<_> = (0..=super::BARE_MEMBER_FILES)
+            .map(|_| source(&given))
+            .collect();
+        let known = (0..many.len())
+            .map(|i| {
+                Some(super::DeclaredNames::of(&format!(
+                    "struct S{i} {{ pool: P }}"
+                )))
+            })
+            .collect();
+        let index = super::SkippedIndex::build(&many, known);
+        assert!(index.files_for("pool").is_empty());
+        assert_eq!(index.files_for("S0::pool"), vec![0]);
     }
 
     #[test]
