@@ -234,9 +234,6 @@ pub fn lint_paths(paths: &[PathBuf], opts: &LintOptions) -> Result<LintReport, L
     // phase 3: across files: the workspace model, test modules, binaries
     let mut cross: Vec<Vec<Finding>> = vec![Vec::new(); jobs.len()];
     let ws = workspace_model(&jobs, &mut analyses, &analyzer_of);
-    for a in &mut analyses {
-        a.declared_names = None; // needed no more, if the model did not take them
-    }
     clock.lap("workspace model");
     workspace_phase(&jobs, &mut analyses, &configs, &ws, &mut cross);
     for (a, j) in analyses.iter_mut().zip(&jobs) {
@@ -559,6 +556,12 @@ fn workspace_model(
     analyzer_of: &(dyn Fn(&Job) -> Arc<Analyzer> + Sync),
 ) -> crate::workspace::WorkspaceModel {
     let names = pending_names(analyses);
+    // what the skipped files may declare (read by the byte-scan pass), for the search of
+    // them below; dropped with this function whether or not it gets that far
+    let mut skipped_names: Vec<_> = analyses
+        .iter_mut()
+        .map(|a| a.declared_names.take())
+        .collect();
     // the declarations of the linted files (those read later are added to it)
     let build = |analyses: &[FileAnalysis]| {
         crate::workspace::WorkspaceModel::build_for(analyses.iter().map(|a| &a.decls), Some(&names))
@@ -618,11 +621,12 @@ fn workspace_model(
     // known (a struct whose fields name no word: `services: Arc<OnceServices>`)
     sources.add_skipped(
         jobs.iter()
-            .zip(analyses.iter_mut())
-            .filter(|(_, a)| a.skipped_by_scan)
-            .map(|(j, a)| {
+            .zip(analyses.iter())
+            .zip(skipped_names.iter_mut())
+            .filter(|((_, a), _)| a.skipped_by_scan)
+            .map(|((j, _), names)| {
                 let source = (j.abs.clone(), file_context(j), analyzer_of(j));
-                (source, a.declared_names.take())
+                (source, names.take())
             }),
     );
     if sources.is_empty() {
@@ -1315,19 +1319,25 @@ fn verdict_reading_calls(
         // functions it defines (once per run), then, when it passes, its functions
         let known_names: &HashMap<PathBuf, BTreeSet<String>> = fn_names;
         let read = crate::pool::map_on_large_stacks(&candidates, None, |&(f, check)| {
-            let text = std::fs::read_to_string(f).unwrap_or_default();
+            let read_text = || std::fs::read_to_string(f).unwrap_or_default();
+            // a file whose names are known is read only when it defines a called function
+            let mut text = None;
             let mut names = None;
             if check {
                 let defined = match known_names.get(f) {
                     Some(n) => n,
-                    None => names.insert(crate::lexscan::fn_names(&text)),
+                    None => names.insert(crate::lexscan::fn_names(text.insert(read_text()))),
                 };
                 let defines_called = called
                     .as_ref()
                     .is_some_and(|c| defined.iter().any(|n| c.contains(n)));
-                if !defines_called || !toward.as_ref().is_none_or(|t| t.any_in(&text)) {
+                if !defines_called {
                     return (names, None);
                 }
+            }
+            let text = text.unwrap_or_else(read_text);
+            if check && !toward.as_ref().is_none_or(|t| t.any_in(&text)) {
+                return (names, None);
             }
             (names, Some(crate::callgraph::nodes_from_text(&text)))
         });

@@ -22,29 +22,27 @@ pub(crate) struct SkippedIndex {
 impl SkippedIndex {
     /// The index of `files`, whose names are `known` (by position) or, where `None`, read
     /// from the file now.
-    pub(crate) fn build(files: &[Source], known: Vec<Option<DeclaredNames>>) -> SkippedIndex {
-        let idx: Vec<usize> = (0..files.len()).collect();
-        let mut known: Vec<std::sync::Mutex<Option<DeclaredNames>>> =
-            known.into_iter().map(std::sync::Mutex::new).collect();
-        known.resize_with(files.len(), || std::sync::Mutex::new(None));
-        let names = crate::pool::map_on_large_stacks(&idx, None, |&i| {
-            if let Some(n) = known[i].lock().unwrap_or_else(|e| e.into_inner()).take() {
-                return Some(n);
-            }
+    pub(crate) fn build(files: &[Source], mut names: Vec<Option<DeclaredNames>>) -> SkippedIndex {
+        names.resize_with(files.len(), || None);
+        let unread: Vec<usize> = (0..files.len()).filter(|&i| names[i].is_none()).collect();
+        let read = crate::pool::map_on_large_stacks(&unread, None, |&i| {
             let text = std::fs::read_to_string(&files[i].0).ok()?;
             Some(DeclaredNames::of(&text))
         });
+        for (i, r) in unread.into_iter().zip(read) {
+            names[i] = r.flatten();
+        }
         let mut index = SkippedIndex {
             types: HashMap::new(),
             structs: HashMap::new(),
             members: HashMap::new(),
         };
         for (i, found) in names.into_iter().enumerate() {
-            let Some(Some(DeclaredNames {
+            let Some(DeclaredNames {
                 types,
                 structs,
                 members,
-            })) = found
+            }) = found
             else {
                 continue;
             };
@@ -116,128 +114,123 @@ pub(crate) struct DeclaredNames {
 }
 
 impl DeclaredNames {
-    /// Reads the names off `text`.
+    /// Reads the names off `text`. Every skipped file of a run goes through it, so it
+    /// looks only where a name can be: before each single `:`, after each `fn` and each
+    /// type keyword (found by `memchr` and one automaton), not at every word of the file.
     pub(crate) fn of(text: &str) -> DeclaredNames {
-        scan(text)
-    }
-}
-
-/// [`DeclaredNames::of`]. Every skipped file of a run goes through it, so it looks only
-/// where a name can be: before each single `:`, after each `fn` and each type keyword
-/// (found by `memchr` and one automaton), not at every word of the file.
-fn scan(text: &str) -> DeclaredNames {
-    use crate::lexscan::{is_ident, skip_ws};
-    static KEYWORDS: std::sync::OnceLock<Option<aho_corasick::AhoCorasick>> =
-        std::sync::OnceLock::new();
-    let b = text.as_bytes();
-    // slices of the text first: each name is copied once, not once per occurrence
-    let (mut types, mut structs, mut members): (Vec<&str>, Vec<&str>, Vec<&str>) =
-        (Vec::new(), Vec::new(), Vec::new());
-    // a field: the word before a single `:` (whitespace between)
-    let mut colons = memchr::memchr_iter(b':', b);
-    while let Some(p) = colons.next() {
-        if b.get(p + 1) == Some(&b':') {
-            colons.next(); // a path's `::`
-            continue;
-        }
-        let mut k = p;
-        while k > 0 && b[k - 1].is_ascii_whitespace() {
-            k -= 1;
-        }
-        let end = k;
-        while k > 0 && is_ident(b[k - 1]) {
-            k -= 1;
-        }
-        if k < end {
-            members.push(&text[k..end]);
-        }
-    }
-    let whole = |at: usize, len: usize| {
-        (at == 0 || !is_ident(b[at - 1])) && !b.get(at + len).copied().is_some_and(is_ident)
-    };
-    let keywords = KEYWORDS.get_or_init(|| {
-        aho_corasick::AhoCorasick::new([
-            "struct", "enum", "union", "trait", "type", "impl", "for", "fn",
-        ])
-        .ok()
-    });
-    let Some(keywords) = keywords else {
-        return DeclaredNames::default();
-    };
-    for m in keywords.find_iter(b) {
-        let (at, word) = (m.start(), &text[m.start()..m.end()]);
-        if !whole(at, word.len()) {
-            continue;
-        }
-        let mut j = m.end();
-        if word == "fn" {
-            // a function: the next word, whatever comes between
-            while j < b.len() && !is_ident(b[j]) {
-                j += 1;
+        use crate::lexscan::{is_ident, skip_ws};
+        static KEYWORDS: std::sync::OnceLock<Option<aho_corasick::AhoCorasick>> =
+            std::sync::OnceLock::new();
+        let b = text.as_bytes();
+        // slices of the text first: each name is copied once, not once per occurrence
+        let (mut types, mut structs, mut members): (Vec<&str>, Vec<&str>, Vec<&str>) =
+            (Vec::new(), Vec::new(), Vec::new());
+        // a field: the word before a single `:` (whitespace between)
+        let mut colons = memchr::memchr_iter(b':', b);
+        while let Some(p) = colons.next() {
+            if b.get(p + 1) == Some(&b':') {
+                colons.next(); // a path's `::`
+                continue;
             }
-            let s = j;
-            while j < b.len() && is_ident(b[j]) {
-                j += 1;
+            let mut k = p;
+            while k > 0 && b[k - 1].is_ascii_whitespace() {
+                k -= 1;
             }
-            if s < j {
-                members.push(&text[s..j]);
+            let end = k;
+            while k > 0 && is_ident(b[k - 1]) {
+                k -= 1;
             }
-            continue;
+            if k < end {
+                members.push(&text[k..end]);
+            }
         }
-        j = skip_ws(b, j);
-        if word == "impl" && b.get(j) == Some(&b'<') {
-            // the impl's own generics
-            let mut depth = 0usize;
-            while j < b.len() {
-                match b[j] {
-                    b'<' => depth += 1,
-                    b'>' if b[j - 1] == b'-' => {}
-                    b'>' => {
-                        depth = depth.saturating_sub(1);
-                        if depth == 0 {
-                            j += 1;
-                            break;
-                        }
-                    }
-                    _ => {}
+        let whole = |at: usize, len: usize| {
+            (at == 0 || !is_ident(b[at - 1])) && !b.get(at + len).copied().is_some_and(is_ident)
+        };
+        let keywords = KEYWORDS.get_or_init(|| {
+            aho_corasick::AhoCorasick::new([
+                "struct", "enum", "union", "trait", "type", "impl", "for", "fn",
+            ])
+            .ok()
+        });
+        let Some(keywords) = keywords else {
+            return DeclaredNames::default();
+        };
+        for m in keywords.find_iter(b) {
+            let (at, word) = (m.start(), &text[m.start()..m.end()]);
+            if !whole(at, word.len()) {
+                continue;
+            }
+            let mut j = m.end();
+            if word == "fn" {
+                // a function: the next word, whatever comes between
+                while j < b.len() && !is_ident(b[j]) {
+                    j += 1;
                 }
-                j += 1;
+                let s = j;
+                while j < b.len() && is_ident(b[j]) {
+                    j += 1;
+                }
+                if s < j {
+                    members.push(&text[s..j]);
+                }
+                continue;
             }
             j = skip_ws(b, j);
+            if word == "impl" && b.get(j) == Some(&b'<') {
+                // the impl's own generics
+                let mut depth = 0usize;
+                while j < b.len() {
+                    match b[j] {
+                        b'<' => depth += 1,
+                        b'>' if b[j - 1] == b'-' => {}
+                        b'>' => {
+                            depth = depth.saturating_sub(1);
+                            if depth == 0 {
+                                j += 1;
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                    j += 1;
+                }
+                j = skip_ws(b, j);
+            }
+            // a path: its last segment (`super::Service`, `std::ops::Deref`)
+            let mut name = None;
+            loop {
+                let s = j;
+                while j < b.len() && is_ident(b[j]) {
+                    j += 1;
+                }
+                if j == s {
+                    break;
+                }
+                name = Some(&text[s..j]);
+                if b.get(j..j + 2) == Some(b"::") {
+                    j += 2;
+                } else {
+                    break;
+                }
+            }
+            if let Some(n) = name {
+                types.push(n);
+                if word == "struct" {
+                    structs.push(n);
+                }
+            }
         }
-        // a path: its last segment (`super::Service`, `std::ops::Deref`)
-        let mut name = None;
-        loop {
-            let s = j;
-            while j < b.len() && is_ident(b[j]) {
-                j += 1;
-            }
-            if j == s {
-                break;
-            }
-            name = Some(&text[s..j]);
-            if b.get(j..j + 2) == Some(b"::") {
-                j += 2;
-            } else {
-                break;
-            }
+        let owned = |mut v: Vec<&str>| -> Vec<String> {
+            v.sort_unstable();
+            v.dedup();
+            v.into_iter().map(str::to_string).collect()
+        };
+        DeclaredNames {
+            types: owned(types),
+            structs: owned(structs),
+            members: owned(members),
         }
-        if let Some(n) = name {
-            types.push(n);
-            if word == "struct" {
-                structs.push(n);
-            }
-        }
-    }
-    let owned = |mut v: Vec<&str>| -> Vec<String> {
-        v.sort_unstable();
-        v.dedup();
-        v.into_iter().map(str::to_string).collect()
-    };
-    DeclaredNames {
-        types: owned(types),
-        structs: owned(structs),
-        members: owned(members),
     }
 }
 
@@ -300,7 +293,8 @@ mod tests {
 
     #[test]
     fn structs_apart_from_other_types() {
-        let names = super::scan("impl Service for Svc { type Response = u8; }\nstruct Svc;\n");
+        let names =
+            super::DeclaredNames::of("impl Service for Svc { type Response = u8; }\nstruct Svc;\n");
         assert_eq!(names.structs, vec!["Svc".to_string()]);
         assert_eq!(names.types, vec!["Response", "Service", "Svc"]);
     }
