@@ -118,12 +118,13 @@ fn lex(text: &str, mut f: impl FnMut(Token, usize, usize)) {
                 f(Token::BlockComment, start, i);
             }
             b'"' => {
-                // a raw string's `"`: `r"`, `r#"` (the `r` not ending an identifier)
+                // a raw string's `"`: `r"`, `r#"`, and of a byte or C string `br#"`,
+                // `cr"` (the prefix not ending an identifier)
                 let mut r = i;
                 while r > 0 && b[r - 1] == b'#' {
                     r -= 1;
                 }
-                let raw = r > 0 && b[r - 1] == b'r' && (r == 1 || !is_ident(b[r - 2]));
+                let raw = r > 0 && b[r - 1] == b'r' && starts_token(b, r - 1);
                 if raw {
                     let hashes = i - r;
                     let start = i + 1;
@@ -190,6 +191,16 @@ fn lex(text: &str, mut f: impl FnMut(Token, usize, usize)) {
             // its `"`)
             _ => i = memchr::memchr3(b'/', b'"', b'\'', &b[i + 1..]).map_or(n, |k| i + 1 + k),
         }
+    }
+}
+
+/// Whether the `r` at `at` starts a raw string's prefix: it ends no identifier, or only
+/// a `b` / `c` that ends none (`br#".."#`, `cr".."`).
+fn starts_token(b: &[u8], at: usize) -> bool {
+    match at.checked_sub(1).map(|p| b[p]) {
+        None => true,
+        Some(b'b' | b'c') => at == 1 || !is_ident(b[at - 2]),
+        Some(c) => !is_ident(c),
     }
 }
 
@@ -695,6 +706,18 @@ mod tests {
         assert_eq!(
             out,
             "x(r#\"     \"#, r\"  \", br\" \", r##\"     \"##); r#type; for r in v {}"
+        );
+    }
+
+    #[test]
+    fn raw_byte_and_c_strings_are_raw() {
+        // rustfs `site_replication.rs`: a JSON policy in `br#"..."#` was read as a plain
+        // string from its `"`, so the quotes after it paired the wrong way and the rest of
+        // the file was taken for a literal (no function found, nothing pruned)
+        let src = "p(br#\"{ \"k\": \"v\" }\"#); fn f() {} c(cr\"a\\\"); g(br\"b\\\");";
+        assert_eq!(
+            code(src),
+            "p(br#\"            \"#); fn f() {} c(cr\"  \"); g(br\"  \");"
         );
     }
 

@@ -190,33 +190,11 @@ pub fn nesting_depth(text: &str) -> usize {
                 run = 0;
                 continue;
             }
-            b'r' if matches!(b.get(i + 1), Some(b'#') | Some(b'"')) && !prev_ident(b, i) => {
-                let mut j = i + 1;
-                let mut hashes = 0;
-                while b.get(j) == Some(&b'#') {
-                    hashes += 1;
-                    j += 1;
-                }
-                if b.get(j) == Some(&b'"') {
-                    j += 1;
-                    'raw: while j < b.len() {
-                        if b[j] == b'"'
-                            && b[j + 1..]
-                                .iter()
-                                .take(hashes)
-                                .filter(|&&h| h == b'#')
-                                .count()
-                                == hashes
-                        {
-                            j += 1 + hashes;
-                            break 'raw;
-                        }
-                        j += 1;
-                    }
-                    i = j;
-                    run = 0;
-                    continue;
-                }
+            // a raw string, also a byte or C string's (`r#"`, `br#"`, `cr"`)
+            b'r' | b'b' | b'c' if !prev_ident(b, i) && raw_string_opens(b, i).is_some() => {
+                i = raw_string_end(b, i);
+                run = 0;
+                continue;
             }
             b'\'' => {
                 // a char literal ('x', '\n', '\u{..}') or a lifetime ('a)
@@ -292,6 +270,43 @@ pub fn nesting_depth(text: &str) -> usize {
     max
 }
 
+/// The raw string (`r".."`, `r#".."#`, `br#".."#`, `cr".."`) that starts at `i`: the
+/// offset of its opening `"` and its number of `#`s; `None` when none does.
+fn raw_string_opens(b: &[u8], i: usize) -> Option<(usize, usize)> {
+    let r = if b[i] == b'r' {
+        i
+    } else if b.get(i + 1) == Some(&b'r') {
+        i + 1
+    } else {
+        return None;
+    };
+    let hashes = b[r + 1..].iter().take_while(|&&h| h == b'#').count();
+    (b.get(r + 1 + hashes) == Some(&b'"')).then_some((r + 1 + hashes, hashes))
+}
+
+/// Past the raw string that starts at `i` ([`raw_string_opens`]); an unclosed one runs to
+/// the end.
+fn raw_string_end(b: &[u8], i: usize) -> usize {
+    let Some((quote, hashes)) = raw_string_opens(b, i) else {
+        return i + 1;
+    };
+    let mut j = quote + 1;
+    while let Some(k) = memchr::memchr(b'"', &b[j.min(b.len())..]) {
+        j += k;
+        if b[j + 1..]
+            .iter()
+            .take(hashes)
+            .filter(|&&h| h == b'#')
+            .count()
+            == hashes
+        {
+            return j + 1 + hashes;
+        }
+        j += 1;
+    }
+    b.len()
+}
+
 fn prev_ident(b: &[u8], i: usize) -> bool {
     i > 0 && (b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_')
 }
@@ -306,4 +321,20 @@ fn skip_string(b: &[u8], mut i: usize) -> usize {
         }
     }
     b.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::nesting_depth;
+
+    #[test]
+    fn brackets_in_raw_byte_and_c_strings_do_not_nest() {
+        // read as a plain string from its `"`, a `br#".."#` holding quotes ends at the
+        // first of them, and what follows counts
+        let json = "x\" [[[[[[1]]]]]] \"y";
+        for prefix in ["r", "br", "cr"] {
+            let src = format!("fn f() {{ g({prefix}#\"{json}\"#) }}");
+            assert_eq!(nesting_depth(&src), 2, "{src}");
+        }
+    }
 }
