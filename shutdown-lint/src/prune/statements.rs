@@ -315,7 +315,10 @@ fn ends_block_statement(code: &[u8], start: usize, at: usize, close: usize) -> b
     }
     let c = code[next];
     let next_end = (next..close).find(|&i| !is_ident(code[i])).unwrap_or(close);
-    (is_ident(c) && !c.is_ascii_digit() && !matches!(&code[next..next_end], b"else" | b"as"))
+    // `for Config { name, spec } in ..`: the pattern's braces, not the loop's block
+    (is_ident(c)
+        && !c.is_ascii_digit()
+        && !matches!(&code[next..next_end], b"else" | b"as" | b"in"))
         || c == b'#'
 }
 
@@ -596,6 +599,18 @@ mod tests {
         assert_eq!(
             pruned(src, &["serve"]),
             "fn f(self) { let Self { addr, h } = self; serve(addr).run(); }"
+        );
+    }
+
+    #[test]
+    fn a_struct_pattern_of_a_for_loop_is_not_its_block() {
+        // nativelink's `for SchedulerConfig { name, spec } in cfg.schedulers..`: taken for
+        // a statement ending at the pattern's `}`, the pattern went and the loop did not
+        // parse (the whole file was then parsed unpruned)
+        let src = "fn f() { noise(); for S { a, .. } in xs { tokio::spawn(a); } }";
+        assert_eq!(
+            pruned(src, &["spawn"]),
+            "fn f() { for S { a, .. } in xs { tokio::spawn(a); } }"
         );
     }
 
