@@ -86,8 +86,14 @@ pub fn collect(file: &syn::File, index: &LineIndex<'_>, opts: &CollectOptions) -
             .chains
             .iter()
             .any(|cu| builds_http_client(&cu.chain));
+    // test code is read only when it is linted: what a test does with a name counts
+    // only for the test's own locals, and no finding is made in it otherwise
+    let without_tests = (deferred || flow)
+        .then(|| (!opts.include_tests).then(|| crate::prune::without_test_code(text)))
+        .flatten()
+        .flatten();
     if (deferred || flow)
-        && let Ok(written) = syn::parse_file(text)
+        && let Ok(written) = syn::parse_file(without_tests.as_deref().unwrap_or(text))
     {
         if deferred {
             c.finish_deferred(&written);

@@ -992,6 +992,48 @@ pub(super) fn invocation_at(code: &[u8], bang: usize) -> Option<Invocation> {
     })
 }
 
+/// `text` with the contents of its test code blanked, every byte at its offset: the
+/// bodies of the modules and functions marked as test code (`#[cfg(test)] mod tests { .. }`,
+/// `#[test] fn t() { .. }`), as [`PruneOptions::skip_tests`] finds them; everything else
+/// as written. `None` when there is none.
+///
+/// # Examples
+/// ```
+/// use shutdown_lint::prune::without_test_code;
+/// let src = "fn run() { go(); }\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn t() { go(); }\n}\n";
+/// let out = without_test_code(src).unwrap();
+/// assert_eq!(out.len(), src.len());
+/// assert_eq!(out.matches("go()").count(), 1);
+/// assert!(without_test_code("fn run() { go(); }").is_none());
+/// ```
+pub fn without_test_code(text: &str) -> Option<String> {
+    let (code, _) = code_and_doc_lines(text);
+    let mut blank = test_mod_bodies(text, &code);
+    let mut i = 0;
+    while let Some(at) = next_fn(&code, i) {
+        i = at + 2;
+        if test_attrs_before(text, &code, at)
+            && let Some((open, close)) = body_of(&code, at + 2)
+        {
+            blank.push((open, close));
+            i = close + 1;
+        }
+    }
+    if blank.is_empty() {
+        return None;
+    }
+    let mut out = text.as_bytes().to_vec();
+    for (open, close) in blank {
+        for c in &mut out[open + 1..close] {
+            if *c != b'\n' {
+                *c = b' ';
+            }
+        }
+    }
+    // only whole characters inside braces were replaced by spaces: still UTF-8
+    String::from_utf8(out).ok()
+}
+
 /// The bodies (`{`, `}` offsets) of the modules marked as test code (`#[cfg(test)] mod
 /// tests { .. }`).
 fn test_mod_bodies(text: &str, code: &[u8]) -> Vec<(usize, usize)> {
