@@ -770,12 +770,7 @@ impl Analyzer {
                         shifted = index.clone().with_shifts(shifts);
                         &shifted
                     };
-                    let model = collect::collect(&file, index, &opts);
-                    if model.too_deep > 0 {
-                        // dropping a tree this deep recurses as deep: leak it (pathological input only)
-                        std::mem::forget(file);
-                    }
-                    model
+                    collect::collect_owned(file, index, &opts)
                 })
         };
         let model = match model {

@@ -59,6 +59,35 @@ pub struct CollectOptions {
 
 /// Builds the model of a parsed file.
 pub fn collect(file: &syn::File, index: &LineIndex<'_>, opts: &CollectOptions) -> FileModel {
+    let (c, open) = walk(file, index, opts);
+    if open { read_as_written(c) } else { c.model }
+}
+
+/// [`collect`] of a tree it owns: the tree is dropped (or, when too deep to drop, leaked)
+/// before the file is parsed again as written, so the two trees of a large file are never
+/// alive together.
+pub(crate) fn collect_owned(
+    file: syn::File,
+    index: &LineIndex<'_>,
+    opts: &CollectOptions,
+) -> FileModel {
+    let (c, open) = walk(&file, index, opts);
+    if c.model.too_deep > 0 {
+        // dropping a tree this deep recurses as deep: leak it (pathological input only)
+        std::mem::forget(file);
+    } else {
+        drop(file);
+    }
+    if open { read_as_written(c) } else { c.model }
+}
+
+/// The walk of a file's tree, and whether the file is still to be read as written
+/// ([`read_as_written`]; not for a `#![cfg(test)]` file, whose model is empty).
+fn walk<'a, 'i>(
+    file: &syn::File,
+    index: &'a LineIndex<'i>,
+    opts: &'a CollectOptions,
+) -> (Collector<'a, 'i>, bool) {
     let tree = ModuleTree::build(&file.items, opts.file_module.clone());
     let mut finder = ConstFinder::default();
     for item in &file.items {
@@ -69,7 +98,7 @@ pub fn collect(file: &syn::File, index: &LineIndex<'_>, opts: &CollectOptions) -
     c.model.has_main = file.items.iter().any(is_main);
     if c.skip_test(&file.attrs) {
         // `#![cfg(test)]`: the whole file is test code
-        return c.model;
+        return (c, false);
     }
     c.mark_test(&file.attrs);
     for item in &file.items {
@@ -77,9 +106,14 @@ pub fn collect(file: &syn::File, index: &LineIndex<'_>, opts: &CollectOptions) -
     }
     c.model.resolve_ops = c.resolver.ops();
     budgets::finish(&mut c.model);
-    // read as written (the pruner's blanked bodies included), once, for what needs it: the
-    // values of timeouts passed through parameters and fields, where clients go
-    let text = index.text(0..usize::MAX);
+    (c, true)
+}
+
+/// The end of [`collect`]: the file read as written (the pruner's blanked bodies included),
+/// once, for what needs it: the values of timeouts passed through parameters and fields,
+/// where clients go.
+fn read_as_written(mut c: Collector<'_, '_>) -> FileModel {
+    let text = c.index.text(0..usize::MAX);
     let deferred = c.deferred_worth_reading(text);
     let flow = flow::may_clear(text, !c.model.mod_decls.is_empty())
         && c.model
@@ -89,7 +123,7 @@ pub fn collect(file: &syn::File, index: &LineIndex<'_>, opts: &CollectOptions) -
     // test code is read only when it is linted: what a test does with a name counts
     // only for the test's own locals, and no finding is made in it otherwise
     let without_tests = (deferred || flow)
-        .then(|| (!opts.include_tests).then(|| crate::prune::without_test_code(text)))
+        .then(|| (!c.opts.include_tests).then(|| crate::prune::without_test_code(text)))
         .flatten()
         .flatten();
     if (deferred || flow)
