@@ -318,20 +318,20 @@ pub struct FnDecl {
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Call {
     /// Last segment of the called path, or the method name.
-    pub name: String,
+    pub name: Box<str>,
     /// A method call (`x.name()`) or an associated function (`Type::name()`, `Self::name`);
     /// otherwise a free function (`name()`, `module::name()`) or a function passed by name.
     pub method: bool,
     /// The crate a free function's path resolves to (`shutdown_runtime` for
     /// `shutdown_runtime::run()` or an imported `run()`), when known.
-    pub krate: Option<String>,
+    pub krate: Option<Box<str>>,
     /// Called with arguments (`graceful.watch(conn)`, not `config.watch()`).
     pub with_args: bool,
     /// For a method or associated function: the receiver's type, as its last path segment
     /// (`Scheduler` for `Scheduler::new(..)`, for `self.start()` in `impl Scheduler`, or for
     /// `s.start()` after `let s = http::Scheduler::new(..)`), when the file tells it; its
     /// crate is then [`Call::krate`] (`None`: the caller's).
-    pub ty: Option<String>,
+    pub ty: Option<Box<str>>,
 }
 
 /// A function or method and the calls its body makes (closures and async blocks in it

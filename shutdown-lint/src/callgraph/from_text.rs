@@ -19,7 +19,7 @@ use std::collections::HashMap;
 ///     "mod app { pub fn run() { start(); } }\nimpl S { fn go(&self) { self.run(); } }",
 /// ).unwrap();
 /// assert_eq!(nodes[0].item, "app::run");
-/// assert_eq!(nodes[0].calls[0].name, "start");
+/// assert_eq!(&*nodes[0].calls[0].name, "start");
 /// assert!(nodes[1].method && nodes[1].calls[0].method);
 /// ```
 pub fn nodes_from_text(text: &str) -> Option<Vec<FnNode>> {
@@ -210,11 +210,11 @@ struct CallText<'a> {
 impl CallText<'_> {
     fn into_call(self) -> Call {
         Call {
-            name: self.name.to_string(),
+            name: self.name.into(),
             method: self.method,
             krate: None,
             with_args: self.with_args,
-            ty: self.ty.map(str::to_string),
+            ty: self.ty.map(Box::from),
         }
     }
 }

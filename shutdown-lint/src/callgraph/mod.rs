@@ -203,7 +203,7 @@ fn walk(nodes: &[Node<'_>], roots: &[(usize, &str)], by_path: bool) -> Option<Ve
             // type's methods; by name, every method of that name (its crate unused)
             let ty = match (by_path, *method, ty) {
                 (true, true, None) => continue,
-                (true, true, Some(t)) => Some(t.as_str()),
+                (true, true, Some(t)) => Some(&**t),
                 _ => None,
             };
             let krate = if *method && !by_path { &None } else { krate };
@@ -216,7 +216,7 @@ fn walk(nodes: &[Node<'_>], roots: &[(usize, &str)], by_path: bool) -> Option<Ve
                 // function; a call read from the text of a pruned body) is one of the
                 // caller's crate
                 .or(by_path.then_some(n.krate));
-            let Some((group, candidates)) = by_name.get(&(name.as_str(), *method)) else {
+            let Some((group, candidates)) = by_name.get(&(&**name, *method)) else {
                 continue;
             };
             let first = if krate.is_none() && ty.is_none() {

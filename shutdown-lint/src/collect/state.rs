@@ -320,11 +320,11 @@ impl<'a, 'i> Collector<'a, 'i> {
         let Some(i) = self.cur_fn else { return };
         let calls = &mut self.model.fns[i].calls;
         let call = Call {
-            name,
+            name: name.into(),
             method,
-            krate,
+            krate: krate.map(Box::from),
             with_args,
-            ty,
+            ty: ty.map(Box::from),
         };
         // `x.f().f().f()..`: a repeat of the last call adds nothing; a body with thousands
         // of distinct calls is kept bounded (the rest count as seen)
