@@ -120,11 +120,17 @@ fn read_as_written(mut c: Collector<'_, '_>) -> FileModel {
             .chains
             .iter()
             .any(|cu| builds_http_client(&cu.chain));
-    // test code is read only when it is linted: what a test does with a name counts
-    // only for the test's own locals, and no finding is made in it otherwise
-    let without_tests = (deferred || flow)
-        .then(|| (!c.opts.include_tests).then(|| crate::prune::without_test_code(text)))
-        .flatten()
+    // test code is read only when it can matter: what a test does with a name counts
+    // only for the test's own locals (so only when a test builds a client, or when tests
+    // are linted and a test may write a timeout's value)
+    let tests_matter = c.opts.include_tests
+        && (deferred
+            || c.model
+                .chains
+                .iter()
+                .any(|cu| cu.ctx.test_code && builds_http_client(&cu.chain)));
+    let without_tests = ((deferred || flow) && !tests_matter)
+        .then(|| crate::prune::without_test_code(text))
         .flatten();
     if (deferred || flow)
         && let Ok(written) = syn::parse_file(without_tests.as_deref().unwrap_or(text))
