@@ -773,7 +773,7 @@ impl Analyzer {
                     collect::collect_owned(file, index, &opts)
                 })
         };
-        let model = match model {
+        let mut model = match model {
             Ok(m) => m,
             Err(e) => {
                 let r = e.span().byte_range();
@@ -814,7 +814,9 @@ impl Analyzer {
             a.signals.servers.clear();
         }
         a.facts.fix_sites = crate::fix::site::from_model(&model);
-        a.facts.budgets = model.budgets.clone();
+        // the rules are done with the model (dropped at the end): what the analysis keeps
+        // of it is moved out, not copied
+        a.facts.budgets = std::mem::take(&mut model.budgets);
         a.facts.handles_sigterm = a.signals.sigterm;
         a.facts.handles_ctrl_c = !a.signals.ctrl_c.is_empty();
         a.has_main = model.has_main;
@@ -824,11 +826,11 @@ impl Analyzer {
             .then(|| crate::callgraph::nodes_from_text(text))
             .flatten();
         a.pruned &= whole.is_none();
-        a.fns = whole.unwrap_or_else(|| model.fns.clone());
-        a.mod_decls = model.mod_decls.clone();
+        a.fns = whole.unwrap_or_else(|| std::mem::take(&mut model.fns));
+        a.mod_decls = std::mem::take(&mut model.mod_decls);
         a.macros_analysed = model.macros_analysed;
         a.macros_unanalysed = model.macros_unanalysed;
-        a.unanalysed_by_name = model.unanalysed_by_name.clone();
+        a.unanalysed_by_name = std::mem::take(&mut model.unanalysed_by_name);
         a.too_deep = model.too_deep;
         a.test_items_skipped = model.test_items_skipped;
         a.resolve_ops = model.resolve_ops;
@@ -842,16 +844,16 @@ impl Analyzer {
             || !model.open_params.is_empty()
             || !model.open_consts.is_empty()
         {
-            a.open_fields = model.open_fields.clone();
-            a.open_params = model.open_params.clone();
-            a.open_consts = model.open_consts.clone();
+            a.open_fields = std::mem::take(&mut model.open_fields);
+            a.open_params = std::mem::take(&mut model.open_params);
+            a.open_consts = std::mem::take(&mut model.open_consts);
             a.open_chains =
                 a.waiting_chains(model.chains.iter().filter(|cu| cu.chain.pending.is_none()));
         }
         if !a.pending.is_empty() {
-            a.client_flow = model.client_flow.clone();
+            a.client_flow = model.client_flow.take();
         }
-        a.decls = model.decls.clone();
+        a.decls = std::mem::take(&mut model.decls);
         suppress::apply(&mut a.findings, &mut a.facts.suppressions);
         a
     }
