@@ -6,6 +6,11 @@
 //! that no module declares, such as `include!`d fragments or disabled code, need not be
 //! Rust files: serde_json's `features_check/error.rs` is a string literal.)
 //!
+//! The same files check the byte-level lexer the pruner and the call graph read code
+//! through (`lexscan::code_only`, which blanks comments and literals): every identifier
+//! `proc_macro2` lexes must be left as code. A literal form it misreads (`br#".."#` was read
+//! as a plain string, so the rest of the file looked like one literal) shows up here.
+//!
 //! Bounded for CI: 2015-edition crates first (the grammar syn does not parse as is), then
 //! the others, in name order, until `SWEEP_BYTES` of Rust source have been read
 //! (`SHUTDOWN_LINT_SWEEP=all` lifts the bound). With an empty registry the test prints a note
@@ -157,6 +162,12 @@ fn sweep() {
             bytes += text.len() as u64;
             files += 1;
             let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+            if let Some(line) = masked_identifier(text) {
+                problems.push(format!(
+                    "{}:{line}: lexscan::code_only blanks an identifier",
+                    f.display()
+                ));
+            }
             if let Err(e) = parse_file(text, edition) {
                 let at = e.span().start();
                 problems.push(format!(
@@ -194,4 +205,62 @@ fn sweep() {
         start.elapsed().as_secs_f64()
     );
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The line of the first identifier `proc_macro2` lexes in `text` that
+/// `lexscan::code_only` blanks (takes for part of a comment or a literal); `None` when they
+/// agree, or when `text` does not lex.
+fn masked_identifier(text: &str) -> Option<usize> {
+    use std::str::FromStr;
+    fn idents(ts: proc_macro2::TokenStream, out: &mut Vec<usize>) {
+        for tt in ts {
+            match tt {
+                proc_macro2::TokenTree::Ident(i) => out.push(i.span().byte_range().start),
+                proc_macro2::TokenTree::Group(g) => idents(g.stream(), out),
+                _ => {}
+            }
+        }
+    }
+    let ts = proc_macro2::TokenStream::from_str(text).ok()?;
+    let mut starts = Vec::new();
+    idents(ts, &mut starts);
+    proc_macro2::extra::invalidate_current_thread_spans();
+    let code = shutdown_lint::lexscan::code_only(text);
+    starts
+        .into_iter()
+        // a doc comment's `doc` is made up, spanning the comment; a raw identifier's `r#`
+        .map(|at| {
+            if text[at..].starts_with("r#") {
+                at + 2
+            } else {
+                at
+            }
+        })
+        .find(|&at| {
+            let first = text[at..].chars().next();
+            first.is_some_and(|c| c.is_alphabetic() || c == '_')
+                && !text[at..].starts_with("///")
+                && !text[at..].starts_with("//!")
+                && !text[at..].starts_with("/**")
+                && !text[at..].starts_with("/*!")
+                && code[at] == b' '
+        })
+        .map(|at| text[..at].matches('\n').count() + 1)
+}
+
+#[test]
+fn the_lexer_agrees_with_proc_macro2_on_every_literal_form() {
+    // each followed by code the lexer must see (a misread literal runs over it)
+    for src in [
+        "fn f() { g(); }",
+        "/// doc \"\nfn f() {}",
+        "let r#type = 1; f(r#type);",
+        "let p = br#\"{ \"a\": 1 }\"#;\nfn f() { spawn(); }",
+        "let p = cr\"a\\\";\nfn f() { spawn(); }",
+        "let p = r##\"a\"# b\"##;\nfn f() { spawn(); }",
+        "let c = ('\"', b'\\'', '\\u{1F600}');\nfn f<'a>(x: &'a str) { spawn(); }",
+        "/* a /* nested \" */ */ fn f() { spawn(); }",
+    ] {
+        assert_eq!(masked_identifier(src), None, "{src}");
+    }
 }
