@@ -128,25 +128,13 @@ fn lex(text: &str, mut f: impl FnMut(Token, usize, usize)) {
                 if raw {
                     let hashes = i - r;
                     let start = i + 1;
-                    let mut j = start;
-                    // the closing `"` followed by as many `#`
-                    loop {
-                        match memchr::memchr(b'"', &b[j.min(n)..]) {
-                            Some(k) => {
-                                j += k;
-                                if (0..hashes).all(|h| b.get(j + 1 + h) == Some(&b'#')) {
-                                    break;
-                                }
-                                j += 1;
-                            }
-                            None => {
-                                j = n;
-                                break;
-                            }
-                        }
-                    }
-                    f(Token::Literal, start.min(n), j.min(n));
-                    i = j + 1 + hashes;
+                    // the closing `"` and past its `#`s (an unclosed one runs to the end)
+                    let (close, end) = match raw_string_end(b, r) {
+                        Some(end) => (end - hashes - 1, end),
+                        None => (n, n),
+                    };
+                    f(Token::Literal, start, close);
+                    i = end;
                     continue;
                 }
                 let start = i + 1;
@@ -192,6 +180,41 @@ fn lex(text: &str, mut f: impl FnMut(Token, usize, usize)) {
             _ => i = memchr::memchr3(b'/', b'"', b'\'', &b[i + 1..]).map_or(n, |k| i + 1 + k),
         }
     }
+}
+
+/// Past the raw string whose `#`s (or opening quote) start at `from` (`#".."#` of
+/// `r#".."#`): the offset after its closing quote and as many `#`s; `None` when no quote
+/// follows the `#`s or the string is not closed.
+pub(crate) fn raw_string_end(b: &[u8], from: usize) -> Option<usize> {
+    let hashes = b[from..].iter().take_while(|&&c| c == b'#').count();
+    let quote = from + hashes;
+    if b.get(quote) != Some(&b'"') {
+        return None;
+    }
+    let mut i = quote + 1;
+    loop {
+        let at = i + memchr::memchr(b'"', b.get(i..)?)?;
+        let closes =
+            b.len() >= at + 1 + hashes && b[at + 1..at + 1 + hashes].iter().all(|&c| c == b'#');
+        if closes {
+            return Some(at + 1 + hashes);
+        }
+        i = at + 1;
+    }
+}
+
+/// The raw string the prefix at `i` starts (`r".."`, `r#".."#`, `br#".."#`, `cr".."`):
+/// `Some` of its end ([`raw_string_end`]; `None` inside: not closed), or `None` when no raw
+/// string starts there (`r#ident`, a word). Whether the prefix ends an identifier is the
+/// caller's to check.
+pub(crate) fn prefixed_raw_string_end(b: &[u8], i: usize) -> Option<Option<usize>> {
+    let hashes_from = match (b[i], b.get(i + 1)) {
+        (b'r', _) => i + 1,
+        (b'b' | b'c', Some(b'r')) => i + 2,
+        _ => return None,
+    };
+    let hashes = b[hashes_from..].iter().take_while(|&&c| c == b'#').count();
+    (b.get(hashes_from + hashes) == Some(&b'"')).then(|| raw_string_end(b, hashes_from))
 }
 
 /// Whether the `r` at `at` starts a raw string's prefix: it ends no identifier, or only

@@ -190,12 +190,6 @@ pub fn nesting_depth(text: &str) -> usize {
                 run = 0;
                 continue;
             }
-            // a raw string, also a byte or C string's (`r#"`, `br#"`, `cr"`)
-            b'r' | b'b' | b'c' if !prev_ident(b, i) && raw_string_opens(b, i).is_some() => {
-                i = raw_string_end(b, i);
-                run = 0;
-                continue;
-            }
             b'\'' => {
                 // a char literal ('x', '\n', '\u{..}') or a lifetime ('a)
                 if b.get(i + 1) == Some(&b'\\') {
@@ -244,6 +238,14 @@ pub fn nesting_depth(text: &str) -> usize {
                 max = max.max(ops / OPS_PER_LEVEL);
             }
             b'a'..=b'z' | b'A'..=b'Z' | b'_' => {
+                // a raw string, also a byte or C string's (`r#"`, `br#"`, `cr"`)
+                if !prev_ident(b, i)
+                    && let Some(end) = crate::lexscan::prefixed_raw_string_end(b, i)
+                {
+                    i = end.unwrap_or(b.len());
+                    run = 0;
+                    continue;
+                }
                 // a word; keywords that chain without operator characters (`return return ..`,
                 // `break break ..` nest to the right, `x as T as T ..` to the left) count
                 let start = i;
@@ -268,43 +270,6 @@ pub fn nesting_depth(text: &str) -> usize {
         i += 1;
     }
     max
-}
-
-/// The raw string (`r".."`, `r#".."#`, `br#".."#`, `cr".."`) that starts at `i`: the
-/// offset of its opening `"` and its number of `#`s; `None` when none does.
-fn raw_string_opens(b: &[u8], i: usize) -> Option<(usize, usize)> {
-    let r = if b[i] == b'r' {
-        i
-    } else if b.get(i + 1) == Some(&b'r') {
-        i + 1
-    } else {
-        return None;
-    };
-    let hashes = b[r + 1..].iter().take_while(|&&h| h == b'#').count();
-    (b.get(r + 1 + hashes) == Some(&b'"')).then_some((r + 1 + hashes, hashes))
-}
-
-/// Past the raw string that starts at `i` ([`raw_string_opens`]); an unclosed one runs to
-/// the end.
-fn raw_string_end(b: &[u8], i: usize) -> usize {
-    let Some((quote, hashes)) = raw_string_opens(b, i) else {
-        return i + 1;
-    };
-    let mut j = quote + 1;
-    while let Some(k) = memchr::memchr(b'"', &b[j.min(b.len())..]) {
-        j += k;
-        if b[j + 1..]
-            .iter()
-            .take(hashes)
-            .filter(|&&h| h == b'#')
-            .count()
-            == hashes
-        {
-            return j + 1 + hashes;
-        }
-        j += 1;
-    }
-    b.len()
 }
 
 fn prev_ident(b: &[u8], i: usize) -> bool {

@@ -169,46 +169,16 @@ fn quoted_end(b: &[u8], from: usize, quote: u8) -> Option<usize> {
     None
 }
 
-/// Past the raw string whose `#`s (or opening quote) start at `from`: `r#".."#`.
-fn raw_end(b: &[u8], from: usize) -> Option<usize> {
-    let hashes = b[from..].iter().take_while(|&&c| c == b'#').count();
-    let quote = from + hashes;
-    if b.get(quote) != Some(&b'"') {
-        return None;
-    }
-    let mut i = quote + 1;
-    loop {
-        let at = i + memchr::memchr(b'"', b.get(i..)?)?;
-        let closes =
-            b.len() >= at + 1 + hashes && b[at + 1..at + 1 + hashes].iter().all(|&c| c == b'#');
-        if closes {
-            return Some(at + 1 + hashes);
-        }
-        i = at + 1;
-    }
-}
-
 /// A literal an identifier-like prefix starts (`r".."`, `r#".."#`, `b".."`, `b'x'`,
 /// `br".."`, `c".."`, `cr#".."#`): `Some` of its end (`None` inside: unterminated), or
 /// `None` when the identifier at `i` starts no literal.
 fn prefixed_literal_end(b: &[u8], i: usize) -> Option<Option<usize>> {
-    let at = |k: usize| b.get(i + k).copied();
-    let raw_from = |k: usize| -> Option<Option<usize>> {
-        // `r"`, or `r#` then `#`s and a quote (not `r#ident`)
-        match at(k) {
-            Some(b'"') => Some(raw_end(b, i + k)),
-            Some(b'#') => {
-                let hashes = b[i + k..].iter().take_while(|&&c| c == b'#').count();
-                (at(k + hashes) == Some(b'"')).then(|| raw_end(b, i + k))
-            }
-            _ => None,
-        }
-    };
-    match (b[i], at(1)) {
-        (b'r', _) => raw_from(1),
+    if let Some(end) = crate::lexscan::prefixed_raw_string_end(b, i) {
+        return Some(end);
+    }
+    match (b[i], b.get(i + 1)) {
         (b'b' | b'c', Some(b'"')) => Some(quoted_end(b, i + 2, b'"')),
         (b'b', Some(b'\'')) => Some(quoted_end(b, i + 2, b'\'')),
-        (b'b' | b'c', Some(b'r')) => raw_from(2),
         _ => None,
     }
 }

@@ -463,18 +463,9 @@ impl Automata {
                 .filter(|&&(from, _)| from > 0)
                 .map(|&(from, to)| (from - 1, to)),
         );
-        let mut out = text.as_bytes().to_vec();
-        for &(open, close) in &blank {
-            for c in &mut out[open + 1..close] {
-                if *c != b'\n' {
-                    *c = b' ';
-                }
-            }
-        }
         hidden.sort_unstable();
         hidden.dedup();
-        // only whole characters inside braces were replaced by spaces: still UTF-8
-        let text = String::from_utf8(out).ok()?;
+        let text = blank_contents(text, &blank)?;
         Some(Pruned {
             text,
             hidden,
@@ -1022,15 +1013,22 @@ pub fn without_test_code(text: &str) -> Option<String> {
     if blank.is_empty() {
         return None;
     }
+    blank_contents(text, &blank)
+}
+
+/// `text` with the contents of each `(open, close)` pair (the bytes between the two
+/// offsets) replaced by spaces, newlines kept: every byte stays at its offset. `None` if
+/// that is not UTF-8 (it is whenever the pairs are delimiters or line ends, as the pruner's
+/// are: only whole characters go).
+fn blank_contents(text: &str, pairs: &[(usize, usize)]) -> Option<String> {
     let mut out = text.as_bytes().to_vec();
-    for (open, close) in blank {
+    for &(open, close) in pairs {
         for c in &mut out[open + 1..close] {
             if *c != b'\n' {
                 *c = b' ';
             }
         }
     }
-    // only whole characters inside braces were replaced by spaces: still UTF-8
     String::from_utf8(out).ok()
 }
 
