@@ -177,8 +177,10 @@ pub struct FileAnalysis {
     /// Chains whose receiver only the workspace model can type
     /// ([`FileAnalysis::apply_workspace`]).
     pub pending: Vec<ChainUse>,
-    /// Where the file's HTTP clients go, kept when a pending chain may be one (a builder
-    /// wrapper's): its requests' own timeouts count once the chain is typed.
+    /// Where the file's HTTP clients go, kept for the pending chains when it was read with
+    /// the file (a client built in it); otherwise read by
+    /// [`FileAnalysis::apply_workspace`] when a typed chain turns out to build a client
+    /// the rule reports.
     pub client_flow: Option<crate::collect::flow::ClientFlow>,
     /// What the file declares for the workspace model.
     pub decls: Decls,
@@ -1305,4 +1307,36 @@ impl FileAnalysis {
 /// ```
 pub fn analyze_source(path: &Path, text: &str, config: &Config) -> FileAnalysis {
     Analyzer::new(config).analyze(path, text, &FileContext::from_path(path))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A chain only the workspace can type (`usecase.build_output(..)`, a method named
+    /// like a builder wrapper's) does not make the file be parsed again for its client
+    /// flow: the workspace phase reads the flow when the chain turns out to build a client
+    /// the rule reports ([`FileAnalysis::apply_workspace`]; the `wrapped` fixture of
+    /// `http-no-timeout` pins that the flow still clears it then).
+    #[test]
+    fn a_pending_chain_leaves_the_client_flow_unread() {
+        let config = Config {
+            include_tests: true,
+            ..Config::default()
+        };
+        let pending = "use reqwest::Url;\nasync fn f() {\n    let u = Usecase::new();\n    \
+                       let out = u.build_output(1).await.expect(\"x\");\n    \
+                       let _ = tokio::time::timeout(D, g(out));\n}\n";
+        let a = analyze_source(Path::new("src/lib.rs"), pending, &config);
+        assert!(!a.pending.is_empty(), "the chain waits for the workspace");
+        assert!(a.client_flow.is_none());
+        // a client the file builds itself still has its flow read with the file
+        let built = format!(
+            "{pending}fn c() {{\n    let c = reqwest::Client::builder().build().unwrap();\n    \
+             let _ = c.get(\"u\").timeout(D).send();\n}}\n"
+        );
+        let a = analyze_source(Path::new("src/lib.rs"), &built, &config);
+        assert!(!a.pending.is_empty());
+        assert!(a.client_flow.is_some());
+    }
 }
