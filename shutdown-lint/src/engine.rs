@@ -1426,7 +1426,7 @@ fn sites_reached_through(
         for n in f.fns {
             let last = n.item.rsplit("::").next().unwrap_or(&n.item);
             for c in &n.calls {
-                callers.entry(&*c.name).or_default().push(last);
+                callers.entry(c.name).or_default().push(last);
             }
         }
     }

@@ -9,8 +9,11 @@
 //! first part is *inherited*. Rules report only on the part of a chain that is written at
 //! the site, so nothing is reported twice.
 
+mod calls;
+
 use crate::finding::Region;
 use crate::resolve::Canon;
+pub use calls::{CallRef, Calls};
 
 /// A value a rule may want to know about a call argument.
 #[derive(Debug, Clone, PartialEq)]
@@ -343,7 +346,7 @@ pub struct FnNode {
     /// Defined in an `impl` or `trait` block.
     pub method: bool,
     /// Distinct calls, sorted.
-    pub calls: Vec<Call>,
+    pub calls: Calls,
 }
 
 /// Grace of `#[shutdown_runtime::main]` written without `grace = ".."`.

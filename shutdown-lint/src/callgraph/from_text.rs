@@ -4,7 +4,7 @@
 //! the calls in them from [`tokens`](super::tokens).
 
 use super::tokens::{Tok, lex};
-use crate::model::{Call, FnNode};
+use crate::model::{CallRef, Calls, FnNode};
 use std::collections::HashMap;
 
 /// The functions of a file that was not walked (the byte scan found nothing a rule looks
@@ -19,8 +19,8 @@ use std::collections::HashMap;
 ///     "mod app { pub fn run() { start(); } }\nimpl S { fn go(&self) { self.run(); } }",
 /// ).unwrap();
 /// assert_eq!(nodes[0].item, "app::run");
-/// assert_eq!(&*nodes[0].calls[0].name, "start");
-/// assert!(nodes[1].method && nodes[1].calls[0].method);
+/// assert_eq!(nodes[0].calls.get(0).unwrap().name, "start");
+/// assert!(nodes[1].method && nodes[1].calls.get(0).unwrap().method);
 /// ```
 pub fn nodes_from_text(text: &str) -> Option<Vec<FnNode>> {
     let toks = lex(text)?;
@@ -128,7 +128,7 @@ fn items_in(
                 let mut node = FnNode {
                     item: path.join("::"),
                     method: in_impl,
-                    calls: Vec::new(),
+                    calls: Calls::default(),
                 };
                 if let Some(body) = body {
                     let mut calls = Vec::new();
@@ -141,11 +141,8 @@ fn items_in(
                         &mut bufs,
                         depth + 1,
                     );
-                    // sorted and deduplicated while borrowed from the text: one `String`
-                    // per distinct call
-                    calls.sort_unstable();
-                    calls.dedup();
-                    node.calls = calls.into_iter().map(CallText::into_call).collect();
+                    // packed straight from the text (no owned string per call)
+                    node.calls = Calls::from_refs(calls);
                     out.push(node);
                     // nested fns
                     items_in(toks, body, path, false, out, depth + 1);
@@ -197,28 +194,6 @@ fn items_in(
     }
 }
 
-/// A [`Call`] as read from the text, borrowed from it (no crate: the text does not tell).
-/// Its fields in [`Call`]'s order, so sorting these sorts the calls.
-#[derive(PartialEq, Eq, PartialOrd, Ord)]
-struct CallText<'a> {
-    name: &'a str,
-    method: bool,
-    with_args: bool,
-    ty: Option<&'a str>,
-}
-
-impl CallText<'_> {
-    fn into_call(self) -> Call {
-        Call {
-            name: self.name.into(),
-            method: self.method,
-            krate: None,
-            with_args: self.with_args,
-            ty: self.ty.map(Box::from),
-        }
-    }
-}
-
 /// The calls in a body's tokens. `typed`: the body's bindings whose type the text tells
 /// (`let s = http::Scheduler::new(..)`, `let s: Scheduler = ..`), by name, so a method
 /// called on one (`s.start()`) carries its receiver's type. `bufs`: the buffers of the
@@ -226,7 +201,7 @@ impl CallText<'_> {
 fn calls_in<'a>(
     toks: &[Tok<'a>],
     range: (usize, usize),
-    out: &mut Vec<CallText<'a>>,
+    out: &mut Vec<CallRef<'a>>,
     typed: &mut HashMap<&'a str, &'a str>,
     bufs: &mut Vec<Vec<usize>>,
     depth: usize,
@@ -272,9 +247,11 @@ fn calls_in<'a>(
                             _ => None,
                         },
                     };
-                    out.push(CallText {
+                    // no crate: the text does not tell
+                    out.push(CallRef {
                         name: id,
                         method: after_dot || owner_is_type,
+                        krate: None,
                         with_args,
                         ty,
                     });

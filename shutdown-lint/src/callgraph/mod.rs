@@ -16,7 +16,7 @@ mod tokens;
 
 pub use from_text::nodes_from_text;
 
-use crate::model::{Call, FnNode};
+use crate::model::{CallRef, FnNode};
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use std::collections::BTreeSet;
 
@@ -40,11 +40,11 @@ pub struct Node<'a> {
 ///
 /// ```
 /// use shutdown_lint::callgraph::{reachable, Node};
-/// use shutdown_lint::model::{Call, FnNode};
+/// use shutdown_lint::model::{Call, Calls, FnNode};
 /// let call = |n: &str| Call { name: n.into(), method: false, krate: None, with_args: false, ty: None };
-/// let main = FnNode { item: "main".into(), method: false, calls: vec![call("serve")] };
-/// let serve = FnNode { item: "net::serve".into(), method: false, calls: vec![] };
-/// let unused = FnNode { item: "signals".into(), method: false, calls: vec![] };
+/// let main = FnNode { item: "main".into(), method: false, calls: Calls::new(vec![call("serve")]) };
+/// let serve = FnNode { item: "net::serve".into(), method: false, calls: Calls::default() };
+/// let unused = FnNode { item: "signals".into(), method: false, calls: Calls::default() };
 /// let nodes = [
 ///     Node { file: 0, krate: "app", node: &main },
 ///     Node { file: 1, krate: "app", node: &serve },
@@ -64,7 +64,7 @@ pub fn reachable(nodes: &[Node<'_>], roots: &[(usize, &str)]) -> Option<BTreeSet
 /// a call whose path names no crate (a same-module `serve()`, or one read from the text of
 /// a pruned body) those of the caller's crate; never a method, never another crate's
 /// function of the same name. A method is followed only when its receiver's type is known
-/// ([`Call::ty`]: `self`, a binding of a declared type, a value a type's constructor
+/// ([`crate::model::Call::ty`]: `self`, a binding of a declared type, a value a type's constructor
 /// returned), to the methods of that name of that type in that crate (`let s =
 /// http::Scheduler::new(..); s.start()?;` reaches `Scheduler::start`). What it reaches,
 /// `main` calls (but for a free function of the caller's crate sharing its name with an
@@ -74,13 +74,13 @@ pub fn reachable(nodes: &[Node<'_>], roots: &[(usize, &str)]) -> Option<BTreeSet
 ///
 /// ```
 /// use shutdown_lint::callgraph::{reachable_by_path, Node};
-/// use shutdown_lint::model::{Call, FnNode};
+/// use shutdown_lint::model::{Call, Calls, FnNode};
 /// let free = |n: &str, k: &str| Call { name: n.into(), method: false, krate: Some(k.into()), with_args: false, ty: None };
 /// let method = Call { name: "run".into(), method: true, krate: None, with_args: false, ty: None };
-/// let main = FnNode { item: "main".into(), method: false, calls: vec![free("start", "lib"), method] };
-/// let start = FnNode { item: "process::start".into(), method: false, calls: vec![free("serve", "crate")] };
-/// let serve = FnNode { item: "process::serve".into(), method: false, calls: vec![] };
-/// let run = FnNode { item: "Server::run".into(), method: true, calls: vec![] };
+/// let main = FnNode { item: "main".into(), method: false, calls: Calls::new(vec![free("start", "lib"), method.clone()]) };
+/// let start = FnNode { item: "process::start".into(), method: false, calls: Calls::new(vec![free("serve", "crate")]) };
+/// let serve = FnNode { item: "process::serve".into(), method: false, calls: Calls::default() };
+/// let run = FnNode { item: "Server::run".into(), method: true, calls: Calls::default() };
 /// let nodes = [
 ///     Node { file: 0, krate: "app", node: &main },
 ///     Node { file: 1, krate: "lib", node: &start },
@@ -92,8 +92,8 @@ pub fn reachable(nodes: &[Node<'_>], roots: &[(usize, &str)]) -> Option<BTreeSet
 /// assert!(!r.contains(&(1, "Server::run".to_string()))); // a method, matched by name only
 ///
 /// // the same call on a receiver of known type (`let s = lib::Server::new(); s.run()`)
-/// let typed = Call { ty: Some("Server".into()), krate: Some("lib".into()), ..main.calls[1].clone() };
-/// let main = FnNode { calls: vec![typed], ..main.clone() };
+/// let typed = Call { ty: Some("Server".into()), krate: Some("lib".into()), ..method };
+/// let main = FnNode { calls: Calls::new(vec![typed]), ..main.clone() };
 /// let nodes = [nodes[0], nodes[1], nodes[2], nodes[3]].map(|n| if n.node.item == "main" { Node { node: &main, ..n } } else { n });
 /// let r = reachable_by_path(&nodes, &[(0, "main")]).unwrap();
 /// assert!(r.contains(&(1, "Server::run".to_string())));
@@ -191,7 +191,7 @@ fn walk(nodes: &[Node<'_>], roots: &[(usize, &str)], by_path: bool) -> Option<Ve
                 stack.push(j);
             }
         }
-        for Call {
+        for CallRef {
             name,
             method,
             krate,
@@ -201,22 +201,21 @@ fn walk(nodes: &[Node<'_>], roots: &[(usize, &str)], by_path: bool) -> Option<Ve
         {
             // by path, a method is followed only on a receiver of known type, to that
             // type's methods; by name, every method of that name (its crate unused)
-            let ty = match (by_path, *method, ty) {
+            let ty = match (by_path, method, ty) {
                 (true, true, None) => continue,
-                (true, true, Some(t)) => Some(&**t),
+                (true, true, Some(t)) => Some(t),
                 _ => None,
             };
-            let krate = if *method && !by_path { &None } else { krate };
+            let krate = if method && !by_path { None } else { krate };
             // `shutdown_runtime::run()` reaches the runtime's `run`, not a `run` of the
             // binary; a crate that defines no such name (a re-export) falls back to all
             let krate = krate
-                .as_deref()
                 .map(|k| if k == "crate" { n.krate } else { k })
                 // by path, a free call that names no crate (a local or same-module
                 // function; a call read from the text of a pruned body) is one of the
                 // caller's crate
                 .or(by_path.then_some(n.krate));
-            let Some((group, candidates)) = by_name.get(&(&**name, *method)) else {
+            let Some((group, candidates)) = by_name.get(&(name, method)) else {
                 continue;
             };
             let first = if krate.is_none() && ty.is_none() {

@@ -32,8 +32,9 @@ impl Collector<'_, '_> {
         self.model.fns.push(crate::model::FnNode {
             item: self.item_path(),
             method,
-            calls: Vec::new(),
+            calls: crate::model::Calls::default(),
         });
+        self.open_calls.push(Vec::new());
         let mut drainable = false;
         for a in attrs {
             let res = self.resolve(a.path(), false);
@@ -134,10 +135,8 @@ impl Collector<'_, '_> {
         self.resolver_blocks -= 1;
         self.pop_scope_raw();
         self.cur_sig = saved_sig;
-        if let Some(i) = self.cur_fn {
-            let calls = &mut self.model.fns[i].calls;
-            calls.sort();
-            calls.dedup();
+        if let (Some(i), Some(calls)) = (self.cur_fn, self.open_calls.pop()) {
+            self.model.fns[i].calls = crate::model::Calls::new(calls);
         }
         self.cur_fn = saved_fn;
         self.item_stack.pop();

@@ -64,6 +64,9 @@ pub(super) struct Collector<'a, 'i> {
     pub(super) underscore_bound: std::collections::HashSet<usize>,
     /// The function being walked (an index into `model.fns`).
     pub(super) cur_fn: Option<usize>,
+    /// The calls of each function being walked, innermost last (`cur_fn`'s): packed into
+    /// its [`crate::model::FnNode`] when its walk ends.
+    pub(super) open_calls: Vec<Vec<Call>>,
     /// The next `visit_fn` is a method (inside `impl` / `trait`).
     pub(super) in_impl: bool,
     /// Type aliases declared in this file (`type HttpClient = reqwest::Client;`), by name.
@@ -251,6 +254,7 @@ impl<'a, 'i> Collector<'a, 'i> {
             into_task: false,
             underscore_bound: Default::default(),
             cur_fn: None,
+            open_calls: Vec::new(),
             in_impl: false,
             local_aliases: found.aliases.into_iter().collect(),
             cur_sig: None,
@@ -317,8 +321,9 @@ impl<'a, 'i> Collector<'a, 'i> {
         with_args: bool,
         ty: Option<String>,
     ) {
-        let Some(i) = self.cur_fn else { return };
-        let calls = &mut self.model.fns[i].calls;
+        let Some(calls) = self.open_calls.last_mut() else {
+            return;
+        };
         let call = Call {
             name: name.into(),
             method,

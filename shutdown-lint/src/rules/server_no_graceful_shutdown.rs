@@ -265,7 +265,7 @@ fn handed_to_graceful_fn(model: &FileModel, uses: &[&ChainUse], names: &[&str]) 
         .fns
         .iter()
         .filter(|f| f.item == first.ctx.item)
-        .flat_map(|f| f.calls.iter().filter(|c| !c.method).map(|c| &*c.name))
+        .flat_map(|f| f.calls.iter().filter(|c| !c.method).map(|c| c.name))
         .collect();
     model.fns.iter().any(|f| {
         let name = f.item.rsplit("::").next().unwrap_or(&f.item);
@@ -321,7 +321,7 @@ fn wrapper_spawns_itself(model: &FileModel, item: &str) -> bool {
         .filter(|f| f.method && f.item == execute)
         .any(|f| {
             f.calls.iter().any(|c| c.name.contains("spawn"))
-                && !f.calls.iter().any(|c| c.method && &*c.name == "execute")
+                && !f.calls.iter().any(|c| c.method && c.name == "execute")
         })
 }
 
@@ -345,8 +345,8 @@ pub(crate) fn item_calls_any(
 /// Whether `c` is a method call named one of `names`; hyper-util's
 /// `GracefulShutdown::watch(conn)` takes the connection, so a `watch()` without arguments
 /// (quilkin's `config.watch()`, a `tokio::sync::watch`-style subscription) is not it.
-fn graceful_call(c: &crate::model::Call, names: &[&str]) -> bool {
-    c.method && names.contains(&&*c.name) && (&*c.name != "watch" || c.with_args)
+fn graceful_call(c: crate::model::CallRef<'_>, names: &[&str]) -> bool {
+    c.method && names.contains(&c.name) && (c.name != "watch" || c.with_args)
 }
 
 /// Whether the chain awaits what a serving method of `api` returns (`builder

@@ -299,7 +299,7 @@ fn names_called(nodes: &[Node<'_>], reach: &[bool], free_only: bool) -> BTreeSet
                 .iter()
                 .filter(move |c| !(free_only && c.method && c.ty.is_none()))
         })
-        .map(|c| &*c.name)
+        .map(|c| c.name)
         .collect();
     names.into_iter().map(str::to_string).collect()
 }
