@@ -125,6 +125,17 @@ pub struct ClientFlow {
     /// Names bound to a prepared request (`let req = client.get(u)...build()?;`), and
     /// whether each such binding set `.timeout(..)`.
     pub prepared: BTreeMap<String, Vec<bool>>,
+    /// For a name an untimed request is made on, the names its futures are bound to
+    /// (`let fut = client.request(req);`): the request is timed when the file passes that
+    /// name to `timeout(d, ..)`.
+    pub futures: BTreeMap<String, BTreeSet<String>>,
+    /// The private free functions that production code only calls inside `timeout(d,
+    /// ..)`: the requests made in them count as timed.
+    pub bounded_fns: BTreeSet<String>,
+    /// Read from the bodies that name what the file's own clients reach only
+    /// ([`crate::prune::keeping_named_bodies`]): it answers for those clients' chains, not
+    /// for a chain the workspace types later.
+    pub partial: bool,
 }
 
 /// Functions declared in other files that a client is passed to — by name, the argument
@@ -234,6 +245,21 @@ impl ClientFlow {
         self.timed_from(start)
     }
 
+    /// Tells `read` of `name`, the functions of [`Self::bounded_fns`] holding its
+    /// occurrences (bounded only while every mention of them is) and the names its
+    /// request futures are bound to.
+    fn read_name(&self, name: &str, read: &mut dyn FnMut(&str)) {
+        read(name);
+        for f in self.use_fns.get(name).into_iter().flatten().flatten() {
+            if self.bounded_fns.contains(f) {
+                read(f);
+            }
+        }
+        for fut in self.futures.get(name).into_iter().flatten() {
+            read(fut);
+        }
+    }
+
     /// The uses of a name, of one function's body (`Some`) or of the whole file.
     fn uses_in<'a>(&'a self, f: &'a Option<String>, n: &str) -> impl Iterator<Item = &'a Use> {
         let fns = self.use_fns.get(n);
@@ -256,9 +282,48 @@ impl ClientFlow {
         (fields.is_empty() || !self.child_files).then_some(outs)
     }
 
+    /// Every name whose occurrences [`Self::timed_given`] of the chains whose root paths
+    /// start at `roots` reads: the locals, fields, parameters and closures the clients
+    /// reach, the prepared requests and request futures of those names, and the free
+    /// functions holding their occurrences (whether a function is only called inside
+    /// `timeout(d, ..)` counts every mention of it). A read of the file that keeps every
+    /// body naming one of them gives those chains the answer the whole file gives
+    /// (a body naming none holds no occurrence the answer depends on).
+    ///
+    /// # Examples
+    /// ```
+    /// use shutdown_lint::collect::flow::summarize;
+    /// let src = "fn run() { let c = reqwest::Client::new(); let d = c.clone(); go(&d); }\n\
+    ///            fn go(h: &Client) { h.get(u).send(); }";
+    /// let flow = summarize(src).unwrap();
+    /// let names = flow.names_read(&[src.find("reqwest").unwrap()]);
+    /// assert_eq!(names.into_iter().collect::<Vec<_>>(), ["c", "d", "h"]);
+    /// ```
+    pub fn names_read(&self, roots: &[usize]) -> BTreeSet<String> {
+        let mut names = BTreeSet::new();
+        for &root in roots {
+            if let Some(start) = self.start(root) {
+                let _ = self.follow(start, &mut |n| {
+                    names.insert(n.to_string());
+                });
+            }
+        }
+        names
+    }
+
     /// [`Self::timed_from`] as far as this file tells: also the fields holding the client
     /// when the file declares out-of-line modules, whose files may use them.
-    fn timed_from_beside_children(&self, mut reach: Reach) -> Option<(PassOuts, BTreeSet<String>)> {
+    fn timed_from_beside_children(&self, reach: Reach) -> Option<(PassOuts, BTreeSet<String>)> {
+        self.follow(reach, &mut |_| {})
+    }
+
+    /// [`Self::timed_from_beside_children`], telling `read` each name whose occurrences it
+    /// reads ([`Self::names_read`]).
+    fn follow(
+        &self,
+        mut reach: Reach,
+        read: &mut dyn FnMut(&str),
+    ) -> Option<(PassOuts, BTreeSet<String>)> {
         if self.includes {
             return None;
         }
@@ -269,10 +334,12 @@ impl ClientFlow {
             seen = (reach.clients.len(), reach.makers.len());
             requests = 0;
             for (scope, name) in reach.clients.clone() {
+                self.read_name(&name, read);
                 for u in self.uses_in(&scope, &name) {
                     match u {
                         Use::Request(true) => requests += 1,
                         Use::Execute(req) => {
+                            read(req);
                             // every binding of that name is a request with its own timeout
                             match self.prepared.get(req) {
                                 Some(timed) if timed.iter().all(|t| *t) => requests += 1,
@@ -305,6 +372,7 @@ impl ClientFlow {
                 }
             }
             for name in reach.makers.clone() {
+                self.read_name(&name, read);
                 for u in self.uses.get(&name).into_iter().flatten() {
                     match u {
                         Use::CallInto(n) => {
@@ -391,7 +459,7 @@ pub(super) fn summarize_file(file: &syn::File) -> ClientFlow {
     // a private function that production code only calls inside `timeout(d, ..)`
     // (iroh's `time::timeout(CAPTIVE_PORTAL_TIMEOUT, check_captive_portal(..))`): every
     // request it makes is bounded
-    let bounded_fns: BTreeSet<&String> = p
+    let bounded_fns: BTreeSet<String> = p
         .bounded_calls
         .iter()
         .filter(|(f, n)| {
@@ -399,7 +467,7 @@ pub(super) fn summarize_file(file: &syn::File) -> ClientFlow {
                 && matches!(p.flow.fn_params.get(*f), Some(Some(_)))
                 && p.mentions.get(*f) == Some(*n)
         })
-        .map(|(f, _)| f)
+        .map(|(f, _)| f.clone())
         .collect();
     for (name, us) in &mut p.flow.uses {
         let fns = p.flow.use_fns.get(name);
@@ -414,6 +482,7 @@ pub(super) fn summarize_file(file: &syn::File) -> ClientFlow {
             }
         }
     }
+    p.flow.bounded_fns = bounded_fns;
     // `let fut = client.request(req); .. timeout(d, fut)`: the request is bounded
     for (client, i, fut) in std::mem::take(&mut p.request_futures) {
         if p.timed_futures.contains(&fut)
@@ -981,6 +1050,11 @@ impl Pass {
                 if !timed && let Some(fut) = self.bound_requests.get(&addr(e)) {
                     let i = self.flow.uses.get(&n).map_or(0, Vec::len);
                     self.request_futures.push((n.clone(), i, fut.clone()));
+                    self.flow
+                        .futures
+                        .entry(n.clone())
+                        .or_default()
+                        .insert(fut.clone());
                 }
                 Use::Request(timed)
             } else if first == "execute"

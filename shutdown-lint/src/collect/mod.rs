@@ -132,8 +132,19 @@ fn read_as_written(mut c: Collector<'_, '_>) -> FileModel {
     let without_tests = ((deferred || flow) && !tests_matter)
         .then(|| crate::prune::without_test_code(text))
         .flatten();
-    if (deferred || flow)
-        && let Ok(written) = syn::parse_file(without_tests.as_deref().unwrap_or(text))
+    let written_text = without_tests.as_deref().unwrap_or(text);
+    if flow && !deferred {
+        // only the bodies that name what the file's clients reach
+        let roots: Vec<usize> = c
+            .model
+            .chains
+            .iter()
+            .filter(|cu| cu.chain.pending.is_none() && may_build_http_client(&cu.chain))
+            .map(|cu| cu.chain.root_region.offset)
+            .collect();
+        c.model.client_flow = read_client_flow(written_text, &roots);
+    } else if (deferred || flow)
+        && let Ok(written) = syn::parse_file(written_text)
     {
         if deferred {
             c.finish_deferred(&written);
@@ -144,6 +155,56 @@ fn read_as_written(mut c: Collector<'_, '_>) -> FileModel {
     }
     c.open_deferred();
     c.model
+}
+
+/// How many times [`read_client_flow`] reads a shrunk text before it reads the whole one.
+const FLOW_ROUNDS: usize = 4;
+
+/// The client flow of `text` (the file as written) for the chains whose root paths start
+/// at `roots`: read from the function bodies that name what those clients reach, the
+/// others dropped before the parse ([`crate::prune::unnamed_bodies`]; which names those
+/// are is known from the flow read, so the read is repeated until the names it reads are
+/// all among those kept, [`flow::ClientFlow::names_read`]), and from the whole text when
+/// the rest keeps most of it, does not parse, or the names keep growing. `None` when
+/// `text` does not parse. rustfs's 815 KB `site_replication.rs`, whose handlers make
+/// requests on fresh clients, reads a few functions instead of half a megabyte.
+fn read_client_flow(text: &str, roots: &[usize]) -> Option<flow::ClientFlow> {
+    // an `include!` in a dropped body would go unseen (it makes every name unknown)
+    if memchr::memmem::find(text.as_bytes(), b"include!").is_none() {
+        let mut words = std::collections::BTreeSet::new();
+        for _ in 0..FLOW_ROUNDS {
+            let drop = crate::prune::unnamed_bodies(text, &words, roots);
+            let kept = crate::compact::compact(text, &drop);
+            if kept.shifts.is_empty() || kept.text.len() * 3 > text.len() * 2 {
+                break;
+            }
+            let Ok(file) = syn::parse_file(&kept.text) else {
+                break;
+            };
+            let mut flow = flow::summarize_file(&file);
+            // chains are found by their roots' offsets in the file
+            flow.sinks = std::mem::take(&mut flow.sinks)
+                .into_iter()
+                .map(|(at, sink)| (kept.shifts.start(at), sink))
+                .collect();
+            let names = flow.names_read(roots);
+            if names.is_subset(&words) {
+                flow.partial = true;
+                return Some(flow);
+            }
+            words.extend(names);
+        }
+    }
+    syn::parse_file(text).ok().map(|f| flow::summarize_file(&f))
+}
+
+/// A chain whose root makes an HTTP client or builder of a library the rules know (with
+/// a timeout or not): a chain `http-no-timeout` may ask the client flow about.
+fn may_build_http_client(ch: &crate::model::Chain) -> bool {
+    let root = ch.root_str();
+    crate::resolve::known::HTTP_CTORS
+        .iter()
+        .any(|(p, _, _)| *p == root)
 }
 
 /// A collector over a whole file as written (its modules and consts), for the cross-file
@@ -396,4 +457,58 @@ impl<'ast> Visit<'ast> for ConstFinder {
         }
     }
     fn visit_expr(&mut self, _: &'ast syn::Expr) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A client stored in a field: the flow is read from the bodies naming it, and answers
+    /// as the whole file does, whether another body's request on it is timed or not.
+    #[test]
+    fn the_client_flow_reads_the_bodies_naming_what_the_client_reaches() {
+        let file = |other: &str| {
+            format!(
+                "struct S {{ client: reqwest::Client }}\n\
+                 impl S {{\n\
+                 fn new() -> Self {{ let c = reqwest::Client::new(); S {{ client: c }} }}\n\
+                 fn go(&self) {{ let _ = self.client.get(u).timeout(D).send(); }}\n\
+                 fn other(&self) {{ {other} }}\n\
+                 fn unrelated(&self) {{ {unrelated} }}\n\
+                 }}\n",
+                unrelated = "parse(input);\n".repeat(100)
+            )
+        };
+        for (other, timed) in [
+            ("let _ = self.client.post(u).timeout(D).send();", true),
+            ("let _ = self.client.post(u).send();", false),
+        ] {
+            let text = file(other);
+            let root = text.find("reqwest::Client::new").unwrap();
+            let flow = read_client_flow(&text, &[root]).unwrap();
+            assert!(flow.partial, "read from the bodies naming the client");
+            assert_eq!(flow.per_request_timeouts(root), timed, "{other}");
+            let whole = flow::summarize(&text).unwrap();
+            assert_eq!(whole.per_request_timeouts(root), timed);
+        }
+    }
+
+    /// The names grow from one read to the next (`c`, then `d` it is copied into, used in
+    /// a body that names only `d`): the answer is the whole file's.
+    #[test]
+    fn the_client_flow_follows_names_found_on_the_way() {
+        let text = format!(
+            "fn run() {{\n    let c = reqwest::Client::new();\n    let d = c.clone();\n    \
+             send(&d);\n}}\n\
+             fn send(d: &reqwest::Client) {{ let _ = d.get(u).send(); }}\n\
+             fn unrelated() {{ {} }}\n",
+            "parse(input);\n".repeat(100)
+        );
+        let root = text.find("reqwest::Client::new").unwrap();
+        let flow = read_client_flow(&text, &[root]).unwrap();
+        assert!(flow.partial);
+        let whole = flow::summarize(&text).unwrap();
+        assert_eq!(flow.timed_given(root), whole.timed_given(root));
+        assert!(!flow.per_request_timeouts(root));
+    }
 }

@@ -22,7 +22,10 @@
 //! see `FileAnalysis::pruned`) and syntax errors inside them. A file with a glob import of a
 //! crate a rule knows is not pruned (any name may come from it).
 
+mod named_bodies;
 mod statements;
+
+pub use named_bodies::unnamed_bodies;
 
 use crate::lexscan::{code_and_doc_lines, find_word, is_ident, matching, skip_ws};
 use aho_corasick::AhoCorasick;
