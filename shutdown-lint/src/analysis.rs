@@ -919,7 +919,13 @@ impl FileAnalysis {
             && let Some(text) = text()
             && collect::flow::may_clear(&text, false)
         {
-            model.client_flow = collect::flow::summarize(&text);
+            // only what the typed chains reach
+            let roots: Vec<usize> = model
+                .chains
+                .iter()
+                .map(|cu| cu.chain.root_region.offset)
+                .collect();
+            model.client_flow = collect::read_client_flow(&text, &roots);
             self.client_flow = model.client_flow.clone();
             out.clear();
             rules::check_file(
@@ -1220,7 +1226,9 @@ fn open_clients(
     let flow = match &model.client_flow {
         Some(f) => f,
         None => {
-            read = collect::flow::summarize(text);
+            // only what these clients reach
+            let roots: Vec<usize> = open.iter().map(|&(_, root)| root).collect();
+            read = collect::read_client_flow(text, &roots);
             match &read {
                 Some(f) => f,
                 None => return Vec::new(),

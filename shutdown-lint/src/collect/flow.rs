@@ -245,13 +245,16 @@ impl ClientFlow {
         self.timed_from(start)
     }
 
-    /// Tells `read` of `name`, the functions of [`Self::bounded_fns`] holding its
-    /// occurrences (bounded only while every mention of them is) and the names its
-    /// request futures are bound to.
+    /// Tells `read` of `name`, the free functions holding its untimed requests or of
+    /// [`Self::bounded_fns`] holding its occurrences (whether a function is bounded
+    /// depends on every mention of it) and the names its request futures are bound to.
     fn read_name(&self, name: &str, read: &mut dyn FnMut(&str)) {
         read(name);
-        for f in self.use_fns.get(name).into_iter().flatten().flatten() {
-            if self.bounded_fns.contains(f) {
+        let fns = self.use_fns.get(name).into_iter().flatten();
+        for (u, f) in self.uses.get(name).into_iter().flatten().zip(fns) {
+            if let Some(f) = f
+                && (*u == Use::Request(false) || self.bounded_fns.contains(f))
+            {
                 read(f);
             }
         }
@@ -297,7 +300,8 @@ impl ClientFlow {
     ///            fn go(h: &Client) { h.get(u).send(); }";
     /// let flow = summarize(src).unwrap();
     /// let names = flow.names_read(&[src.find("reqwest").unwrap()]);
-    /// assert_eq!(names.into_iter().collect::<Vec<_>>(), ["c", "d", "h"]);
+    /// // `go` makes an untimed request on `h`: whether it is bounded depends on its callers
+    /// assert_eq!(names.into_iter().collect::<Vec<_>>(), ["c", "d", "go", "h"]);
     /// ```
     pub fn names_read(&self, roots: &[usize]) -> BTreeSet<String> {
         let mut names = BTreeSet::new();

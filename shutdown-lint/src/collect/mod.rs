@@ -168,7 +168,7 @@ const FLOW_ROUNDS: usize = 4;
 /// the rest keeps most of it, does not parse, or the names keep growing. `None` when
 /// `text` does not parse. rustfs's 815 KB `site_replication.rs`, whose handlers make
 /// requests on fresh clients, reads a few functions instead of half a megabyte.
-fn read_client_flow(text: &str, roots: &[usize]) -> Option<flow::ClientFlow> {
+pub(crate) fn read_client_flow(text: &str, roots: &[usize]) -> Option<flow::ClientFlow> {
     // an `include!` in a dropped body would go unseen (it makes every name unknown)
     if memchr::memmem::find(text.as_bytes(), b"include!").is_none() {
         let mut words = std::collections::BTreeSet::new();
@@ -491,6 +491,25 @@ mod tests {
             let whole = flow::summarize(&text).unwrap();
             assert_eq!(whole.per_request_timeouts(root), timed);
         }
+    }
+
+    /// A private function whose requests are untimed but which is only called inside
+    /// `timeout(d, ..)` (iroh's `check_captive_portal`): the body calling it names no
+    /// client, and is read all the same.
+    #[test]
+    fn the_client_flow_reads_where_a_function_making_requests_is_called() {
+        let text = format!(
+            "async fn probe(u: Url) -> Result<()> {{\n    let c = reqwest::Client::new();\n    \
+             c.get(u).send().await?;\n    Ok(())\n}}\n\
+             async fn run(u: Url) {{ let _ = tokio::time::timeout(D, probe(u)).await; }}\n\
+             fn unrelated() {{ {} }}\n",
+            "parse(input);\n".repeat(100)
+        );
+        let root = text.find("reqwest::Client::new").unwrap();
+        let flow = read_client_flow(&text, &[root]).unwrap();
+        assert!(flow.partial);
+        assert!(flow::summarize(&text).unwrap().per_request_timeouts(root));
+        assert!(flow.per_request_timeouts(root));
     }
 
     /// The names grow from one read to the next (`c`, then `d` it is copied into, used in
