@@ -245,21 +245,25 @@ impl ClientFlow {
         self.timed_from(start)
     }
 
-    /// Tells `read` of `name`, the free functions holding its untimed requests or of
-    /// [`Self::bounded_fns`] holding its occurrences (whether a function is bounded
-    /// depends on every mention of it) and the names its request futures are bound to.
-    fn read_name(&self, name: &str, read: &mut dyn FnMut(&str)) {
-        read(name);
+    /// Tells `read` of `name` (its occurrences count where `scope` says), the free
+    /// functions holding its untimed requests or of [`Self::bounded_fns`] holding its
+    /// occurrences (whether a function is bounded depends on every mention of it outside
+    /// test code) and the names its request futures are bound to.
+    fn read_name(&self, scope: &Option<String>, name: &str, read: &mut dyn FnMut(NameRead<'_>)) {
+        read(match scope {
+            Some(f) => NameRead::InFn(f),
+            None => NameRead::OutsideTests(name),
+        });
         let fns = self.use_fns.get(name).into_iter().flatten();
         for (u, f) in self.uses.get(name).into_iter().flatten().zip(fns) {
             if let Some(f) = f
                 && (*u == Use::Request(false) || self.bounded_fns.contains(f))
             {
-                read(f);
+                read(NameRead::OutsideTests(f));
             }
         }
         for fut in self.futures.get(name).into_iter().flatten() {
-            read(fut);
+            read(NameRead::Anywhere(fut));
         }
     }
 
@@ -286,12 +290,12 @@ impl ClientFlow {
     }
 
     /// Every name whose occurrences [`Self::timed_given`] of the chains whose root paths
-    /// start at `roots` reads: the locals, fields, parameters and closures the clients
-    /// reach, the prepared requests and request futures of those names, and the free
-    /// functions holding their occurrences (whether a function is only called inside
-    /// `timeout(d, ..)` counts every mention of it). A read of the file that keeps every
-    /// body naming one of them gives those chains the answer the whole file gives
-    /// (a body naming none holds no occurrence the answer depends on).
+    /// start at `roots` reads, with where they count ([`FlowNames`]): the locals, fields,
+    /// parameters and closures the clients reach, the prepared requests and request
+    /// futures of those names, and the free functions holding their untimed requests
+    /// (whether a function is only called inside `timeout(d, ..)` counts every mention of
+    /// it). A read of the file that keeps every body holding such an occurrence gives those
+    /// chains the answer the whole file gives.
     ///
     /// # Examples
     /// ```
@@ -300,16 +304,17 @@ impl ClientFlow {
     ///            fn go(h: &Client) { h.get(u).send(); }";
     /// let flow = summarize(src).unwrap();
     /// let names = flow.names_read(&[src.find("reqwest").unwrap()]);
+    /// // the locals of `run` and `go` count in their bodies
+    /// assert_eq!(names.fns.into_iter().collect::<Vec<_>>(), ["go", "run"]);
     /// // `go` makes an untimed request on `h`: whether it is bounded depends on its callers
-    /// assert_eq!(names.into_iter().collect::<Vec<_>>(), ["c", "d", "go", "h"]);
+    /// assert_eq!(names.outside_tests.into_iter().collect::<Vec<_>>(), ["go"]);
+    /// assert!(names.anywhere.is_empty());
     /// ```
-    pub fn names_read(&self, roots: &[usize]) -> BTreeSet<String> {
-        let mut names = BTreeSet::new();
+    pub fn names_read(&self, roots: &[usize]) -> FlowNames {
+        let mut names = FlowNames::default();
         for &root in roots {
             if let Some(start) = self.start(root) {
-                let _ = self.follow(start, &mut |n| {
-                    names.insert(n.to_string());
-                });
+                let _ = self.follow(start, &mut |n| names.insert(n));
             }
         }
         names
@@ -326,7 +331,7 @@ impl ClientFlow {
     fn follow(
         &self,
         mut reach: Reach,
-        read: &mut dyn FnMut(&str),
+        read: &mut dyn FnMut(NameRead<'_>),
     ) -> Option<(PassOuts, BTreeSet<String>)> {
         if self.includes {
             return None;
@@ -338,12 +343,12 @@ impl ClientFlow {
             seen = (reach.clients.len(), reach.makers.len());
             requests = 0;
             for (scope, name) in reach.clients.clone() {
-                self.read_name(&name, read);
+                self.read_name(&scope, &name, read);
                 for u in self.uses_in(&scope, &name) {
                     match u {
                         Use::Request(true) => requests += 1,
                         Use::Execute(req) => {
-                            read(req);
+                            read(NameRead::Anywhere(req));
                             // every binding of that name is a request with its own timeout
                             match self.prepared.get(req) {
                                 Some(timed) if timed.iter().all(|t| *t) => requests += 1,
@@ -376,7 +381,9 @@ impl ClientFlow {
                 }
             }
             for name in reach.makers.clone() {
-                self.read_name(&name, read);
+                // a closure's every use counts, test code's too
+                read(NameRead::Anywhere(&name));
+                self.read_name(&None, &name, read);
                 for u in self.uses.get(&name).into_iter().flatten() {
                     match u {
                         Use::CallInto(n) => {
@@ -406,6 +413,59 @@ impl ClientFlow {
             BTreeSet::new()
         };
         ok.then_some((outs, fields))
+    }
+}
+
+/// A name [`ClientFlow::names_read`] reads, by where its occurrences count.
+#[derive(Debug, Clone, Copy)]
+enum NameRead<'a> {
+    /// Every occurrence of the name.
+    Anywhere(&'a str),
+    /// Its occurrences outside test code.
+    OutsideTests(&'a str),
+    /// The occurrences in the body of this free function (a local or parameter of it).
+    InFn(&'a str),
+}
+
+/// The names [`ClientFlow::names_read`] reads: a function body holds an occurrence the
+/// answer depends on only when it names one of [`Self::anywhere`], or one of
+/// [`Self::outside_tests`] and is not test code, or is (or holds, or calls) one of
+/// [`Self::fns`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FlowNames {
+    /// Names whose every occurrence counts (closures, prepared requests, futures).
+    pub anywhere: BTreeSet<String>,
+    /// Names whose occurrences outside test code count (fields, a method's locals, the
+    /// functions whose mentions decide whether they are bounded).
+    pub outside_tests: BTreeSet<String>,
+    /// Free functions whose locals are followed.
+    pub fns: BTreeSet<String>,
+}
+
+impl FlowNames {
+    fn insert(&mut self, n: NameRead<'_>) {
+        let (set, name) = match n {
+            NameRead::Anywhere(n) => (&mut self.anywhere, n),
+            NameRead::OutsideTests(n) => (&mut self.outside_tests, n),
+            NameRead::InFn(f) => (&mut self.fns, f),
+        };
+        if !set.contains(name) {
+            set.insert(name.to_string());
+        }
+    }
+
+    /// Whether every name of `self` is in `other`, counted as widely there.
+    pub fn within(&self, other: &FlowNames) -> bool {
+        self.anywhere.is_subset(&other.anywhere)
+            && self.outside_tests.is_subset(&other.outside_tests)
+            && self.fns.is_subset(&other.fns)
+    }
+
+    /// Adds the names of `other`.
+    pub fn extend(&mut self, other: FlowNames) {
+        self.anywhere.extend(other.anywhere);
+        self.outside_tests.extend(other.outside_tests);
+        self.fns.extend(other.fns);
     }
 }
 

@@ -171,7 +171,7 @@ const FLOW_ROUNDS: usize = 4;
 pub(crate) fn read_client_flow(text: &str, roots: &[usize]) -> Option<flow::ClientFlow> {
     // an `include!` in a dropped body would go unseen (it makes every name unknown)
     if memchr::memmem::find(text.as_bytes(), b"include!").is_none() {
-        let mut words = std::collections::BTreeSet::new();
+        let mut words = flow::FlowNames::default();
         for _ in 0..FLOW_ROUNDS {
             let drop = crate::prune::unnamed_bodies(text, &words, roots);
             let kept = crate::compact::compact(text, &drop);
@@ -188,7 +188,7 @@ pub(crate) fn read_client_flow(text: &str, roots: &[usize]) -> Option<flow::Clie
                 .map(|(at, sink)| (kept.shifts.start(at), sink))
                 .collect();
             let names = flow.names_read(roots);
-            if names.is_subset(&words) {
+            if names.within(&words) {
                 flow.partial = true;
                 return Some(flow);
             }

@@ -10,29 +10,35 @@
 //! known once the flow is read; the caller iterates ([`crate::collect`]'s
 //! `read_client_flow`) until the names read are among the names kept.
 
-use super::{body_of, next_fn};
-use crate::lexscan::{code_and_doc_lines, find_word};
+use super::{body_of, next_fn, test_attrs_before, test_mod_bodies};
+use crate::collect::flow::FlowNames;
+use crate::lexscan::{code_and_doc_lines, find_word, is_ident, skip_ws};
 use std::collections::BTreeSet;
 
 /// The braces (`{`, `}` offsets) of every outermost function body of `text` that holds
-/// none of the offsets `keep` and names none of `words` (as whole words of code, outside
-/// comments and strings): what [`crate::compact::compact`] may drop before the flow's
-/// parse.
+/// none of the offsets `keep` and no occurrence `names` says counts: it names (as whole
+/// words of code, outside comments and strings) none of [`FlowNames::anywhere`], none of
+/// [`FlowNames::outside_tests`] unless it is test code (a `#[test]` or `#[cfg(test)]`
+/// function, or one in a `#[cfg(test)]` module), none of [`FlowNames::fns`] and is none of
+/// them. What [`crate::compact::compact`] may drop before the flow's parse.
 ///
 /// # Examples
 /// ```
-/// use shutdown_lint::{compact::compact, prune::unnamed_bodies};
-/// use std::collections::BTreeSet;
-/// let src = "fn a() { let c = make(); }\nfn b() { other(); }\nfn d() { c.get(u); }\n";
-/// let words = BTreeSet::from(["c".to_string()]);
-/// let kept = compact(src, &unnamed_bodies(src, &words, &[])).text;
-/// assert_eq!(kept, "fn a() { let c = make(); }\nfn b() {}\nfn d() { c.get(u); }\n");
+/// use shutdown_lint::{collect::flow::FlowNames, compact::compact, prune::unnamed_bodies};
+/// let src = "fn a() { let c = make(); }\nfn b() { other(); }\nfn d() { c.get(u); }\n\
+///            #[test]\nfn t() { c.get(u); }\n";
+/// let mut names = FlowNames::default();
+/// names.outside_tests.insert("c".to_string());
+/// let kept = compact(src, &unnamed_bodies(src, &names, &[])).text;
+/// assert_eq!(kept, "fn a() { let c = make(); }\nfn b() {}\nfn d() { c.get(u); }\n#[test]\nfn t() {}\n");
 /// // the body holding an offset is kept whatever it names
-/// let kept = compact(src, &unnamed_bodies(src, &BTreeSet::new(), &[src.find("other").unwrap()])).text;
-/// assert_eq!(kept, "fn a() {}\nfn b() { other(); }\nfn d() {}\n");
+/// let none = FlowNames::default();
+/// let kept = compact(src, &unnamed_bodies(src, &none, &[src.find("other").unwrap()])).text;
+/// assert!(kept.starts_with("fn a() {}\nfn b() { other(); }\nfn d() {}"));
 /// ```
-pub fn unnamed_bodies(text: &str, words: &BTreeSet<String>, keep: &[usize]) -> Vec<(usize, usize)> {
+pub fn unnamed_bodies(text: &str, names: &FlowNames, keep: &[usize]) -> Vec<(usize, usize)> {
     let (code, _) = code_and_doc_lines(text);
+    let test_mods = test_mod_bodies(text, &code);
     let mut out = Vec::new();
     let mut i = 0;
     while let Some(at) = next_fn(&code, i) {
@@ -43,16 +49,36 @@ pub fn unnamed_bodies(text: &str, words: &BTreeSet<String>, keep: &[usize]) -> V
         // nested functions go with the body that holds them
         i = close + 1;
         let holds = keep.iter().any(|&k| open < k && k < close);
-        let names = || {
+        let body = &code[..close];
+        let names_any = |words: &BTreeSet<String>| {
             words
                 .iter()
-                .any(|w| find_word(&code[..close], w.as_bytes(), open + 1).is_some())
+                .any(|w| find_word(body, w.as_bytes(), open + 1).is_some())
         };
-        if !holds && !names() {
+        let test = || {
+            test_attrs_before(text, &code, at) || test_mods.iter().any(|&(o, c)| o < at && at < c)
+        };
+        let counts = holds
+            || names.fns.contains(fn_name(&code, at))
+            || names_any(&names.anywhere)
+            || names_any(&names.fns)
+            || (names_any(&names.outside_tests) && !test());
+        if !counts {
             out.push((open, close));
         }
     }
     out
+}
+
+/// The name of the function whose `fn` is at `at` (code only).
+fn fn_name(code: &[u8], at: usize) -> &str {
+    let start = skip_ws(code, at + 2);
+    let end = start
+        + code[start..]
+            .iter()
+            .position(|&c| !is_ident(c))
+            .unwrap_or(code.len() - start);
+    std::str::from_utf8(&code[start..end]).unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -61,8 +87,11 @@ mod tests {
     use crate::compact::compact;
 
     fn kept(src: &str, words: &[&str]) -> String {
-        let words = words.iter().map(ToString::to_string).collect();
-        compact(src, &unnamed_bodies(src, &words, &[])).text
+        let names = FlowNames {
+            outside_tests: words.iter().map(ToString::to_string).collect(),
+            ..FlowNames::default()
+        };
+        compact(src, &unnamed_bodies(src, &names, &[])).text
     }
 
     #[test]
@@ -80,6 +109,34 @@ mod tests {
             "impl S {\n    fn a(&self) { self.c.get(u); }\n    fn b(&self) {}\n}\n"
         );
         assert!(syn::parse_file(&out).is_ok());
+    }
+
+    #[test]
+    fn test_code_names_only_what_counts_everywhere() {
+        let src =
+            "#[cfg(test)]\nmod tests {\n    fn helper() { c.get(u); }\n}\nfn f() { c.get(u); }\n";
+        assert_eq!(
+            kept(src, &["c"]),
+            "#[cfg(test)]\nmod tests {\n    fn helper() {}\n}\nfn f() { c.get(u); }\n"
+        );
+        let names = FlowNames {
+            anywhere: ["c".to_string()].into(),
+            ..FlowNames::default()
+        };
+        assert!(unnamed_bodies(src, &names, &[]).is_empty());
+    }
+
+    #[test]
+    fn a_function_whose_locals_count_is_kept() {
+        let src = "fn run() { go(); }\nfn go() { x(); }\nfn other() { y(); }\n";
+        let names = FlowNames {
+            fns: ["go".to_string()].into(),
+            ..FlowNames::default()
+        };
+        assert_eq!(
+            compact(src, &unnamed_bodies(src, &names, &[])).text,
+            "fn run() { go(); }\nfn go() { x(); }\nfn other() {}\n"
+        );
     }
 
     #[test]
