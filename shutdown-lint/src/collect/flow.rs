@@ -132,6 +132,8 @@ pub struct ClientFlow {
     /// The private free functions that production code only calls inside `timeout(d,
     /// ..)`: the requests made in them count as timed.
     pub bounded_fns: BTreeSet<String>,
+    /// The private free functions declared once: those [`Self::bounded_fns`] may hold.
+    pub boundable_fns: BTreeSet<String>,
     /// Read from the bodies that name what the file's own clients reach only
     /// ([`crate::prune::keeping_named_bodies`]): it answers for those clients' chains, not
     /// for a chain the workspace types later.
@@ -245,9 +247,9 @@ impl ClientFlow {
         self.timed_from(start)
     }
 
-    /// Tells `read` of `name` (its occurrences count where `scope` says), the free
-    /// functions holding its untimed requests or of [`Self::bounded_fns`] holding its
-    /// occurrences (whether a function is bounded depends on every mention of it outside
+    /// Tells `read` of `name` (its occurrences count where `scope` says), the functions of
+    /// [`Self::boundable_fns`] holding its untimed requests or of [`Self::bounded_fns`]
+    /// holding its occurrences (whether a function is bounded depends on every mention of it outside
     /// test code) and the names its request futures are bound to.
     fn read_name(&self, scope: &Option<String>, name: &str, read: &mut dyn FnMut(NameRead<'_>)) {
         read(match scope {
@@ -257,7 +259,8 @@ impl ClientFlow {
         let fns = self.use_fns.get(name).into_iter().flatten();
         for (u, f) in self.uses.get(name).into_iter().flatten().zip(fns) {
             if let Some(f) = f
-                && (*u == Use::Request(false) || self.bounded_fns.contains(f))
+                && ((*u == Use::Request(false) && self.boundable_fns.contains(f))
+                    || self.bounded_fns.contains(f))
             {
                 read(NameRead::OutsideTests(f));
             }
@@ -523,6 +526,12 @@ pub(super) fn summarize_file(file: &syn::File) -> ClientFlow {
     // a private function that production code only calls inside `timeout(d, ..)`
     // (iroh's `time::timeout(CAPTIVE_PORTAL_TIMEOUT, check_captive_portal(..))`): every
     // request it makes is bounded
+    p.flow.boundable_fns = items
+        .private_fns
+        .iter()
+        .filter(|f| matches!(p.flow.fn_params.get(*f), Some(Some(_))))
+        .cloned()
+        .collect();
     let bounded_fns: BTreeSet<String> = p
         .bounded_calls
         .iter()

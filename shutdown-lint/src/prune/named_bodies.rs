@@ -19,8 +19,8 @@ use std::collections::BTreeSet;
 /// none of the offsets `keep` and no occurrence `names` says counts: it names (as whole
 /// words of code, outside comments and strings) none of [`FlowNames::anywhere`], none of
 /// [`FlowNames::outside_tests`] unless it is test code (a `#[test]` or `#[cfg(test)]`
-/// function, or one in a `#[cfg(test)]` module), none of [`FlowNames::fns`] and is none of
-/// them. What [`crate::compact::compact`] may drop before the flow's parse.
+/// function, or one in a `#[cfg(test)]` module), and it neither is nor declares one of
+/// [`FlowNames::fns`]. What [`crate::compact::compact`] may drop before the flow's parse.
 ///
 /// # Examples
 /// ```
@@ -60,14 +60,28 @@ pub fn unnamed_bodies(text: &str, names: &FlowNames, keep: &[usize]) -> Vec<(usi
         };
         let counts = holds
             || names.fns.contains(fn_name(&code, at))
+            || declares_any(body, open, &names.fns)
             || names_any(&names.anywhere)
-            || names_any(&names.fns)
             || (names_any(&names.outside_tests) && !test());
         if !counts {
             out.push((open, close));
         }
     }
     out
+}
+
+/// Whether `code` from `from` on declares a function named one of `fns` (a function nested
+/// in a body: its locals are that body's to read, and a second declaration of a name makes
+/// its parameters unknown).
+fn declares_any(code: &[u8], from: usize, fns: &BTreeSet<String>) -> bool {
+    let mut i = from;
+    while let Some(at) = next_fn(code, i) {
+        if fns.contains(fn_name(code, at)) {
+            return true;
+        }
+        i = at + 2;
+    }
+    false
 }
 
 /// The name of the function whose `fn` is at `at` (code only).
@@ -128,14 +142,14 @@ mod tests {
 
     #[test]
     fn a_function_whose_locals_count_is_kept() {
-        let src = "fn run() { go(); }\nfn go() { x(); }\nfn other() { y(); }\n";
+        let src = "fn run() { go(); }\nfn go() { x(); }\nfn other() { fn go() {} }\n";
         let names = FlowNames {
             fns: ["go".to_string()].into(),
             ..FlowNames::default()
         };
         assert_eq!(
             compact(src, &unnamed_bodies(src, &names, &[])).text,
-            "fn run() { go(); }\nfn go() { x(); }\nfn other() {}\n"
+            "fn run() {}\nfn go() { x(); }\nfn other() { fn go() {} }\n"
         );
     }
 
