@@ -134,7 +134,7 @@ fn read_as_written(mut c: Collector<'_, '_>) -> FileModel {
         .flatten();
     let written_text = without_tests.as_deref().unwrap_or(text);
     if flow && !deferred {
-        // only the bodies that name what the file's clients reach
+        // only the bodies that may hold what the file's clients' verdicts read
         let roots: Vec<usize> = c
             .model
             .chains
@@ -161,11 +161,12 @@ fn read_as_written(mut c: Collector<'_, '_>) -> FileModel {
 const FLOW_ROUNDS: usize = 4;
 
 /// The client flow of `text` (the file as written) for the chains whose root paths start
-/// at `roots`: read from the function bodies that name what those clients reach, the
-/// others dropped before the parse ([`crate::prune::unnamed_bodies`]; which names those
-/// are is known from the flow read, so the read is repeated until the names it reads are
-/// all among those kept, [`flow::ClientFlow::names_read`]), and from the whole text when
-/// the rest keeps most of it, does not parse, or the names keep growing. `None` when
+/// at `roots`: read from the function bodies that may hold an occurrence those clients'
+/// verdicts read, the others dropped before the parse ([`crate::prune::unnamed_bodies`];
+/// which names count, and where, is known from the flow read, so the read is repeated until
+/// the names it reads are all among those kept, [`flow::ClientFlow::names_read`]), and from
+/// the whole text when most of it stays, it does not parse, or the names keep growing. A
+/// flow read that way is [`flow::ClientFlow::partial`]: it answers for those chains only. `None` when
 /// `text` does not parse. rustfs's 815 KB `site_replication.rs`, whose handlers make
 /// requests on fresh clients, reads a few functions instead of half a megabyte.
 pub(crate) fn read_client_flow(text: &str, roots: &[usize]) -> Option<flow::ClientFlow> {
