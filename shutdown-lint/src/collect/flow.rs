@@ -134,9 +134,9 @@ pub struct ClientFlow {
     pub bounded_fns: BTreeSet<String>,
     /// The private free functions declared once: those [`Self::bounded_fns`] may hold.
     pub boundable_fns: BTreeSet<String>,
-    /// Read from the bodies that name what the file's own clients reach only
-    /// ([`crate::prune::keeping_named_bodies`]): it answers for those clients' chains, not
-    /// for a chain the workspace types later.
+    /// Read from the bodies that may hold what the verdicts of the file's own clients read
+    /// ([`crate::prune::unnamed_bodies`] dropped the others): it answers for those
+    /// clients' chains, not for a chain the workspace types later.
     pub partial: bool,
 }
 
