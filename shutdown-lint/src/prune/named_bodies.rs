@@ -1,13 +1,14 @@
 //! The text the client flow reads: the file as written without the bodies of the
-//! functions that name nothing the flow follows.
+//! functions that hold nothing the flow follows.
 //!
 //! [`crate::collect::flow`] records every occurrence of a name in the file and then, for a
 //! client the file builds, follows the names its value reaches (locals, fields, parameters,
-//! closures, prepared requests, the functions holding those occurrences). An occurrence
-//! can only be in a body that names it, so a function body that names none of them adds
-//! nothing to the answer: dropping it changes no verdict, and the parse of a large file
-//! shrinks to the few functions that handle its clients. Which names those are is only
-//! known once the flow is read; the caller iterates ([`crate::collect`]'s
+//! closures, prepared requests, the functions holding those occurrences), each counted
+//! where it can matter ([`FlowNames`]: anywhere, outside test code, or in one function's
+//! body). An occurrence can only be in a body that names it, so a body naming none of them
+//! where they count adds nothing to the answer: dropping it changes no verdict, and the
+//! parse of a large file shrinks to the few functions that handle its clients. Which names
+//! those are is only known once the flow is read; the caller iterates ([`crate::collect`]'s
 //! `read_client_flow`) until the names read are among the names kept.
 
 use super::{body_of, next_fn, test_attrs_before, test_mod_bodies};
