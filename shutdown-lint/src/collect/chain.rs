@@ -737,12 +737,11 @@ fn path_text(p: &syn::Path) -> String {
 /// A chain on an HTTP client builder of a known library that is not built yet.
 fn is_unbuilt_builder(ch: &Chain) -> bool {
     ch.pending.is_none()
-        && crate::resolve::known::HTTP_CTORS.iter().any(|(p, k, lib)| {
-            *k == crate::resolve::known::HttpKind::Builder
-                && *p == ch.root_str()
-                && !ch
-                    .steps
-                    .iter()
-                    .any(|s| lib.build_methods.contains(&s.name.as_str()))
-        })
+        && match crate::resolve::known::http_ctor(&ch.root_str()) {
+            Some((crate::resolve::known::HttpKind::Builder, lib)) => !ch
+                .steps
+                .iter()
+                .any(|s| lib.build_methods.contains(&s.name.as_str())),
+            _ => false,
+        }
 }

@@ -135,7 +135,7 @@ pub struct ClientFlow {
     /// The private free functions declared once: those [`Self::bounded_fns`] may hold.
     pub boundable_fns: BTreeSet<String>,
     /// Read from the bodies that may hold what the verdicts of the file's own clients read
-    /// ([`crate::prune::unnamed_bodies`] dropped the others): it answers for those
+    /// ([`crate::prune::FnBodies::unnamed`] dropped the others): it answers for those
     /// clients' chains, not for a chain the workspace types later.
     pub partial: bool,
 }

@@ -98,9 +98,10 @@ impl Collector<'_, '_> {
             let builder = tail.filter(|t| {
                 returns_builder
                     && match &t.pending {
-                        None => known::HTTP_CTORS
-                            .iter()
-                            .any(|(p, k, _)| *k == known::HttpKind::Builder && *p == t.root_str()),
+                        None => matches!(
+                            known::http_ctor(&t.root_str()),
+                            Some((known::HttpKind::Builder, _))
+                        ),
                         // a builder handed through another function that returns it
                         // (`let b = self.tls(b); Ok(b)`): the workspace model tells
                         Some(_) => t
@@ -255,11 +256,8 @@ impl Collector<'_, '_> {
         block: &syn::Block,
         ret: &Canon,
     ) -> Option<(usize, Vec<crate::model::Step>)> {
-        let client = known::type_ctor(ret).is_some_and(|c| {
-            known::HTTP_CTORS
-                .iter()
-                .any(|(p, k, _)| *p == c && *k == known::HttpKind::Client)
-        });
+        let client = known::type_ctor(ret)
+            .is_some_and(|c| matches!(known::http_ctor(c), Some((known::HttpKind::Client, _))));
         if !client {
             return None;
         }
@@ -298,7 +296,7 @@ impl Collector<'_, '_> {
         };
         let (index, ty) = typed_param(sig, root.path.get_ident()?)?;
         let ctor = known::http_builder_ctor(&self.type_canon(&ty.ty)?)?;
-        let (_, _, lib) = known::HTTP_CTORS.iter().find(|(p, _, _)| *p == ctor)?;
+        let (_, lib) = known::http_ctor(ctor)?;
         steps
             .iter()
             .any(|s| lib.build_methods.contains(&s.name.as_str()))

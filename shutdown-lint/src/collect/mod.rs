@@ -139,7 +139,10 @@ fn read_as_written(mut c: Collector<'_, '_>) -> FileModel {
             .model
             .chains
             .iter()
-            .filter(|cu| cu.chain.pending.is_none() && may_build_http_client(&cu.chain))
+            .filter(|cu| {
+                cu.chain.pending.is_none()
+                    && crate::resolve::known::http_ctor(&cu.chain.root_str()).is_some()
+            })
             .map(|cu| cu.chain.root_region.offset)
             .collect();
         c.model.client_flow = read_client_flow(written_text, &roots);
@@ -162,7 +165,7 @@ const FLOW_ROUNDS: usize = 4;
 
 /// The client flow of `text` (the file as written) for the chains whose root paths start
 /// at `roots`: read from the function bodies that may hold an occurrence those clients'
-/// verdicts read, the others dropped before the parse ([`crate::prune::unnamed_bodies`];
+/// verdicts read, the others dropped before the parse ([`crate::prune::FnBodies::unnamed`];
 /// which names count, and where, is known from the flow read, so the read is repeated until
 /// the names it reads are all among those kept, [`flow::ClientFlow::names_read`]), and from
 /// the whole text when most of it stays, it does not parse, or the names keep growing. A
@@ -172,9 +175,10 @@ const FLOW_ROUNDS: usize = 4;
 pub(crate) fn read_client_flow(text: &str, roots: &[usize]) -> Option<flow::ClientFlow> {
     // an `include!` in a dropped body would go unseen (it makes every name unknown)
     if memchr::memmem::find(text.as_bytes(), b"include!").is_none() {
+        let bodies = crate::prune::FnBodies::of(text);
         let mut words = flow::FlowNames::default();
         for _ in 0..FLOW_ROUNDS {
-            let drop = crate::prune::unnamed_bodies(text, &words, roots);
+            let drop = bodies.unnamed(&words, roots);
             let kept = crate::compact::compact(text, &drop);
             if kept.shifts.is_empty() || kept.text.len() * 3 > text.len() * 2 {
                 break;
@@ -197,15 +201,6 @@ pub(crate) fn read_client_flow(text: &str, roots: &[usize]) -> Option<flow::Clie
         }
     }
     syn::parse_file(text).ok().map(|f| flow::summarize_file(&f))
-}
-
-/// A chain whose root makes an HTTP client or builder of a library the rules know (with
-/// a timeout or not): a chain `http-no-timeout` may ask the client flow about.
-fn may_build_http_client(ch: &crate::model::Chain) -> bool {
-    let root = ch.root_str();
-    crate::resolve::known::HTTP_CTORS
-        .iter()
-        .any(|(p, _, _)| *p == root)
 }
 
 /// A collector over a whole file as written (its modules and consts), for the cross-file
@@ -282,22 +277,18 @@ pub fn const_values(
 /// chain's method names read 815 KB of rustfs as written, tests included, for one test's
 /// `usecase.build_get_object_output_context(..)`.
 fn builds_http_client(ch: &crate::model::Chain) -> bool {
-    use crate::resolve::known::{HTTP_CTORS, HttpKind};
+    use crate::resolve::known::{HttpKind, http_ctor};
     if ch.pending.is_some() {
         return false;
     }
-    let root = ch.root_str();
-    HTTP_CTORS.iter().any(|(p, k, lib)| {
-        *p == root
-            && match k {
-                HttpKind::Client => true,
-                HttpKind::Builder => !ch
-                    .steps
-                    .iter()
-                    .any(|s| lib.timeout_methods.contains(&s.name.as_str())),
-                _ => false,
-            }
-    })
+    match http_ctor(&ch.root_str()) {
+        Some((HttpKind::Client, _)) => true,
+        Some((HttpKind::Builder, lib)) => !ch
+            .steps
+            .iter()
+            .any(|s| lib.timeout_methods.contains(&s.name.as_str())),
+        _ => false,
+    }
 }
 
 /// Files larger than this are parsed item by item, twice (names first, then the walk), so

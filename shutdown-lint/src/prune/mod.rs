@@ -25,7 +25,7 @@
 mod named_bodies;
 mod statements;
 
-pub use named_bodies::unnamed_bodies;
+pub use named_bodies::FnBodies;
 
 use crate::lexscan::{code_and_doc_lines, find_word, is_ident, matching, skip_ws};
 use aho_corasick::AhoCorasick;

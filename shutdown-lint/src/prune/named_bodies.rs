@@ -16,59 +16,95 @@ use crate::collect::flow::FlowNames;
 use crate::lexscan::{code_and_doc_lines, find_word, is_ident, skip_ws};
 use std::collections::BTreeSet;
 
-/// The braces (`{`, `}` offsets) of every outermost function body of `text` that holds
-/// none of the offsets `keep` and no occurrence `names` says counts: it names (as whole
-/// words of code, outside comments and strings) none of [`FlowNames::anywhere`], none of
-/// [`FlowNames::outside_tests`] unless it is test code (a `#[test]` or `#[cfg(test)]`
-/// function, or one in a `#[cfg(test)]` module), and it neither is nor declares one of
-/// [`FlowNames::fns`]. What [`crate::compact::compact`] may drop before the flow's parse.
-///
-/// # Examples
-/// ```
-/// use shutdown_lint::{collect::flow::FlowNames, compact::compact, prune::unnamed_bodies};
-/// let src = "fn a() { let c = make(); }\nfn b() { other(); }\nfn d() { c.get(u); }\n\
-///            #[test]\nfn t() { c.get(u); }\n";
-/// let mut names = FlowNames::default();
-/// names.outside_tests.insert("c".to_string());
-/// let kept = compact(src, &unnamed_bodies(src, &names, &[])).text;
-/// assert_eq!(kept, "fn a() { let c = make(); }\nfn b() {}\nfn d() { c.get(u); }\n#[test]\nfn t() {}\n");
-/// // the body holding an offset is kept whatever it names
-/// let none = FlowNames::default();
-/// let kept = compact(src, &unnamed_bodies(src, &none, &[src.find("other").unwrap()])).text;
-/// assert!(kept.starts_with("fn a() {}\nfn b() { other(); }\nfn d() {}"));
-/// ```
-pub fn unnamed_bodies(text: &str, names: &FlowNames, keep: &[usize]) -> Vec<(usize, usize)> {
-    let (code, _) = code_and_doc_lines(text);
-    let test_mods = test_mod_bodies(text, &code);
-    let mut out = Vec::new();
-    let mut i = 0;
-    while let Some(at) = next_fn(&code, i) {
-        i = at + 2;
-        let Some((open, close)) = body_of(&code, at + 2) else {
-            continue;
-        };
-        // nested functions go with the body that holds them
-        i = close + 1;
-        let holds = keep.iter().any(|&k| open < k && k < close);
-        let body = &code[..close];
-        let names_any = |words: &BTreeSet<String>| {
-            words
-                .iter()
-                .any(|w| find_word(body, w.as_bytes(), open + 1).is_some())
-        };
-        let test = || {
-            test_attrs_before(text, &code, at) || test_mods.iter().any(|&(o, c)| o < at && at < c)
-        };
-        let counts = holds
-            || names.fns.contains(fn_name(&code, at))
-            || declares_any(body, open, &names.fns)
-            || names_any(&names.anywhere)
-            || (names_any(&names.outside_tests) && !test());
-        if !counts {
-            out.push((open, close));
+/// The outermost function bodies of a text, found once and asked again each time the names
+/// grow ([`FnBodies::unnamed`]).
+#[derive(Debug)]
+pub struct FnBodies {
+    /// The text's code (comments and literals blanked).
+    code: Vec<u8>,
+    bodies: Vec<FnBody>,
+}
+
+/// One outermost function body: where its `fn` is, its braces, and whether it is test code.
+#[derive(Debug)]
+struct FnBody {
+    at: usize,
+    open: usize,
+    close: usize,
+    test: bool,
+}
+
+impl FnBodies {
+    /// The outermost function bodies of `text` (a nested function goes with the body that
+    /// holds it); test code is a `#[test]` or `#[cfg(test)]` function, or one in a
+    /// `#[cfg(test)]` module.
+    pub fn of(text: &str) -> FnBodies {
+        let (code, _) = code_and_doc_lines(text);
+        let test_mods = test_mod_bodies(text, &code);
+        let mut bodies = Vec::new();
+        let mut i = 0;
+        while let Some(at) = next_fn(&code, i) {
+            i = at + 2;
+            let Some((open, close)) = body_of(&code, at + 2) else {
+                continue;
+            };
+            i = close + 1;
+            let test = test_attrs_before(text, &code, at)
+                || test_mods.iter().any(|&(o, c)| o < at && at < c);
+            bodies.push(FnBody {
+                at,
+                open,
+                close,
+                test,
+            });
         }
+        FnBodies { code, bodies }
     }
-    out
+
+    /// The braces (`{`, `}` offsets) of every body that holds none of the offsets `keep`
+    /// and no occurrence `names` says counts: it names (as whole words of code, outside
+    /// comments and strings) none of [`FlowNames::anywhere`], none of
+    /// [`FlowNames::outside_tests`] unless it is test code, and it neither is nor declares
+    /// one of [`FlowNames::fns`]. What [`crate::compact::compact`] may drop before the
+    /// flow's parse.
+    ///
+    /// # Examples
+    /// ```
+    /// use shutdown_lint::{collect::flow::FlowNames, compact::compact, prune::FnBodies};
+    /// let src = "fn a() { let c = make(); }\nfn b() { other(); }\nfn d() { c.get(u); }\n\
+    ///            #[test]\nfn t() { c.get(u); }\n";
+    /// let bodies = FnBodies::of(src);
+    /// let mut names = FlowNames::default();
+    /// names.outside_tests.insert("c".to_string());
+    /// let kept = compact(src, &bodies.unnamed(&names, &[])).text;
+    /// assert_eq!(kept, "fn a() { let c = make(); }\nfn b() {}\nfn d() { c.get(u); }\n#[test]\nfn t() {}\n");
+    /// // the body holding an offset is kept whatever it names
+    /// let none = FlowNames::default();
+    /// let kept = compact(src, &bodies.unnamed(&none, &[src.find("other").unwrap()])).text;
+    /// assert!(kept.starts_with("fn a() {}\nfn b() { other(); }\nfn d() {}"));
+    /// ```
+    pub fn unnamed(&self, names: &FlowNames, keep: &[usize]) -> Vec<(usize, usize)> {
+        let code = &self.code;
+        self.bodies
+            .iter()
+            .filter(|b| {
+                let holds = keep.iter().any(|&k| b.open < k && k < b.close);
+                let body = &code[..b.close];
+                let names_any = |words: &BTreeSet<String>| {
+                    words
+                        .iter()
+                        .any(|w| find_word(body, w.as_bytes(), b.open + 1).is_some())
+                };
+                let counts = holds
+                    || names.fns.contains(fn_name(code, b.at))
+                    || declares_any(body, b.open, &names.fns)
+                    || names_any(&names.anywhere)
+                    || (!b.test && names_any(&names.outside_tests));
+                !counts
+            })
+            .map(|b| (b.open, b.close))
+            .collect()
+    }
 }
 
 /// Whether `code` from `from` on declares a function named one of `fns` (a function nested
@@ -106,7 +142,7 @@ mod tests {
             outside_tests: words.iter().map(ToString::to_string).collect(),
             ..FlowNames::default()
         };
-        compact(src, &unnamed_bodies(src, &names, &[])).text
+        compact(src, &FnBodies::of(src).unnamed(&names, &[])).text
     }
 
     #[test]
@@ -138,7 +174,7 @@ mod tests {
             anywhere: ["c".to_string()].into(),
             ..FlowNames::default()
         };
-        assert!(unnamed_bodies(src, &names, &[]).is_empty());
+        assert!(FnBodies::of(src).unnamed(&names, &[]).is_empty());
     }
 
     #[test]
@@ -149,7 +185,7 @@ mod tests {
             ..FlowNames::default()
         };
         assert_eq!(
-            compact(src, &unnamed_bodies(src, &names, &[])).text,
+            compact(src, &FnBodies::of(src).unnamed(&names, &[])).text,
             "fn run() {}\nfn go() { x(); }\nfn other() { fn go() {} }\n"
         );
     }

@@ -684,6 +684,24 @@ pub const HTTP_CTORS: &[(&str, HttpKind, &HttpLib)] = &[
     ),
 ];
 
+/// What the HTTP constructor `path` makes, and its library ([`HTTP_CTORS`]; every path is
+/// there once).
+///
+/// # Examples
+/// ```
+/// use shutdown_lint::resolve::known::{http_ctor, HttpKind};
+/// let (kind, lib) = http_ctor("reqwest::Client::builder").unwrap();
+/// assert_eq!(kind, HttpKind::Builder);
+/// assert!(lib.timeout_methods.contains(&"timeout"));
+/// assert!(http_ctor("reqwest::Client::get").is_none());
+/// ```
+pub fn http_ctor(path: &str) -> Option<(HttpKind, &'static HttpLib)> {
+    HTTP_CTORS
+        .iter()
+        .find(|(p, _, _)| *p == path)
+        .map(|&(_, k, lib)| (k, lib))
+}
+
 /// Paths whose use means the program listens for Ctrl-C (SIGINT).
 pub const CTRL_C: &[&str] = &[
     "tokio::signal::ctrl_c",

@@ -345,9 +345,8 @@ impl WorkspaceModel {
                 let mut out = rewrite(ch, i, crate::resolve::split_path(ctor), Vec::new());
                 // a client held in a field or returned by a function was made elsewhere:
                 // like a binding, it is not the place its construction is judged
-                out.via_binding |= known::HTTP_CTORS
-                    .iter()
-                    .any(|(p, k, _)| *p == ctor && *k == known::HttpKind::Client);
+                out.via_binding |=
+                    matches!(known::http_ctor(ctor), Some((known::HttpKind::Client, _)));
                 return Some(out);
             }
             if known::is_http_builder_type(&ty) {
@@ -475,7 +474,7 @@ impl WorkspaceModel {
         need: &mut Vec<String>,
     ) -> Option<Chain> {
         let ctor = known::http_builder_ctor(builder)?;
-        let (_, _, lib) = known::HTTP_CTORS.iter().find(|(p, _, _)| *p == ctor)?;
+        let (_, lib) = known::http_ctor(ctor)?;
         let build = lib.build_methods.first()?;
         let mut steps: Vec<Step> = Vec::new();
         let mut inherited = 0;
