@@ -869,13 +869,16 @@ impl FileAnalysis {
     /// the facts and returns their findings (suppressions are applied by
     /// [`FileAnalysis::finish`]).
     ///
-    /// `text` reads the file again, as written, when a resolved chain builds an HTTP client
+    /// `fns` are the file's functions ([`FileAnalysis::fns`], which the engine has taken
+    /// out by then), read for a server whose builder a typed chain gives. `text` reads the
+    /// file again, as written, when a resolved chain builds an HTTP client
     /// `http-no-timeout` reports and the file's client flow was not read with it
     /// (`reqwest_client_builder(..).build()`: a builder a workspace function returns).
     pub fn apply_workspace(
         &mut self,
         ws: &WorkspaceModel,
         config: &Config,
+        fns: &[crate::model::FnNode],
         text: &dyn Fn() -> Option<String>,
     ) -> Vec<Finding> {
         if self.pending.is_empty() {
@@ -897,7 +900,7 @@ impl FileAnalysis {
             .any(|cu| crate::resolve::known::server_api(&cu.chain.root_str()).is_some());
         let mut model = FileModel {
             chains,
-            fns: if serves { self.fns.clone() } else { Vec::new() },
+            fns: if serves { fns.to_vec() } else { Vec::new() },
             client_flow: self.client_flow.clone(),
             ..FileModel::default()
         };
