@@ -4,16 +4,19 @@
 //! `ctrlc` has its `termination` feature. Manifests are read through [`crate::manifest`]
 //! (the package's own with `parse`, workspace roots from the per-run cache).
 
-use crate::manifest::WorkspaceLink;
 use serde::Deserialize;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// Packages read in this run, by normalised directory: discovery, the re-export scan of
 /// path dependencies and the binaries' dependency libraries all ask for the same ones
-/// (linkerd2-proxy: 82 packages, each read up to four times).
-static READ: Mutex<Option<HashMap<PathBuf, Option<Arc<Package>>>>> = Mutex::new(None);
+/// (linkerd2-proxy: 82 packages, each read up to four times). A directory's cell is
+/// claimed by the first thread that asks; another asking meanwhile waits for it rather
+/// than parsing the same manifest again (the walk and the analyzers' preparer ask for
+/// the same packages at the same time).
+type PackageCell = Arc<OnceLock<Option<Arc<Package>>>>;
+static READ: Mutex<Option<HashMap<PathBuf, PackageCell>>> = Mutex::new(None);
 
 /// One Cargo package.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -123,22 +126,15 @@ impl Package {
     /// ```
     pub fn read_cached(dir: &Path) -> Option<Arc<Package>> {
         let dir = crate::paths::normalize(dir);
-        let cached = READ
+        let cell = READ
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .get_or_insert_with(HashMap::new)
-            .get(&dir)
-            .cloned();
-        if let Some(p) = cached {
-            return p;
-        }
+            .entry(dir.clone())
+            .or_default()
+            .clone();
         // read without the lock: packages are read on all cores
-        let found = Package::read(&dir).map(Arc::new);
-        READ.lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get_or_insert_with(HashMap::new)
-            .entry(dir)
-            .or_insert(found)
+        cell.get_or_init(|| Package::read(&dir).map(Arc::new))
             .clone()
     }
 
@@ -159,6 +155,9 @@ impl Package {
         let doc = crate::manifest::parse(&dir.join("Cargo.toml")).ok()?;
         let targets = crate::manifest::targets::Targets::read(dir, &doc)?;
         let link = crate::manifest::WorkspaceLink::of(&doc);
+        // the workspace's manifest, found once per package (each inherited dependency asks)
+        let ws_doc = std::cell::OnceCell::new();
+        let ws = || ws_doc.get_or_init(|| link.doc(dir)).as_ref();
         let m: Manifest = toml::Value::Table(doc).try_into().ok()?;
         let pkg = m.package?;
         let mut p = Package {
@@ -168,7 +167,7 @@ impl Package {
         };
         p.edition = match &pkg.edition {
             Some(toml::Value::String(e)) => crate::edition::Edition::from_manifest(Some(e)),
-            Some(_) => workspace_package_key(dir, &link, "edition")
+            Some(_) => workspace_package_key(ws(), "edition")
                 .map_or(crate::edition::Edition::Unknown, |e| {
                     crate::edition::Edition::from_manifest(Some(&e))
                 }),
@@ -193,7 +192,7 @@ impl Package {
                 t.and_then(|t| t.get("workspace")).and_then(|x| x.as_bool()) == Some(true);
             // read once per dependency: its path, features and version
             let ws_dep = if inherited {
-                workspace_dep(dir, &link, name)
+                workspace_dep(ws(), name)
             } else {
                 None
             };
@@ -301,23 +300,26 @@ impl Package {
     }
 }
 
-/// `key` of the `[workspace.package]` of `dir`'s workspace (for `key.workspace = true`).
-fn workspace_package_key(dir: &Path, link: &WorkspaceLink, key: &str) -> Option<String> {
-    let (_, doc) = link.doc(dir)?;
+/// A workspace's root directory and manifest ([`crate::manifest::WorkspaceLink::doc`]).
+type WorkspaceDoc = (PathBuf, Arc<toml::Table>);
+
+/// `key` of the `[workspace.package]` of the workspace `ws` (for `key.workspace = true`).
+fn workspace_package_key(ws: Option<&WorkspaceDoc>, key: &str) -> Option<String> {
+    let (_, doc) = ws?;
     let ws = doc.get("workspace")?;
     ws.get("package")?.get(key)?.as_str().map(str::to_owned)
 }
 
-/// The entry of `name` in the `[workspace.dependencies]` of `dir`'s workspace, with the
+/// The entry of `name` in the `[workspace.dependencies]` of the workspace `ws`, with the
 /// workspace's root directory (its `path` is relative to it).
-fn workspace_dep(dir: &Path, link: &WorkspaceLink, name: &str) -> Option<(PathBuf, toml::Value)> {
-    let (root, doc) = link.doc(dir)?;
+fn workspace_dep(ws: Option<&WorkspaceDoc>, name: &str) -> Option<(PathBuf, toml::Value)> {
+    let (root, doc) = ws?;
     let dep = doc
         .get("workspace")?
         .get("dependencies")?
         .get(name)?
         .clone();
-    Some((root, dep))
+    Some((root.clone(), dep))
 }
 
 /// Forgets the manifests read so far ([`crate::engine::lint_paths`] calls it at the start
