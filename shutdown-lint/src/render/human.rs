@@ -1,11 +1,10 @@
 //! `--format human`: each finding as a miette report (rule, message, the labelled source
 //! line, help, link), then a one-line summary.
 
+use super::file_source::FileSource;
 use crate::engine::LintReport;
 use crate::finding::{Finding, Severity};
-use miette::{
-    Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, SourceCode,
-};
+use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, SourceCode};
 use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -33,7 +32,7 @@ impl Default for HumanOptions {
 
 struct Diag<'a> {
     f: &'a Finding,
-    src: Option<NamedSource<String>>,
+    src: Option<FileSource>,
 }
 
 impl fmt::Debug for Diag<'_> {
@@ -108,25 +107,21 @@ pub fn render_findings(findings: &[&Finding], base: &Path, opts: HumanOptions) -
     let handler = GraphicalReportHandler::new_themed(theme)
         .with_width(opts.width)
         .with_links(false);
-    let mut sources: HashMap<PathBuf, Option<String>> = HashMap::new();
+    // each file read, and its lines counted, once
+    let mut sources: HashMap<PathBuf, Option<FileSource>> = HashMap::new();
     let mut out = String::new();
     for f in findings {
-        let text = sources
+        let source = sources
             .entry(f.path.clone())
             .or_insert_with(|| {
-                std::fs::read(base.join(&f.path))
-                    .ok()
-                    .map(|b| String::from_utf8_lossy(&b).into_owned())
+                let bytes = std::fs::read(base.join(&f.path)).ok()?;
+                let text = String::from_utf8_lossy(&bytes).into_owned();
+                Some(FileSource::new(f.path.display().to_string(), text.into()))
             })
-            .clone();
-        let valid = text
-            .as_ref()
-            .is_some_and(|t| f.region.offset + f.region.len <= t.len() && f.region.line > 0);
-        let src = if valid {
-            text.map(|t| NamedSource::new(f.path.display().to_string(), t))
-        } else {
-            None
-        };
+            .as_ref();
+        let valid =
+            source.is_some_and(|s| f.region.offset + f.region.len <= s.len() && f.region.line > 0);
+        let src = source.filter(|_| valid).cloned();
         let no_src = src.is_none();
         let d = Diag { f, src };
         let mut s = String::new();

@@ -1,6 +1,7 @@
 //! Renderers: a [`LintReport`](crate::engine::LintReport) to text. They return `String`s;
 //! only the binaries print.
 
+pub mod file_source;
 pub mod github;
 pub mod human;
 pub mod json;
