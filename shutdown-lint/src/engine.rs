@@ -191,12 +191,6 @@ fn is_build_dir(e: &ignore::DirEntry) -> bool {
 /// assert_eq!(report.exit_code(), 1);
 /// ```
 pub fn lint_paths(paths: &[PathBuf], opts: &LintOptions) -> Result<LintReport, LintError> {
-    // on a parser's stack, which then works in every pool of the run beside its helpers
-    crate::pool::on_large_stack(|| lint_on_this_thread(paths, opts))
-}
-
-/// [`lint_paths`], on a thread with a large stack.
-fn lint_on_this_thread(paths: &[PathBuf], opts: &LintOptions) -> Result<LintReport, LintError> {
     let start = Instant::now();
     crate::package::clear_manifest_cache();
     crate::workspace::reexports::clear_cache();
@@ -262,10 +256,14 @@ fn lint_on_this_thread(paths: &[PathBuf], opts: &LintOptions) -> Result<LintRepo
         };
         // (it may analyse files outside the run: a parser's stack; when no thread starts,
         // it runs after the other phases)
-        let beside = match opts.threads {
-            Some(1) => Err(judge),
-            _ => crate::pool::spawn_on_large_stack(s, judge),
-        };
+        let beside = (opts.threads != Some(1))
+            .then(|| {
+                std::thread::Builder::new()
+                    .stack_size(crate::source::PARSE_STACK_BYTES)
+                    .spawn_scoped(s, judge)
+                    .ok()
+            })
+            .flatten();
         let ws = workspace_model(&jobs, &mut analyses, &analyzer_of);
         clock.lap("workspace model");
         workspace_phase(
@@ -291,10 +289,10 @@ fn lint_on_this_thread(paths: &[PathBuf], opts: &LintOptions) -> Result<LintRepo
         client_pass::client_pass_phase(&jobs, &mut analyses);
         clock.lap("clients passed on");
         let judged = match beside {
-            Ok(thread) => thread
+            Some(thread) => thread
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-            Err(judge) => judge(),
+            None => judge(),
         };
         // what the binaries took beyond the phases beside them
         clock.lap("binaries and signals");

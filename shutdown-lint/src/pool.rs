@@ -3,71 +3,10 @@
 //! each on a large stack ([`PARSE_STACK_BYTES`]) for deep but bounded syntax trees — a
 //! smaller one if the address space is limited, and the calling thread itself when no thread
 //! can be started at all.
-//!
-//! A thread started here ([`spawn_on_large_stack`]) is one of the workers of any pool it
-//! asks for, so that pool starts one thread fewer: a run goes through a dozen pools, and
-//! on a small service the threads started and ended were a tenth of it. The engine runs
-//! a whole lint on such a thread ([`on_large_stack`]).
 
 use crate::source::PARSE_STACK_BYTES;
-use std::cell::Cell;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
-use std::thread::{Scope, ScopedJoinHandle};
-
-thread_local! {
-    /// This thread was started by [`spawn_on_large_stack`]: it may parse.
-    static LARGE_STACK: Cell<bool> = const { Cell::new(false) };
-}
-
-/// Starts `work` on a thread of `scope` with a large stack ([`PARSE_STACK_BYTES`], or a
-/// sixteenth of it if the address space is limited); gives `work` back when no thread
-/// starts.
-pub(crate) fn spawn_on_large_stack<'scope, T, F>(
-    scope: &'scope Scope<'scope, '_>,
-    work: F,
-) -> Result<ScopedJoinHandle<'scope, T>, F>
-where
-    T: Send + 'scope,
-    F: FnOnce() -> T + Send + 'scope,
-{
-    // shared with each attempt: a spawn that fails drops its copy, not `work`
-    let slot = Arc::new(Mutex::new(Some(work)));
-    for size in [PARSE_STACK_BYTES, PARSE_STACK_BYTES / 16] {
-        let mine = Arc::clone(&slot);
-        let spawned = std::thread::Builder::new()
-            .stack_size(size)
-            .spawn_scoped(scope, move || {
-                LARGE_STACK.set(true);
-                let work = mine.lock().unwrap_or_else(PoisonError::into_inner).take();
-                match work {
-                    Some(work) => work(),
-                    // only a thread that started runs this, and only one starts
-                    None => unreachable!("the work was taken by another thread"),
-                }
-            });
-        if let Ok(handle) = spawned {
-            return Ok(handle);
-        }
-    }
-    let work = slot.lock().unwrap_or_else(PoisonError::into_inner).take();
-    Err(work.unwrap_or_else(|| unreachable!("no thread started, so none took the work")))
-}
-
-/// Runs `work` on a thread with a large stack: this one when it is such a thread, else one
-/// started for it (this one when none can be started). A panic of `work` is raised again
-/// here.
-pub(crate) fn on_large_stack<T: Send>(work: impl FnOnce() -> T + Send) -> T {
-    if LARGE_STACK.get() {
-        return work();
-    }
-    std::thread::scope(|s| match spawn_on_large_stack(s, work) {
-        Ok(thread) => thread
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-        Err(work) => work(),
-    })
-}
 
 /// `work` applied to every item, in item order. `work` should catch its own panics: one that
 /// escapes ends its worker, leaves the items it would have done `None` unless another worker
@@ -122,17 +61,23 @@ where
             results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(out);
         }
     };
-    // a thread with a large stack takes items too, beside one thread fewer
-    let caller_works = LARGE_STACK.get();
     std::thread::scope(|s| {
         let mut started = 0;
-        for _ in 0..threads - usize::from(caller_works) {
-            if spawn_on_large_stack(s, run).is_err() {
+        for _ in 0..threads {
+            let spawned = [PARSE_STACK_BYTES, PARSE_STACK_BYTES / 16]
+                .into_iter()
+                .any(|size| {
+                    std::thread::Builder::new()
+                        .stack_size(size)
+                        .spawn_scoped(s, run)
+                        .is_ok()
+                });
+            if !spawned {
                 break;
             }
             started += 1;
         }
-        if caller_works || started == 0 {
+        if started == 0 {
             run();
         }
     });
@@ -181,35 +126,6 @@ mod tests {
             assert_eq!(got, want);
         }
         assert!(map_on_large_stacks(&[] as &[u8], None, |_| ()).is_empty());
-    }
-
-    #[test]
-    fn a_thread_with_a_large_stack_works_in_its_own_pools() {
-        let items: Vec<u8> = (0..20).collect();
-        // a plain thread (the test's) waits for the one worker it starts
-        let here = std::thread::current().id();
-        let ids = map_on_large_stacks(&items, Some(1), |_| std::thread::current().id());
-        assert!(ids.iter().all(|id| *id != Some(here)));
-        // a thread started by the pool is that worker itself: no thread is started
-        let (runner, ids) = on_large_stack(|| {
-            let ids = map_on_large_stacks(&items, Some(1), |_| std::thread::current().id());
-            (std::thread::current().id(), ids)
-        });
-        assert_ne!(runner, here);
-        assert!(ids.iter().all(|id| *id == Some(runner)));
-        // and with more threads it takes its share beside them, results in item order
-        let doubled = on_large_stack(|| map_on_large_stacks(&items, Some(3), |x| x * 2));
-        assert_eq!(
-            doubled,
-            items.iter().map(|x| Some(x * 2)).collect::<Vec<_>>()
-        );
-    }
-
-    #[test]
-    fn a_panic_on_the_large_stack_is_raised_to_the_caller() {
-        let caught = std::panic::catch_unwind(|| on_large_stack(|| panic!("boom")));
-        let payload = caught.expect_err("raised again");
-        assert_eq!(payload.downcast_ref::<&str>(), Some(&"boom"));
     }
 
     #[test]
