@@ -238,9 +238,12 @@ pub fn lint_paths(paths: &[PathBuf], opts: &LintOptions) -> Result<LintReport, L
     let sources: Vec<binaries::BinSource> = analyses
         .iter_mut()
         .enumerate()
-        .map(|(i, a)| match test_modules.contains(&i) {
-            true => binaries::BinSource::test_module(a),
-            false => binaries::BinSource::take(a),
+        .map(|(i, a)| {
+            if test_modules.contains(&i) {
+                binaries::BinSource::test_module(a)
+            } else {
+                binaries::BinSource::take(a)
+            }
         })
         .collect();
     let mut cross: Vec<Vec<Finding>> = vec![Vec::new(); jobs.len()];

@@ -569,3 +569,55 @@ fn a_skipped_main_is_read_before_any_handler_is_credited() {
         "{handles:?}"
     );
 }
+
+/// A file declared `#[cfg(test)] mod harness;` out of line is test code when tests are not
+/// linted: its `fn main` is no binary and its Ctrl-C no finding (the binaries are judged
+/// beside the other cross-file phases, from what was taken of the analyses before those
+/// phases mark such files as test code). With `--include-tests` it is linted as written.
+#[test]
+fn an_out_of_line_test_module_is_no_binary() {
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path();
+    write(
+        root,
+        "Cargo.toml",
+        "[package]\nname = \"app\"\nedition = \"2021\"\n",
+    );
+    write(
+        root,
+        "src/main.rs",
+        "#[cfg(test)]\nmod harness;\n\nuse tokio::signal::unix::{signal, SignalKind};\n\n\
+         #[tokio::main]\nasync fn main() {\n    let mut term = signal(SignalKind::terminate()).unwrap();\n    term.recv().await;\n}\n",
+    );
+    write(
+        root,
+        "src/harness.rs",
+        "#[tokio::main]\nasync fn main() {\n    tokio::signal::ctrl_c().await.unwrap();\n}\n",
+    );
+    let run = |include_tests: bool| {
+        lint_paths(
+            &[root.to_path_buf()],
+            &LintOptions {
+                cwd: Some(root.to_path_buf()),
+                include_tests: Some(include_tests),
+                ..LintOptions::default()
+            },
+        )
+        .unwrap()
+    };
+    let names = |r: &shutdown_lint::engine::LintReport| -> Vec<String> {
+        r.binaries.iter().map(|b| b.name.clone()).collect()
+    };
+    let report = run(false);
+    assert_eq!(names(&report), ["app"]);
+    assert!(
+        described(&report.findings).is_empty(),
+        "{:#?}",
+        report.findings
+    );
+    let report = run(true);
+    assert_eq!(names(&report), ["app", "harness"]);
+    let found: Vec<String> = described(&report.findings);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert!(found[0].starts_with("src/harness.rs:3 "), "{found:#?}");
+}
