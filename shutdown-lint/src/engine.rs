@@ -742,7 +742,6 @@ fn workspace_phase(
                     ..Default::default()
                 },
                 skipped_as_test: true,
-                mod_decls: std::mem::take(&mut a.mod_decls),
                 allowed_rules: std::mem::take(&mut a.allowed_rules),
                 suppression_levels: a.suppression_levels,
                 ..FileAnalysis::default()

@@ -50,6 +50,15 @@ fn write(root: &Path, rel: &str, text: &str) {
     std::fs::write(p, text).unwrap();
 }
 
+/// A package `app` at `root` itself.
+fn app_package(root: &Path) {
+    write(
+        root,
+        "Cargo.toml",
+        "[package]\nname = \"app\"\nedition = \"2021\"\n",
+    );
+}
+
 fn package(root: &Path, name: &str, deps: &[&str]) {
     let deps: String = deps
         .iter()
@@ -524,11 +533,7 @@ fn a_pruned_main_still_calls_into_its_library() {
 fn a_skipped_main_is_read_before_any_handler_is_credited() {
     let d = tempfile::tempdir().unwrap();
     let root = d.path();
-    write(
-        root,
-        "Cargo.toml",
-        "[package]\nname = \"app\"\nedition = \"2021\"\n",
-    );
+    app_package(root);
     write(
         root,
         "src/lib.rs",
@@ -578,11 +583,7 @@ fn a_skipped_main_is_read_before_any_handler_is_credited() {
 fn an_out_of_line_test_module_is_no_binary() {
     let d = tempfile::tempdir().unwrap();
     let root = d.path();
-    write(
-        root,
-        "Cargo.toml",
-        "[package]\nname = \"app\"\nedition = \"2021\"\n",
-    );
+    app_package(root);
     write(
         root,
         "src/main.rs",

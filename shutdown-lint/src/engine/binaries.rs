@@ -38,13 +38,13 @@ pub(super) struct BinSource {
 }
 
 impl BinSource {
-    /// Takes the signal sites and functions out of `a` (nothing after this phase reads
-    /// them there) and copies the rest.
+    /// Takes the signal sites, functions and `mod` declarations out of `a` (nothing after
+    /// the test modules are known reads them there) and copies the flags.
     pub(super) fn take(a: &mut FileAnalysis) -> BinSource {
         BinSource {
             signals: std::mem::take(&mut a.signals),
             fns: std::mem::take(&mut a.fns),
-            mod_decls: a.mod_decls.clone(),
+            mod_decls: std::mem::take(&mut a.mod_decls),
             has_main: a.has_main,
             skipped_by_scan: a.skipped_by_scan,
             pruned: a.pruned,
@@ -53,9 +53,9 @@ impl BinSource {
 
     /// A file that turned out to be test code (declared `#[cfg(test)] mod x;` out of line,
     /// tests not linted): no signal, no function, but its `mod` declarations.
-    pub(super) fn test_module(a: &FileAnalysis) -> BinSource {
+    pub(super) fn test_module(a: &mut FileAnalysis) -> BinSource {
         BinSource {
-            mod_decls: a.mod_decls.clone(),
+            mod_decls: std::mem::take(&mut a.mod_decls),
             ..BinSource::default()
         }
     }
