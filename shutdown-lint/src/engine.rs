@@ -10,6 +10,7 @@
 mod binaries;
 mod client_pass;
 mod field_writes;
+mod made_types;
 
 /// Per-file counts for the audit (defined in [`crate::analysis`]).
 pub use crate::analysis::FileFacts;

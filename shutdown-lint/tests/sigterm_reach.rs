@@ -622,3 +622,83 @@ fn an_out_of_line_test_module_is_no_binary() {
     assert_eq!(found.len(), 1, "{found:#?}");
     assert!(found[0].starts_with("src/harness.rs:3 "), "{found:#?}");
 }
+
+/// chroma's worker: the package's servers run their components through a framework whose
+/// `executor.run()` reaches, by name, every method `run` of the workspace, among them
+/// `CompactionServer::run`, which waits for SIGTERM. The queue binary serves and handles no
+/// signal, and nothing it reaches makes a `CompactionServer`: that handler is not its own.
+/// The compaction binary makes one and runs it: handled. The audit's table says the same.
+#[test]
+fn a_handler_in_a_method_counts_only_when_something_reached_makes_its_type() {
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path();
+    app_package(root);
+    write(
+        root,
+        "src/lib.rs",
+        "pub mod compaction;\npub mod queue;\npub mod system;\n",
+    );
+    write(
+        root,
+        "src/system.rs",
+        "pub struct Executor<C>(C);\n\
+         impl<C: Component> Executor<C> {\n    pub async fn run(&mut self) { self.0.handle().await }\n}\n\
+         pub trait Component { async fn handle(&mut self); }\n\
+         pub async fn start<C: Component>(c: C) {\n    let mut executor = Executor(c);\n    executor.run().await\n}\n",
+    );
+    write(
+        root,
+        "src/compaction.rs",
+        "use tokio::signal::unix::{signal, SignalKind};\n\
+         pub struct CompactionServer { pub port: u16 }\n\
+         impl CompactionServer {\n    pub async fn run(self) {\n        \
+         let l = tokio::net::TcpListener::bind((\"0.0.0.0\", self.port)).await.unwrap();\n        \
+         let mut term = signal(SignalKind::terminate()).unwrap();\n        \
+         axum::serve(l, axum::Router::new())\n            .with_graceful_shutdown(async move { term.recv().await; })\n            .await\n            .unwrap();\n    }\n}\n\
+         pub async fn compaction_entrypoint() {\n    CompactionServer { port: 50051 }.run().await\n}\n",
+    );
+    write(
+        root,
+        "src/queue.rs",
+        "pub struct Queue;\n\
+         impl crate::system::Component for Queue { async fn handle(&mut self) {} }\n\
+         pub async fn queue_entrypoint() {\n    crate::system::start(Queue).await;\n    \
+         let l = tokio::net::TcpListener::bind(\"0.0.0.0:50052\").await.unwrap();\n    \
+         axum::serve(l, axum::Router::new()).await.unwrap();\n}\n",
+    );
+    for (bin, entry) in [
+        ("queue", "queue::queue_entrypoint"),
+        ("compaction", "compaction::compaction_entrypoint"),
+    ] {
+        write(
+            root,
+            &format!("src/bin/{bin}.rs"),
+            &format!("#[tokio::main]\nasync fn main() {{\n    app::{entry}().await\n}}\n"),
+        );
+    }
+    let got = described(&sigterm_findings(root, root));
+    assert_eq!(got.len(), 1, "{got:#?}");
+    assert!(
+        got[0].starts_with("src/queue.rs:6 binary `queue` serves (axum) but handles no signal"),
+        "{got:#?}"
+    );
+    let report = audit(&AuditOptions {
+        manifest_path: Some(root.to_path_buf()),
+        cwd: Some(root.to_path_buf()),
+        ..AuditOptions::default()
+    })
+    .unwrap();
+    let mut handles: Vec<(String, bool)> = report.crates[0]
+        .binaries
+        .iter()
+        .map(|b| (b.name.clone(), b.handles_sigterm))
+        .collect();
+    handles.sort();
+    assert_eq!(
+        handles,
+        [
+            ("compaction".to_string(), true),
+            ("queue".to_string(), false)
+        ]
+    );
+}

@@ -31,14 +31,14 @@ pub fn nodes_from_text(text: &str) -> Option<Vec<FnNode>> {
 
 /// The tokens of one group at its own level (a nested group is one token): indices into
 /// the file's token list.
-struct Level<'t, 'a> {
+pub(super) struct Level<'t, 'a> {
     toks: &'t [Tok<'a>],
     at: Vec<usize>,
 }
 
 impl<'t, 'a> Level<'t, 'a> {
     /// The tokens from `start` to `end` (a group's inside, or the file).
-    fn new(toks: &'t [Tok<'a>], range: (usize, usize)) -> Self {
+    pub(super) fn new(toks: &'t [Tok<'a>], range: (usize, usize)) -> Self {
         Self::new_in(toks, range, Vec::new())
     }
 
@@ -56,7 +56,12 @@ impl<'t, 'a> Level<'t, 'a> {
         Level { toks, at }
     }
 
-    fn len(&self) -> usize {
+    /// The index in the file's tokens of the token at `k`.
+    pub(super) fn index(&self, k: usize) -> usize {
+        self.at[k]
+    }
+
+    pub(super) fn len(&self) -> usize {
         self.at.len()
     }
 
@@ -65,12 +70,12 @@ impl<'t, 'a> Level<'t, 'a> {
         self.at
     }
 
-    fn get(&self, k: usize) -> Option<Tok<'a>> {
+    pub(super) fn get(&self, k: usize) -> Option<Tok<'a>> {
         self.at.get(k).map(|&i| self.toks[i])
     }
 
     /// The inside of the group at `k`, if it is one.
-    fn inside(&self, k: usize) -> Option<(usize, usize)> {
+    pub(super) fn inside(&self, k: usize) -> Option<(usize, usize)> {
         match self.get(k)? {
             Tok::Open(_, close) => Some((self.at[k] + 1, close)),
             _ => None,
@@ -78,7 +83,7 @@ impl<'t, 'a> Level<'t, 'a> {
     }
 
     /// Whether the token at `k` is the punctuation `c`.
-    fn punct(&self, k: usize, c: u8) -> bool {
+    pub(super) fn punct(&self, k: usize, c: u8) -> bool {
         self.get(k) == Some(Tok::Punct(c))
     }
 
@@ -153,37 +158,9 @@ fn items_in(
                 i = j + 1;
             }
             Some(Tok::Ident(kind @ ("mod" | "impl" | "trait"))) => {
-                let mut j = i + 1;
-                let mut name = None;
-                // `impl<S: Bound + 'a> Trait<X> for Type<S> where ..`: the last name outside
-                // angle brackets before the body (or `where`) wins
-                let mut angle = 0usize;
-                let mut in_where = false;
-                while j < tts.len() {
-                    match tts.get(j) {
-                        Some(Tok::Open(b'{', _) | Tok::Punct(b';')) => break,
-                        Some(Tok::Punct(b'<')) => angle += 1,
-                        // `->` is no closing bracket
-                        Some(Tok::Punct(b'>')) if !tts.punct(j - 1, b'-') => {
-                            angle = angle.saturating_sub(1);
-                        }
-                        Some(Tok::Ident("where")) => in_where = true,
-                        // a lifetime's name is none
-                        Some(Tok::Ident(n))
-                            if angle == 0
-                                && !in_where
-                                && n != "for"
-                                && n != "unsafe"
-                                && !tts.punct(j - 1, b'\'') =>
-                        {
-                            name = Some(n.to_string());
-                        }
-                        _ => {}
-                    }
-                    j += 1;
-                }
+                let (name, j) = block_name(&tts, i + 1);
                 if let Some(inside) = tts.inside(j) {
-                    path.push(name.unwrap_or_else(|| kind.to_string()));
+                    path.push(name.map_or_else(|| kind.to_string(), str::to_string));
                     items_in(toks, inside, path, kind != "mod", out, depth + 1);
                     path.pop();
                 }
@@ -192,6 +169,41 @@ fn items_in(
             _ => i += 1,
         }
     }
+}
+
+/// The name a `mod` / `impl` / `trait` block's functions are filed under, read from the
+/// tokens after the keyword (from `from` on), and the index of its body (or of the `;` /
+/// the level's end). `impl<S: Bound + 'a> Trait<X> for Type<S> where ..`: the last name
+/// outside angle brackets before the body (or `where`) wins, `Type`.
+pub(super) fn block_name<'a>(tts: &Level<'_, 'a>, from: usize) -> (Option<&'a str>, usize) {
+    let mut j = from;
+    let mut name = None;
+    let mut angle = 0usize;
+    let mut in_where = false;
+    while j < tts.len() {
+        match tts.get(j) {
+            Some(Tok::Open(b'{', _) | Tok::Punct(b';')) => break,
+            Some(Tok::Punct(b'<')) => angle += 1,
+            // `->` is no closing bracket
+            Some(Tok::Punct(b'>')) if !tts.punct(j - 1, b'-') => {
+                angle = angle.saturating_sub(1);
+            }
+            Some(Tok::Ident("where")) => in_where = true,
+            // a lifetime's name is none
+            Some(Tok::Ident(n))
+                if angle == 0
+                    && !in_where
+                    && n != "for"
+                    && n != "unsafe"
+                    && !tts.punct(j - 1, b'\'') =>
+            {
+                name = Some(n);
+            }
+            _ => {}
+        }
+        j += 1;
+    }
+    (name, j)
 }
 
 /// The calls in a body's tokens. `typed`: the body's bindings whose type the text tells

@@ -12,9 +12,11 @@
 //! daemon by a library server it only shares a method name with.
 
 mod from_text;
+mod mentions;
 mod tokens;
 
 pub use from_text::nodes_from_text;
+pub use mentions::{TypeMentions, type_mentions, types_mentions};
 
 use crate::model::{CallRef, FnNode};
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
@@ -151,7 +153,7 @@ fn walk(nodes: &[Node<'_>], roots: &[(usize, &str)], by_path: bool) -> Option<Ve
     // name -> nodes, split by kind, each group numbered
     let mut by_name: HashMap<(&str, bool), (usize, Vec<usize>)> = HashMap::new();
     for (i, n) in nodes.iter().enumerate() {
-        let name = n.node.item.rsplit("::").next().unwrap_or(&n.node.item);
+        let name = last_segment(&n.node.item);
         let groups = by_name.len();
         by_name
             .entry((name, n.node.method))
@@ -169,13 +171,22 @@ fn walk(nodes: &[Node<'_>], roots: &[(usize, &str)], by_path: bool) -> Option<Ve
     for &i in &stack {
         seen[i] = true;
     }
-    // the functions nested in each item path of a file (`outer::inner` under `outer`), every
-    // enclosing path of an item: one lookup per reached node, not a pass over all
+    // the functions nested in each function of a file (`outer::inner` under `outer`, at any
+    // depth): one lookup per reached node, not a pass over all. Only an enclosing path that
+    // is a function's is kept (most are a type's or a module's: `Server` of `Server::run`)
+    let items: HashSet<(usize, &str)> = nodes
+        .iter()
+        .map(|m| (m.file, m.node.item.as_str()))
+        .collect();
     let mut nested: HashMap<(usize, &str), Vec<usize>> = HashMap::new();
     for (j, m) in nodes.iter().enumerate() {
         let item = m.node.item.as_str();
-        for (k, _) in item.match_indices("::") {
-            nested.entry((m.file, &item[..k])).or_default().push(j);
+        let mut end = item.len();
+        while let Some(k) = enclosing_end(&item[..end]) {
+            if items.contains(&(m.file, &item[..k])) {
+                nested.entry((m.file, &item[..k])).or_default().push(j);
+            }
+            end = k;
         }
     }
     while let Some(i) = stack.pop() {
@@ -263,6 +274,25 @@ fn walk(nodes: &[Node<'_>], roots: &[(usize, &str)], by_path: bool) -> Option<Ve
         }
     }
     Some(seen)
+}
+
+/// The last segment of an item path (`start` of `http::Scheduler::start`).
+fn last_segment(item: &str) -> &str {
+    enclosing_end(item).map_or(item, |k| &item[k + 2..])
+}
+
+/// Where the enclosing path of an item path ends (the index of its last `::`), if it has
+/// one.
+fn enclosing_end(item: &str) -> Option<usize> {
+    let b = item.as_bytes();
+    let mut end = b.len();
+    while let Some(k) = memchr::memrchr(b':', &b[..end]) {
+        if k > 0 && b[k - 1] == b':' {
+            return Some(k - 1);
+        }
+        end = k;
+    }
+    None
 }
 
 /// The type a method's item path names (`Scheduler` for `http::Scheduler::start`).

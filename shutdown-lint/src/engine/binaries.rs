@@ -8,6 +8,7 @@
 //! change other parts of the analyses: on restate its 15 ms ran with the second core mostly
 //! idle after them.
 
+use super::made_types::MadeTypes;
 use super::{BinaryFacts, Job, file_context};
 use crate::analysis::{Analyzer, FileAnalysis, FileContext};
 use crate::config::Config;
@@ -16,6 +17,7 @@ use crate::model::{FnNode, ModDecl};
 use crate::package::Package;
 use crate::rules::sigterm_missing::{self, SignalSites};
 use std::collections::{BTreeSet, HashMap};
+use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -24,7 +26,7 @@ use std::sync::Arc;
 #[derive(Debug, Default)]
 pub(super) struct BinSource {
     /// Signal handling ([`FileAnalysis::signals`]).
-    signals: SignalSites,
+    pub(super) signals: SignalSites,
     /// Functions and their calls ([`FileAnalysis::fns`]).
     pub(super) fns: Vec<FnNode>,
     /// `mod x;` declarations.
@@ -140,10 +142,17 @@ fn verdict_reading_calls(
         own_files,
         lib_files,
     } = *bin;
-    let UnreadFiles { text_fns, fn_names } = unread;
+    let UnreadFiles {
+        text_fns,
+        fn_names,
+        made,
+    } = unread;
     loop {
         let files = bin_files(loaded, text_fns, bin);
-        let (verdict, called) = sigterm_missing::verdict_and_calls(&files, termination);
+        let mut live =
+            |ty: &str, reached: &dyn Fn(usize, &str) -> bool| made.live(loaded, ty, reached);
+        let (verdict, called) =
+            sigterm_missing::verdict_and_calls(&files, termination, &mut live, true);
         let all_handled = loaded
             .iter()
             .flat_map(|(_, _, a)| a.signals.handled.iter())
@@ -209,9 +218,13 @@ fn verdict_reading_calls(
         // binary: it waits for Ctrl-C while its library handles SIGTERM for another entry
         // point); with servers alone, reading on from `main` through a library by name
         // credited every such binary of 29 trees anyway, at a quarter of chroma's run.
+        let serves = files
+            .iter()
+            .any(|f| (f.own || f.package_lib) && !f.signals.servers.is_empty());
         let root_unread = called.by_name.is_none()
             && verdict.handles_sigterm()
             && (complete
+                || serves
                 || verdict
                     .ctrl_c
                     .iter()
@@ -230,42 +243,54 @@ fn verdict_reading_calls(
         // `called` names (the root file need not: nothing calls `main`) and name one that
         // leads toward a site (`toward`)
         let mut toward = None;
-        let (candidates, called): (Vec<(&PathBuf, bool)>, Option<BTreeSet<String>>) = if root_unread
-        {
-            let root_file = loaded.iter().map(|(f, _, _)| f).filter(|f| *f == root);
-            (root_file.take(1).map(|f| (f, false)).collect(), None)
-        } else if lib_only {
-            match called.by_path {
-                // `main` is in a file not read yet: the binary's own files first
-                None => (
-                    unread
-                        .filter(|f| own_files.contains(*f))
-                        .map(|f| (f, false))
-                        .collect(),
-                    None,
-                ),
-                Some(called) => (
-                    unread
-                        .filter(|f| own_files.contains(*f) || lib_files.contains(*f))
-                        .map(|f| (f, f != root))
-                        .collect(),
-                    Some(called),
-                ),
-            }
-        } else {
-            // a file matters only on a path from `main` to a signal site: it defines a
-            // function the reached ones call, and its text names a function that leads
-            // to a site
-            toward = sites_reached_through(loaded, &files, complete, no_signal_open);
-            match called.by_name {
-                // no `main` among the functions: every handler counts already
-                None => (unread.map(|f| (f, false)).collect(), None),
-                // the root file too: nothing calls `main`, so when its body was pruned
-                // (a file the byte scan let through for a word such as `hyper` in
-                // `hyperqueue::run()`) no call names it, and what it calls is unknown
-                Some(called) => (unread.map(|f| (f, f != root)).collect(), Some(called)),
-            }
-        };
+        let (candidates, called): (Vec<(&PathBuf, bool)>, Option<foldhash::HashSet<&str>>) =
+            if root_unread {
+                let root_file = loaded.iter().map(|(f, _, _)| f).filter(|f| *f == root);
+                (root_file.take(1).map(|f| (f, false)).collect(), None)
+            } else if lib_only {
+                match called.by_path {
+                    // `main` is in a file not read yet: the binary's own files first
+                    None => (
+                        unread
+                            .filter(|f| own_files.contains(f.as_os_str()))
+                            .map(|f| (f, false))
+                            .collect(),
+                        None,
+                    ),
+                    Some(called) => (
+                        unread
+                            .filter(|f| {
+                                own_files.contains(f.as_os_str())
+                                    || lib_files.contains(f.as_os_str())
+                            })
+                            .map(|f| (f, f != root))
+                            .collect(),
+                        Some(called),
+                    ),
+                }
+            } else {
+                // a file matters only on a path from `main` to a signal site: it defines a
+                // function the reached ones call, and its text names a function that leads
+                // to a site
+                // a handler `main` reaches in a method of a type nothing reached makes counts
+                // once a function that makes one is reached: toward those instead
+                let makers = made.makers(loaded, &verdict.unmade);
+                let wanted = Wanted {
+                    every_handler: complete || no_signal_open,
+                    servers: no_signal_open && own_servers_unreached,
+                    unmade: &verdict.unmade,
+                    makers: &makers,
+                };
+                toward = sites_reached_through(loaded, &files, &wanted);
+                match called.by_name {
+                    // no `main` among the functions: every handler counts already
+                    None => (unread.map(|f| (f, false)).collect(), None),
+                    // the root file too: nothing calls `main`, so when its body was pruned
+                    // (a file the byte scan let through for a word such as `hyper` in
+                    // `hyperqueue::run()`) no call names it, and what it calls is unknown
+                    Some(called) => (unread.map(|f| (f, f != root)).collect(), Some(called)),
+                }
+            };
         if candidates.is_empty() {
             return verdict;
         }
@@ -284,7 +309,7 @@ fn verdict_reading_calls(
                 };
                 let defines_called = called
                     .as_ref()
-                    .is_some_and(|c| defined.iter().any(|n| c.contains(n)));
+                    .is_some_and(|c| defined.iter().any(|n| c.contains(n.as_str())));
                 if !defines_called {
                     return (names, None);
                 }
@@ -314,7 +339,6 @@ fn verdict_reading_calls(
 
 /// What `sigterm-missing` read, once per run, of the files the byte scan skipped or the
 /// pruner blanked.
-#[derive(Default)]
 struct UnreadFiles {
     /// The functions read from each file's text (`None`: it does not lex).
     text_fns: HashMap<PathBuf, Option<Vec<crate::model::FnNode>>>,
@@ -322,7 +346,12 @@ struct UnreadFiles {
     /// each defines (`fn name`). Not their texts: on a large workspace those of the files
     /// looked at and never needed added 50 MB to the peak (rustfs).
     fn_names: HashMap<PathBuf, BTreeSet<String>>,
+    /// Where the files name the types whose methods handle a signal.
+    made: MadeTypes,
 }
+
+/// A set of files by their paths' bytes.
+type PathSet = foldhash::HashSet<OsString>;
 
 /// One binary's files, as the verdict tells them apart.
 #[derive(Clone, Copy)]
@@ -330,22 +359,47 @@ struct BinParts<'a> {
     /// The crate root holding `main`.
     root: &'a Path,
     /// The binary's own modules.
-    own_files: &'a BTreeSet<PathBuf>,
+    own_files: &'a PathSet,
     /// Its package's library's modules.
-    lib_files: &'a BTreeSet<PathBuf>,
+    lib_files: &'a PathSet,
+}
+
+/// Which signal sites a round of reading looks for ([`sites_reached_through`]).
+struct Wanted<'a> {
+    /// Every handler, not only SIGTERM's (the audit's signal table, or a binary that
+    /// handles nothing so far: any handler clears its servers).
+    every_handler: bool,
+    /// Servers (a binary that handles nothing, with servers of its own not reached yet).
+    servers: bool,
+    /// The types whose methods' handlers `main` reaches but nothing reached makes
+    /// ([`sigterm_missing::Verdict::unmade`]): their handlers are not looked for...
+    unmade: &'a BTreeSet<String>,
+    /// ... but the functions that make one are (their names).
+    makers: &'a BTreeSet<&'a str>,
 }
 
 /// The names of the functions holding the signal sites that matter (every Ctrl-C site;
-/// SIGTERM handlers, or every handler when `complete`) and of every function known to call
-/// one of them, transitively: a call toward a site names one of these. `None` when a site
-/// lies outside any function (nothing narrows the search then).
+/// SIGTERM handlers, or every handler; servers; the functions that make a value of a type
+/// whose handler is reached: [`Wanted`]) and of every function known to call one of them,
+/// transitively: a call toward a site names one of these. `None` when a site lies outside
+/// any function (nothing narrows the search then).
 fn sites_reached_through(
     loaded: &[(PathBuf, String, &BinSource)],
     files: &[sigterm_missing::BinFile<'_>],
-    complete: bool,
-    servers: bool,
+    wanted: &Wanted<'_>,
 ) -> Option<crate::lexscan::WholeWords> {
-    let mut names: BTreeSet<String> = BTreeSet::new();
+    let Wanted {
+        every_handler,
+        servers,
+        unmade,
+        makers,
+    } = *wanted;
+    let mut names: BTreeSet<String> = makers.iter().map(|m| m.to_string()).collect();
+    let of_unmade = |item: &str| {
+        item.rsplit("::")
+            .nth(1)
+            .is_some_and(|ty| unmade.contains(ty))
+    };
     for (_, _, a) in loaded {
         let items = a
             .signals
@@ -356,8 +410,9 @@ fn sites_reached_through(
                 a.signals
                     .handled
                     .iter()
-                    .filter(|(_, sigs)| complete || servers || sigs.contains(&"SIGTERM"))
-                    .map(|(item, _)| item.as_str()),
+                    .filter(|(_, sigs)| every_handler || sigs.contains(&"SIGTERM"))
+                    .map(|(item, _)| item.as_str())
+                    .filter(|item| !of_unmade(item)),
             )
             .chain(
                 a.signals
@@ -412,8 +467,8 @@ fn bin_files<'a>(
                 _ => &a.fns,
             },
             root: f == bin.root,
-            own: bin.own_files.contains(f),
-            package_lib: bin.lib_files.contains(f),
+            own: bin.own_files.contains(f.as_os_str()),
+            package_lib: bin.lib_files.contains(f.as_os_str()),
         })
         .collect()
 }
@@ -466,7 +521,11 @@ pub(super) fn sigterm_across_binaries(
     }
     let mut reported = BTreeSet::new();
     // functions of files the byte scan skipped, read once per run (call chains need them)
-    let mut unread = UnreadFiles::default();
+    let mut unread = UnreadFiles {
+        text_fns: HashMap::new(),
+        fn_names: HashMap::new(),
+        made: MadeTypes::new(sources),
+    };
     // the module tree below each crate root walked so far
     let mut closures: HashMap<PathBuf, Vec<PathBuf>> = HashMap::new();
     for (name, root, pkg, cfg) in bins {
@@ -538,16 +597,21 @@ pub(super) fn sigterm_across_binaries(
         let mut files: Vec<(PathBuf, String)> = Vec::new();
         closure(&root, &own, &mut files, &mut extra, &mut closures);
         // the binary's own modules (`BinFile::own`)
-        let own_files: BTreeSet<PathBuf> = files.iter().map(|(f, _)| f.clone()).collect();
+        // (by the paths' bytes: the verdict asks of every file, every round, and comparing
+        // or hashing a `Path` walks its components)
+        let own_files: PathSet = files
+            .iter()
+            .map(|(f, _)| f.as_os_str().to_owned())
+            .collect();
         if let Some(lib) = pkg.as_ref().and_then(|p| p.lib.clone()) {
             closure(&lib, &own, &mut files, &mut extra, &mut closures);
         }
         // its package's library (`BinFile::package_lib`)
-        let lib_files: BTreeSet<PathBuf> = files
+        let lib_files: PathSet = files
             .iter()
-            .map(|(f, _)| f)
+            .map(|(f, _)| f.as_os_str())
             .filter(|f| !own_files.contains(*f))
-            .cloned()
+            .map(OsStr::to_owned)
             .collect();
         // libraries of path dependencies are linked in too: a `shutdown` crate of the
         // workspace may install the SIGTERM handler (credited when `main` calls into it).

@@ -215,6 +215,10 @@ pub struct Verdict {
     /// Whether call chains from `main` decided it (`false`: no `main` was found among the
     /// walked functions, so every handler counted).
     pub by_reachability: bool,
+    /// The types whose methods handle a signal and are reached by name (or, when asked,
+    /// are not reached), but which no function `main` reaches makes: those handlers did
+    /// not count.
+    pub unmade: BTreeSet<String>,
 }
 
 impl Verdict {
@@ -229,7 +233,7 @@ impl Verdict {
     }
 }
 
-fn nodes_of<'a>(files: &'a [BinFile<'a>]) -> Vec<Node<'a>> {
+fn nodes_of<'a>(files: &[BinFile<'a>]) -> Vec<Node<'a>> {
     files
         .iter()
         .enumerate()
@@ -270,26 +274,45 @@ fn roots_of(files: &[BinFile<'_>]) -> Vec<(usize, &'static str)> {
 /// assert_eq!(v.ctrl_c.len(), 1);
 /// ```
 pub fn verdict(files: &[BinFile<'_>], ctrlc_termination: bool) -> Verdict {
-    verdict_and_calls(files, ctrlc_termination).0
+    verdict_and_calls(files, ctrlc_termination, &mut |_, _| true, false).0
 }
 
+/// The type of the method `item` of `fns` (`Server` of `net::Server::run`); `None` for a
+/// free function.
+pub(crate) fn method_type<'i>(fns: &[FnNode], item: &'i str) -> Option<&'i str> {
+    fns.iter()
+        .any(|n| n.method && n.item == item)
+        .then(|| item.rsplit("::").nth(1))
+        .flatten()
+}
+
+/// Whether a value of the type named `ty` may exist in a binary, given which functions
+/// (file index, item path) `main` reaches: the question [`verdict_and_calls`] asks of the
+/// type of a method that handles a signal ([`crate::callgraph::type_mentions`]).
+pub(crate) type TypeLive<'a> = dyn FnMut(&str, &dyn Fn(usize, &str) -> bool) -> bool + 'a;
+
 /// The names of what the functions `main` reaches call: a file whose calls are not read
-/// yet matters only if it defines one of them.
+/// yet matters only if it defines one of them. Borrowed from the functions' calls (a
+/// round of reading asks it of thousands of functions).
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Called {
+pub(crate) struct Called<'a> {
     /// Called by every function `main` reaches ([`callgraph::reachable`]); `None` when no
     /// `main` is among the files.
-    pub by_name: Option<BTreeSet<String>>,
+    pub by_name: Option<foldhash::HashSet<&'a str>>,
     /// Free functions called by those `main` calls down to through paths
     /// ([`callgraph::reachable_by_path`]); `None` when no `main` is among the files, or
     /// when no module of the package's library starts a server (the only use of that walk).
-    pub by_path: Option<BTreeSet<String>>,
+    pub by_path: Option<foldhash::HashSet<&'a str>>,
 }
 
 /// The names the reached `nodes` (flagged in `reach`) call (only free calls and methods
 /// of a known receiver type when `free_only`).
-fn names_called(nodes: &[Node<'_>], reach: &[bool], free_only: bool) -> BTreeSet<String> {
-    let names: foldhash::HashSet<&str> = nodes
+fn names_called<'a>(
+    nodes: &[Node<'a>],
+    reach: &[bool],
+    free_only: bool,
+) -> foldhash::HashSet<&'a str> {
+    nodes
         .iter()
         .zip(reach)
         .filter(|(_, r)| **r)
@@ -300,17 +323,25 @@ fn names_called(nodes: &[Node<'_>], reach: &[bool], free_only: bool) -> BTreeSet
                 .filter(move |c| !(free_only && c.method && c.ty.is_none()))
         })
         .map(|c| c.name)
-        .collect();
-    names.into_iter().map(str::to_string).collect()
+        .collect()
 }
 
 /// [`verdict`], and what the functions `main` reaches call. The reachability walks give
 /// both; the walk along paths runs only when a module of the package's library starts a
 /// server.
-pub(crate) fn verdict_and_calls(
-    files: &[BinFile<'_>],
+///
+/// A handler in a method reached by name counts only when `live` says a value of the
+/// method's type may exist: `executor.run(rx)` reaches every method `run`, a server's
+/// `run` that waits for SIGTERM among them, but the server runs only if something `main`
+/// reaches makes one. With `unreached_too`, the types of the handlers `main` does not
+/// reach are asked too (what to read next looks toward what makes those types, not toward
+/// the handlers).
+pub(crate) fn verdict_and_calls<'a>(
+    files: &[BinFile<'a>],
     ctrlc_termination: bool,
-) -> (Verdict, Called) {
+    live: &mut TypeLive<'_>,
+    unreached_too: bool,
+) -> (Verdict, Called<'a>) {
     let nodes = nodes_of(files);
     let roots = roots_of(files);
     let reach = callgraph::reached_nodes(&nodes, &roots, false);
@@ -340,10 +371,22 @@ pub(crate) fn verdict_and_calls(
         by_reachability: reach.is_some(),
         ..Verdict::default()
     };
+    let reached_fn = |file: usize, item: &str| match &reached_items {
+        None => true,
+        Some(set) => set.contains(&(file, item)),
+    };
     for (i, f) in files.iter().enumerate() {
         for (item, sigs) in &f.signals.handled {
-            if reached(i, item) {
-                v.handled.extend(sigs.iter().map(|s| s.to_string()));
+            let reached = reached(i, item);
+            if !reached && !unreached_too {
+                continue;
+            }
+            match method_type(f.fns, item) {
+                Some(ty) if reached_items.is_some() && !live(ty, &reached_fn) => {
+                    v.unmade.insert(ty.to_string());
+                }
+                _ if reached => v.handled.extend(sigs.iter().map(|s| s.to_string())),
+                _ => {}
             }
         }
         for site in &f.signals.ctrl_c {
