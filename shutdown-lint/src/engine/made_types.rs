@@ -167,3 +167,73 @@ fn handler_types(s: &BinSource) -> impl Iterator<Item = &str> {
         .iter()
         .filter_map(|(item, _)| sigterm_missing::method_type(fns, item))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Calls, FnNode};
+
+    /// A file's source with a method `Server::run` that handles SIGTERM.
+    fn handler_source() -> BinSource {
+        let mut s = BinSource::default();
+        s.signals.handled.push(("Server::run".into(), &["SIGTERM"]));
+        s.fns.push(FnNode {
+            item: "Server::run".into(),
+            method: true,
+            calls: Calls::default(),
+        });
+        s
+    }
+
+    #[test]
+    fn a_type_is_made_only_by_a_reached_function_that_names_it() {
+        let d = tempfile::tempdir().unwrap();
+        let server = d.path().join("server.rs");
+        let entry = d.path().join("entry.rs");
+        std::fs::write(
+            &server,
+            "pub struct Server;\nimpl Server { pub async fn run(self) {} pub fn new() -> Self { Server } }\n",
+        )
+        .unwrap();
+        std::fs::write(
+            &entry,
+            "pub async fn serve() { crate::server::Server::new().run().await }\npub fn other() {}\n",
+        )
+        .unwrap();
+        let handler = handler_source();
+        let plain = BinSource::default();
+        let loaded = [
+            (server, "app".to_string(), &handler),
+            (entry, "app".to_string(), &plain),
+        ];
+        let mut made = MadeTypes::new([&handler, &plain]);
+        assert!(made.live(&loaded, "Server", &|f, item| f == 1 && item == "serve"));
+        assert!(!made.live(&loaded, "Server", &|f, item| f == 1 && item == "other"));
+        let unmade = BTreeSet::from(["Server".to_string()]);
+        assert_eq!(made.makers(&loaded, &unmade), BTreeSet::from(["serve"]));
+        // a type the files do not declare (a trait, another crate's) may always exist
+        assert!(made.live(&loaded, "Remote", &|_, _| false));
+    }
+
+    #[test]
+    fn a_file_that_cannot_be_read_or_lexed_leaves_the_type_made() {
+        let d = tempfile::tempdir().unwrap();
+        let server = d.path().join("server.rs");
+        let broken = d.path().join("broken.rs");
+        std::fs::write(&server, "pub struct Server;\n").unwrap();
+        std::fs::write(&broken, "fn f() { Server { \n").unwrap();
+        let handler = handler_source();
+        let loaded = [
+            (server.clone(), "app".to_string(), &handler),
+            (broken, "app".to_string(), &handler),
+        ];
+        let mut made = MadeTypes::new([&handler]);
+        assert!(made.live(&loaded, "Server", &|_, _| false));
+        let missing = [
+            (server, "app".to_string(), &handler),
+            (d.path().join("gone.rs"), "app".to_string(), &handler),
+        ];
+        let mut made = MadeTypes::new([&handler]);
+        assert!(made.live(&missing, "Server", &|_, _| false));
+    }
+}
