@@ -50,6 +50,36 @@ fn write(root: &Path, rel: &str, text: &str) {
     std::fs::write(p, text).unwrap();
 }
 
+/// Binaries `src/bin/<name>.rs` of package `app` whose tokio `main` only awaits
+/// `app::<call>()` (a file naming no word the byte scan looks for).
+fn tokio_bins(root: &Path, bins: &[(&str, &str)]) {
+    for (bin, call) in bins {
+        write(
+            root,
+            &format!("src/bin/{bin}.rs"),
+            &format!("#[tokio::main]\nasync fn main() {{\n    app::{call}().await\n}}\n"),
+        );
+    }
+}
+
+/// Whether the audit says each binary of the first crate at `root` handles SIGTERM, by
+/// name.
+fn audited_handles(root: &Path) -> Vec<(String, bool)> {
+    let report = audit(&AuditOptions {
+        manifest_path: Some(root.to_path_buf()),
+        cwd: Some(root.to_path_buf()),
+        ..AuditOptions::default()
+    })
+    .unwrap();
+    let mut handles: Vec<(String, bool)> = report.crates[0]
+        .binaries
+        .iter()
+        .map(|b| (b.name.clone(), b.handles_sigterm))
+        .collect();
+    handles.sort();
+    handles
+}
+
 /// A package `app` at `root` itself.
 fn app_package(root: &Path) {
     write(
@@ -541,37 +571,16 @@ fn a_skipped_main_is_read_before_any_handler_is_credited() {
          pub async fn serve_admin() {\n    let mut term = signal(SignalKind::terminate()).unwrap();\n    term.recv().await;\n}\n\
          pub async fn work() {\n    tokio::signal::ctrl_c().await.unwrap();\n}\n",
     );
-    for (bin, call) in [("admin", "serve_admin"), ("worker", "work")] {
-        write(
-            root,
-            &format!("src/bin/{bin}.rs"),
-            &format!("#[tokio::main]\nasync fn main() {{\n    app::{call}().await\n}}\n"),
-        );
-    }
+    tokio_bins(root, &[("admin", "serve_admin"), ("worker", "work")]);
     let got = described(&sigterm_findings(root, root));
     assert_eq!(got.len(), 1, "{got:#?}");
     assert!(
         got[0].starts_with("src/lib.rs:7 binary `worker` handles Ctrl-C"),
         "{got:#?}"
     );
-    let report = audit(&AuditOptions {
-        manifest_path: Some(root.to_path_buf()),
-        cwd: Some(root.to_path_buf()),
-        ..AuditOptions::default()
-    })
-    .unwrap();
-    let handles: Vec<(String, bool)> = report.crates[0]
-        .binaries
-        .iter()
-        .map(|b| (b.name.clone(), b.handles_sigterm))
-        .collect();
-    assert!(
-        handles.contains(&("admin".to_string(), true)),
-        "{handles:?}"
-    );
-    assert!(
-        handles.contains(&("worker".to_string(), false)),
-        "{handles:?}"
+    assert_eq!(
+        audited_handles(root),
+        [("admin".to_string(), true), ("worker".to_string(), false)]
     );
 }
 
@@ -666,36 +675,21 @@ fn a_handler_in_a_method_counts_only_when_something_reached_makes_its_type() {
          let l = tokio::net::TcpListener::bind(\"0.0.0.0:50052\").await.unwrap();\n    \
          axum::serve(l, axum::Router::new()).await.unwrap();\n}\n",
     );
-    for (bin, entry) in [
-        ("queue", "queue::queue_entrypoint"),
-        ("compaction", "compaction::compaction_entrypoint"),
-    ] {
-        write(
-            root,
-            &format!("src/bin/{bin}.rs"),
-            &format!("#[tokio::main]\nasync fn main() {{\n    app::{entry}().await\n}}\n"),
-        );
-    }
+    tokio_bins(
+        root,
+        &[
+            ("queue", "queue::queue_entrypoint"),
+            ("compaction", "compaction::compaction_entrypoint"),
+        ],
+    );
     let got = described(&sigterm_findings(root, root));
     assert_eq!(got.len(), 1, "{got:#?}");
     assert!(
         got[0].starts_with("src/queue.rs:6 binary `queue` serves (axum) but handles no signal"),
         "{got:#?}"
     );
-    let report = audit(&AuditOptions {
-        manifest_path: Some(root.to_path_buf()),
-        cwd: Some(root.to_path_buf()),
-        ..AuditOptions::default()
-    })
-    .unwrap();
-    let mut handles: Vec<(String, bool)> = report.crates[0]
-        .binaries
-        .iter()
-        .map(|b| (b.name.clone(), b.handles_sigterm))
-        .collect();
-    handles.sort();
     assert_eq!(
-        handles,
+        audited_handles(root),
         [
             ("compaction".to_string(), true),
             ("queue".to_string(), false)
