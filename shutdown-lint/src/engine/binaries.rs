@@ -151,8 +151,7 @@ fn verdict_reading_calls(
         let files = bin_files(loaded, text_fns, bin);
         let mut live =
             |ty: &str, reached: &dyn Fn(usize, &str) -> bool| made.live(loaded, ty, reached);
-        let (verdict, called) =
-            sigterm_missing::verdict_and_calls(&files, termination, &mut live, true);
+        let (verdict, called) = sigterm_missing::verdict_and_calls(&files, termination, &mut live);
         let all_handled = loaded
             .iter()
             .flat_map(|(_, _, a)| a.signals.handled.iter())
@@ -216,8 +215,9 @@ fn verdict_reading_calls(
         // Its functions are read first (one file); the handlers `main` reaches decide.
         // Linting, only for a binary with Ctrl-C sites still to report (the half-migrated
         // binary: it waits for Ctrl-C while its library handles SIGTERM for another entry
-        // point); with servers alone, reading on from `main` through a library by name
-        // credited every such binary of 29 trees anyway, at a quarter of chroma's run.
+        // point) or one that serves (chroma's `work_queue_service`: its library's SIGTERM
+        // handler is `CompactionServer::run`, which `main` reaches by name but no function
+        // it reaches makes a `CompactionServer` of, `engine/made_types.rs`).
         let serves = files
             .iter()
             .any(|f| (f.own || f.package_lib) && !f.signals.servers.is_empty());
@@ -271,9 +271,8 @@ fn verdict_reading_calls(
             } else {
                 // a file matters only on a path from `main` to a signal site: it defines a
                 // function the reached ones call, and its text names a function that leads
-                // to a site
-                // a handler `main` reaches in a method of a type nothing reached makes counts
-                // once a function that makes one is reached: toward those instead
+                // to a site (a handler in a method of a type nothing reached makes counts
+                // once a function that makes one is reached: toward those instead)
                 let makers = made.makers(loaded, &verdict.unmade);
                 let wanted = Wanted {
                     every_handler: complete || no_signal_open,

@@ -274,7 +274,7 @@ fn roots_of(files: &[BinFile<'_>]) -> Vec<(usize, &'static str)> {
 /// assert_eq!(v.ctrl_c.len(), 1);
 /// ```
 pub fn verdict(files: &[BinFile<'_>], ctrlc_termination: bool) -> Verdict {
-    verdict_and_calls(files, ctrlc_termination, &mut |_, _| true, false).0
+    verdict_and_calls(files, ctrlc_termination, &mut |_, _| true).0
 }
 
 /// The type of the method `item` of `fns` (`Server` of `net::Server::run`); `None` for a
@@ -333,14 +333,12 @@ fn names_called<'a>(
 /// A handler in a method reached by name counts only when `live` says a value of the
 /// method's type may exist: `executor.run(rx)` reaches every method `run`, a server's
 /// `run` that waits for SIGTERM among them, but the server runs only if something `main`
-/// reaches makes one. With `unreached_too`, the types of the handlers `main` does not
-/// reach are asked too (what to read next looks toward what makes those types, not toward
-/// the handlers).
+/// reaches makes one. The types of the handlers `main` does not reach are asked too: what
+/// to read next looks toward what makes those types, not toward the handlers.
 pub(crate) fn verdict_and_calls<'a>(
     files: &[BinFile<'a>],
     ctrlc_termination: bool,
     live: &mut TypeLive<'_>,
-    unreached_too: bool,
 ) -> (Verdict, Called<'a>) {
     let nodes = nodes_of(files);
     let roots = roots_of(files);
@@ -377,10 +375,9 @@ pub(crate) fn verdict_and_calls<'a>(
     };
     for (i, f) in files.iter().enumerate() {
         for (item, sigs) in &f.signals.handled {
+            // reached or not: a handler of a type nothing reached makes is looked for
+            // through what makes one
             let reached = reached(i, item);
-            if !reached && !unreached_too {
-                continue;
-            }
             match method_type(f.fns, item) {
                 Some(ty) if reached_items.is_some() && !live(ty, &reached_fn) => {
                     v.unmade.insert(ty.to_string());
