@@ -277,7 +277,7 @@ fn walk(nodes: &[Node<'_>], roots: &[(usize, &str)], by_path: bool) -> Option<Ve
 }
 
 /// The last segment of an item path (`start` of `http::Scheduler::start`).
-fn last_segment(item: &str) -> &str {
+pub(crate) fn last_segment(item: &str) -> &str {
     enclosing_end(item).map_or(item, |k| &item[k + 2..])
 }
 
@@ -296,7 +296,7 @@ fn enclosing_end(item: &str) -> Option<usize> {
 }
 
 /// The type a method's item path names (`Scheduler` for `http::Scheduler::start`).
-fn owner_of(item: &str) -> Option<&str> {
+pub(crate) fn owner_of(item: &str) -> Option<&str> {
     let mut parts = item.rsplit("::");
     parts.next();
     parts.next()

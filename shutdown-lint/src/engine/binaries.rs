@@ -280,7 +280,7 @@ fn verdict_reading_calls(
                     unmade: &verdict.unmade,
                     makers: &makers,
                 };
-                toward = sites_reached_through(loaded, &files, &wanted);
+                toward = sites_reached_through(&files, &wanted);
                 match called.by_name {
                     // no `main` among the functions: every handler counts already
                     None => (unread.map(|f| (f, false)).collect(), None),
@@ -383,7 +383,6 @@ struct Wanted<'a> {
 /// transitively: a call toward a site names one of these. `None` when a site lies outside
 /// any function (nothing narrows the search then).
 fn sites_reached_through(
-    loaded: &[(PathBuf, String, &BinSource)],
     files: &[sigterm_missing::BinFile<'_>],
     wanted: &Wanted<'_>,
 ) -> Option<crate::lexscan::WholeWords> {
@@ -394,19 +393,18 @@ fn sites_reached_through(
         makers,
     } = *wanted;
     let mut names: BTreeSet<String> = makers.iter().map(|m| m.to_string()).collect();
-    let of_unmade = |item: &str| {
-        item.rsplit("::")
-            .nth(1)
-            .is_some_and(|ty| unmade.contains(ty))
-    };
-    for (_, _, a) in loaded {
-        let items = a
+    for f in files {
+        // a handler the verdict put down to an unmade type, as it judged it
+        let of_unmade = |item: &str| {
+            sigterm_missing::method_type(f.fns, item).is_some_and(|ty| unmade.contains(ty))
+        };
+        let items = f
             .signals
             .ctrl_c
             .iter()
             .map(|c| c.item.as_str())
             .chain(
-                a.signals
+                f.signals
                     .handled
                     .iter()
                     .filter(|(_, sigs)| every_handler || sigs.contains(&"SIGTERM"))
@@ -414,14 +412,14 @@ fn sites_reached_through(
                     .filter(|item| !of_unmade(item)),
             )
             .chain(
-                a.signals
+                f.signals
                     .servers
                     .iter()
                     .filter(|_| servers)
                     .map(|s| s.item.as_str()),
             );
         for item in items {
-            let last = item.rsplit("::").next().unwrap_or(item);
+            let last = crate::callgraph::last_segment(item);
             if last.is_empty() {
                 return None;
             }
@@ -432,7 +430,7 @@ fn sites_reached_through(
     let mut callers: HashMap<&str, Vec<&str>> = HashMap::new();
     for f in files {
         for n in f.fns {
-            let last = n.item.rsplit("::").next().unwrap_or(&n.item);
+            let last = crate::callgraph::last_segment(&n.item);
             for c in &n.calls {
                 callers.entry(c.name).or_default().push(last);
             }

@@ -151,7 +151,7 @@ impl MadeTypes {
                         .and_then(Option::as_ref),
                 };
                 let fns = m.into_iter().flat_map(|m| m.fns.iter());
-                out.extend(fns.map(|item| item.rsplit("::").next().unwrap_or(item)));
+                out.extend(fns.map(|item| crate::callgraph::last_segment(item)));
             }
         }
         out

@@ -215,9 +215,8 @@ pub struct Verdict {
     /// Whether call chains from `main` decided it (`false`: no `main` was found among the
     /// walked functions, so every handler counted).
     pub by_reachability: bool,
-    /// The types whose methods handle a signal and are reached by name (or, when asked,
-    /// are not reached), but which no function `main` reaches makes: those handlers did
-    /// not count.
+    /// The types whose methods handle a signal (reached by name or not) but which no
+    /// function `main` reaches makes: those handlers did not count.
     pub unmade: BTreeSet<String>,
 }
 
@@ -282,7 +281,7 @@ pub fn verdict(files: &[BinFile<'_>], ctrlc_termination: bool) -> Verdict {
 pub(crate) fn method_type<'i>(fns: &[FnNode], item: &'i str) -> Option<&'i str> {
     fns.iter()
         .any(|n| n.method && n.item == item)
-        .then(|| item.rsplit("::").nth(1))
+        .then(|| callgraph::owner_of(item))
         .flatten()
 }
 
