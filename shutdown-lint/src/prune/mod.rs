@@ -1080,15 +1080,29 @@ fn macro_calls(code: &[u8], open: usize, close: usize) -> Vec<(usize, usize)> {
 /// block `{ N }`: left alone).
 fn body_of(code: &[u8], from: usize) -> Option<(usize, usize)> {
     let mut depth = 0usize;
+    // `<` .. `>` outside parentheses (`->` is not a `>`), and whether a `where` clause
+    // began: `where T: Tr<A>, {` ends the clause with a comma, the `{` is the body
+    let mut angle = 0usize;
+    let mut in_where = false;
     let mut open = None;
     for (k, &c) in code.iter().enumerate().skip(from) {
         match c {
             b'(' | b'[' => depth += 1,
             b')' | b']' => depth = depth.saturating_sub(1),
             b';' if depth == 0 => return None,
+            b'<' if depth == 0 => angle += 1,
+            b'>' if depth == 0 && code[k - 1] != b'-' => angle = angle.saturating_sub(1),
+            b'w' if depth == 0
+                && code[k..].starts_with(b"where")
+                && !is_ident(code[k - 1])
+                && !code.get(k + 5).is_some_and(|&c| is_ident(c)) =>
+            {
+                in_where = true;
+            }
             b'{' if depth == 0 => {
                 let before = code[..k].iter().rev().find(|c| !c.is_ascii_whitespace());
-                if matches!(before, Some(b'<' | b',' | b'=')) {
+                let clause_end = before == Some(&b',') && in_where && angle == 0;
+                if matches!(before, Some(b'<' | b',' | b'=')) && !clause_end {
                     return None;
                 }
                 open = Some(k);
@@ -1112,6 +1126,28 @@ mod tests {
                 .copied()
                 .filter(|w| !super::FILE_ONLY_NEEDLES.contains(w)),
         )
+    }
+
+    #[test]
+    fn a_body_after_a_where_clause_with_a_trailing_comma_goes() {
+        // rustfmt ends a multi-line `where` clause with a comma: the `{` after it is the
+        // body (of a function, or of an `impl`), not a const generic argument
+        let src = "fn quiet<S, E>(s: S, f: impl FnMut(u8) -> E) -> Result<(), E>\nwhere\n    \
+                   S: Stream<Item = Result<(u8, u8), E>> + Send,\n    E: Error,\n{\n    \
+                   let x = parse(s);\n    Ok(())\n}\n\
+                   impl<T> Tr for W<T>\nwhere\n    T: Fn() -> u8,\n{\n    \
+                   fn run(&self) { tokio::spawn(work()); }\n    \
+                   fn other(&self) { compute() }\n}\n\
+                   fn sized() -> Foo<1, { N }> { keep() }\n";
+        let out = filter().prune(src).unwrap();
+        assert!(!out.contains("parse(s)"), "{out}");
+        assert!(out.contains("E: Error,\n{"));
+        assert!(out.contains("tokio::spawn(work())"), "{out}");
+        assert!(!out.contains("compute()"), "{out}");
+        // a `{` after `,` inside `<..>` is a const generic block: that signature is left
+        // alone, as before
+        assert!(out.contains("Foo<1, { N }> { keep() }"), "{out}");
+        syn::parse_file(&out).unwrap();
     }
 
     #[test]
