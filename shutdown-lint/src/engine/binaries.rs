@@ -293,47 +293,74 @@ fn verdict_reading_calls(
         if candidates.is_empty() {
             return verdict;
         }
-        // on all cores, each file read once and its text dropped after: the names of the
-        // functions it defines (once per run), then, when it passes, its functions
-        let known_names: &HashMap<PathBuf, BTreeSet<String>> = fn_names;
-        let read = crate::pool::map_on_large_stacks(&candidates, None, |&(f, check)| {
-            let read_text = || std::fs::read_to_string(f).unwrap_or_default();
-            // a file whose names are known is read only when it defines a called function
-            let mut text = None;
-            let mut names = None;
-            if check {
-                let defined = match known_names.get(f) {
-                    Some(n) => n,
-                    None => names.insert(crate::lexscan::fn_names(text.insert(read_text()))),
-                };
-                let defines_called = called
-                    .as_ref()
-                    .is_some_and(|c| defined.iter().any(|n| c.contains(n.as_str())));
-                if !defines_called {
-                    return (names, None);
-                }
-            }
-            let text = text.unwrap_or_else(read_text);
-            if check && !toward.as_ref().is_none_or(|t| t.any_in(&text)) {
-                return (names, None);
-            }
-            (names, Some(crate::callgraph::nodes_from_text(&text)))
+        // the binary's own and its package library's files first: `main`'s path to its
+        // handler usually runs through them (`main` → `lib::entrypoint` → `Server::run`),
+        // and by name alone the reached functions' calls (`new`, `build`, `run`) are
+        // defined in most files of a workspace (chroma's `foundation_service`: 187 files
+        // read, where its own library's told). The rest only when none of those passes:
+        // more files only make more reachable, so the verdict is the one reading them all
+        // at once would give, decided by the same conditions above.
+        let (near, far): (Vec<_>, Vec<_>) = candidates.into_iter().partition(|(f, _)| {
+            own_files.contains(f.as_os_str()) || lib_files.contains(f.as_os_str())
         });
-        let mut any = false;
-        for ((f, _), r) in candidates.into_iter().zip(read) {
-            let Some((names, nodes)) = r else { continue };
-            if let Some(names) = names {
-                fn_names.insert(f.clone(), names);
-            }
-            if let Some(nodes) = nodes {
-                text_fns.insert(f.clone(), nodes);
-                any = true;
+        let mut read = Vec::new();
+        for batch in [near, far] {
+            if read.is_empty() && !batch.is_empty() {
+                read = read_batch(&batch, called.as_ref(), toward.as_ref(), fn_names);
             }
         }
-        if !any {
+        if read.is_empty() {
             return verdict;
         }
+        text_fns.extend(read);
     }
+}
+
+/// The functions of the files of `batch`, read from their texts (on all cores, each file
+/// once, its text dropped after): each `(file, check)` with `check` only when it defines a
+/// function `called` names and its text names one `toward` a site (`None`: a file that
+/// does not lex). The names of the functions a checked file defines are kept in
+/// `fn_names` (once per run).
+fn read_batch(
+    batch: &[(&PathBuf, bool)],
+    called: Option<&foldhash::HashSet<&str>>,
+    toward: Option<&crate::lexscan::WholeWords>,
+    fn_names: &mut HashMap<PathBuf, BTreeSet<String>>,
+) -> Vec<(PathBuf, Option<Vec<crate::model::FnNode>>)> {
+    let known_names: &HashMap<PathBuf, BTreeSet<String>> = fn_names;
+    let read = crate::pool::map_on_large_stacks(batch, None, |&(f, check)| {
+        let read_text = || std::fs::read_to_string(f).unwrap_or_default();
+        // a file whose names are known is read only when it defines a called function
+        let mut text = None;
+        let mut names = None;
+        if check {
+            let defined = match known_names.get(f) {
+                Some(n) => n,
+                None => names.insert(crate::lexscan::fn_names(text.insert(read_text()))),
+            };
+            let defines_called =
+                called.is_some_and(|c| defined.iter().any(|n| c.contains(n.as_str())));
+            if !defines_called {
+                return (names, None);
+            }
+        }
+        let text = text.unwrap_or_else(read_text);
+        if check && !toward.is_none_or(|t| t.any_in(&text)) {
+            return (names, None);
+        }
+        (names, Some(crate::callgraph::nodes_from_text(&text)))
+    });
+    let mut out = Vec::new();
+    for (&(f, _), r) in batch.iter().zip(read) {
+        let Some((names, nodes)) = r else { continue };
+        if let Some(names) = names {
+            fn_names.insert(f.clone(), names);
+        }
+        if let Some(nodes) = nodes {
+            out.push((f.clone(), nodes));
+        }
+    }
+    out
 }
 
 /// What `sigterm-missing` read, once per run, of the files the byte scan skipped or the
