@@ -69,10 +69,13 @@ impl From<FileAnalysis> for BinSource {
     }
 }
 
-/// Files of the module tree rooted at `root`, following `mod x;` declarations.
+/// Files of the module tree rooted at `root`, following `mod x;` declarations; `known`
+/// tells a file that exists without asking the file system (the walked files: a `stat`
+/// per declaration and binary was most of a run's system calls on restate).
 fn module_closure(
     root: &Path,
     decls_of: &mut dyn FnMut(&Path) -> Option<Vec<crate::model::ModDecl>>,
+    known: &dyn Fn(&Path) -> bool,
 ) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut seen = BTreeSet::new();
@@ -109,10 +112,11 @@ fn module_closure(
             let name = &d.path[d.path.len() - 1];
             let a = b.join(format!("{name}.rs"));
             let m = b.join(name).join("mod.rs");
-            if a.is_file() {
-                stack.push(crate::paths::normalize(&a));
-            } else if m.is_file() {
-                stack.push(crate::paths::normalize(&m));
+            let (an, mn) = (crate::paths::normalize(&a), crate::paths::normalize(&m));
+            if known(&an) || a.is_file() {
+                stack.push(an);
+            } else if known(&mn) || m.is_file() {
+                stack.push(mn);
             }
         }
     }
@@ -552,6 +556,15 @@ pub(super) fn sigterm_across_binaries(
     };
     // the module tree below each crate root walked so far
     let mut closures: HashMap<PathBuf, Vec<PathBuf>> = HashMap::new();
+    // the package of each dependency's library, looked up once (every binary of a
+    // workspace links the same ones; each lookup `stat`s the directories up to a manifest)
+    let mut packages: HashMap<PathBuf, Option<Arc<Package>>> = HashMap::new();
+    let mut package_of = |lib: &Path| {
+        packages
+            .entry(lib.to_path_buf())
+            .or_insert_with(|| Package::find(lib).map(Arc::new))
+            .clone()
+    };
     for (name, root, pkg, cfg) in bins {
         let root = crate::paths::normalize(&root);
         if !by_path.contains_key(root.as_path()) {
@@ -609,9 +622,11 @@ pub(super) fn sigterm_across_binaries(
                        files: &mut Vec<(PathBuf, String)>,
                        extra: &mut HashMap<PathBuf, Option<BinSource>>,
                        closures: &mut HashMap<PathBuf, Vec<PathBuf>>| {
-            let found = closures
-                .entry(start.to_path_buf())
-                .or_insert_with(|| module_closure(start, &mut |p| decls_of(p, extra)));
+            let found = closures.entry(start.to_path_buf()).or_insert_with(|| {
+                module_closure(start, &mut |p| decls_of(p, extra), &|p| {
+                    by_path.contains_key(p)
+                })
+            });
             files.extend(found.iter().map(|f| (f.clone(), krate.to_string())));
         };
         let own = pkg
@@ -652,9 +667,9 @@ pub(super) fn sigterm_across_binaries(
             .map(|p| p.dependency_libs())
             .unwrap_or_default()
         {
-            let dep = Package::find(&lib);
+            let dep = package_of(&lib);
             termination |= dep.as_ref().is_some_and(|d| d.ctrlc_termination);
-            let krate = dep.map(|p| p.crate_name).unwrap_or_default();
+            let krate = dep.map(|p| p.crate_name.clone()).unwrap_or_default();
             if by_path.contains_key(crate::paths::normalize(&lib).as_path()) {
                 closure(&lib, &krate, &mut files, &mut extra, &mut closures);
             } else {
@@ -700,7 +715,7 @@ pub(super) fn sigterm_across_binaries(
             for (lib, krate) in std::mem::take(&mut deferred) {
                 // for the servers alone, only a dependency whose manifests let it install a
                 // handler is worth its walk (svix-bridge's out-of-tree SDK: 290 files)
-                if !for_ctrl_c && Package::find(&lib).is_some_and(|p| !p.signals_possible()) {
+                if !for_ctrl_c && package_of(&lib).is_some_and(|p| !p.signals_possible()) {
                     continue;
                 }
                 closure(&lib, &krate, &mut files, &mut extra, &mut closures);

@@ -1091,10 +1091,12 @@ fn body_of(code: &[u8], from: usize) -> Option<(usize, usize)> {
             b')' | b']' => depth = depth.saturating_sub(1),
             b';' if depth == 0 => return None,
             b'<' if depth == 0 => angle += 1,
-            b'>' if depth == 0 && code[k - 1] != b'-' => angle = angle.saturating_sub(1),
+            b'>' if depth == 0 && (k == 0 || code[k - 1] != b'-') => {
+                angle = angle.saturating_sub(1);
+            }
             b'w' if depth == 0
                 && code[k..].starts_with(b"where")
-                && !is_ident(code[k - 1])
+                && (k == 0 || !is_ident(code[k - 1]))
                 && !code.get(k + 5).is_some_and(|&c| is_ident(c)) =>
             {
                 in_where = true;
