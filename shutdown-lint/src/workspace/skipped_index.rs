@@ -116,11 +116,10 @@ pub(crate) struct DeclaredNames {
 impl DeclaredNames {
     /// Reads the names off `text`. Every skipped file of a run goes through it, so it
     /// looks only where a name can be: before each single `:`, after each `fn` and each
-    /// type keyword (found by `memchr` and one automaton), not at every word of the file.
+    /// type keyword (found by `memchr` and one substring search per keyword), not at every
+    /// word of the file.
     pub(crate) fn of(text: &str) -> DeclaredNames {
         use crate::lexscan::{is_ident, skip_ws};
-        static KEYWORDS: std::sync::OnceLock<Option<aho_corasick::AhoCorasick>> =
-            std::sync::OnceLock::new();
         let b = text.as_bytes();
         // slices of the text first: each name is copied once, not once per occurrence
         let (mut types, mut structs, mut members): (Vec<&str>, Vec<&str>, Vec<&str>) =
@@ -147,77 +146,83 @@ impl DeclaredNames {
         let whole = |at: usize, len: usize| {
             (at == 0 || !is_ident(b[at - 1])) && !b.get(at + len).copied().is_some_and(is_ident)
         };
+        // one SIMD substring search per keyword: an automaton over the eight (`fn` and
+        // `for` among them) stopped at most words of the file (8 % of qdrant's run); the
+        // keywords are words, so no occurrence hides another that is a whole word, and the
+        // names are sorted at the end, so the order they are met in does not matter
+        static KEYWORDS: std::sync::OnceLock<Vec<(&str, memchr::memmem::Finder<'static>)>> =
+            std::sync::OnceLock::new();
         let keywords = KEYWORDS.get_or_init(|| {
-            aho_corasick::AhoCorasick::new([
+            [
                 "struct", "enum", "union", "trait", "type", "impl", "for", "fn",
-            ])
-            .ok()
+            ]
+            .into_iter()
+            .map(|w| (w, memchr::memmem::Finder::new(w.as_bytes()).into_owned()))
+            .collect()
         });
-        let Some(keywords) = keywords else {
-            return DeclaredNames::default();
-        };
-        for m in keywords.find_iter(b) {
-            let (at, word) = (m.start(), &text[m.start()..m.end()]);
-            if !whole(at, word.len()) {
-                continue;
-            }
-            let mut j = m.end();
-            if word == "fn" {
-                // a function: the next word, whatever comes between
-                while j < b.len() && !is_ident(b[j]) {
-                    j += 1;
+        for (word, finder) in keywords {
+            for at in finder.find_iter(b) {
+                if !whole(at, word.len()) {
+                    continue;
                 }
-                let s = j;
-                while j < b.len() && is_ident(b[j]) {
-                    j += 1;
-                }
-                if s < j {
-                    members.push(&text[s..j]);
-                }
-                continue;
-            }
-            j = skip_ws(b, j);
-            if word == "impl" && b.get(j) == Some(&b'<') {
-                // the impl's own generics
-                let mut depth = 0usize;
-                while j < b.len() {
-                    match b[j] {
-                        b'<' => depth += 1,
-                        b'>' if b[j - 1] == b'-' => {}
-                        b'>' => {
-                            depth = depth.saturating_sub(1);
-                            if depth == 0 {
-                                j += 1;
-                                break;
-                            }
-                        }
-                        _ => {}
+                let mut j = at + word.len();
+                if *word == "fn" {
+                    // a function: the next word, whatever comes between
+                    while j < b.len() && !is_ident(b[j]) {
+                        j += 1;
                     }
-                    j += 1;
+                    let s = j;
+                    while j < b.len() && is_ident(b[j]) {
+                        j += 1;
+                    }
+                    if s < j {
+                        members.push(&text[s..j]);
+                    }
+                    continue;
                 }
                 j = skip_ws(b, j);
-            }
-            // a path: its last segment (`super::Service`, `std::ops::Deref`)
-            let mut name = None;
-            loop {
-                let s = j;
-                while j < b.len() && is_ident(b[j]) {
-                    j += 1;
+                if *word == "impl" && b.get(j) == Some(&b'<') {
+                    // the impl's own generics
+                    let mut depth = 0usize;
+                    while j < b.len() {
+                        match b[j] {
+                            b'<' => depth += 1,
+                            b'>' if b[j - 1] == b'-' => {}
+                            b'>' => {
+                                depth = depth.saturating_sub(1);
+                                if depth == 0 {
+                                    j += 1;
+                                    break;
+                                }
+                            }
+                            _ => {}
+                        }
+                        j += 1;
+                    }
+                    j = skip_ws(b, j);
                 }
-                if j == s {
-                    break;
+                // a path: its last segment (`super::Service`, `std::ops::Deref`)
+                let mut name = None;
+                loop {
+                    let s = j;
+                    while j < b.len() && is_ident(b[j]) {
+                        j += 1;
+                    }
+                    if j == s {
+                        break;
+                    }
+                    name = Some(&text[s..j]);
+                    if b.get(j..j + 2) == Some(b"::") {
+                        j += 2;
+                    } else {
+                        break;
+                    }
                 }
-                name = Some(&text[s..j]);
-                if b.get(j..j + 2) == Some(b"::") {
-                    j += 2;
-                } else {
-                    break;
-                }
-            }
-            if let Some(n) = name {
-                types.push(n);
-                if word == "struct" {
-                    structs.push(n);
+                if let Some(n) = name {
+                    types.push(n);
+                    if *word == "struct" {
+                        structs.push(n);
+                    }
                 }
             }
         }
