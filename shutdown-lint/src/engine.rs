@@ -261,12 +261,7 @@ pub fn lint_paths(paths: &[PathBuf], opts: &LintOptions) -> Result<LintReport, L
         // (it may analyse files outside the run: a parser's stack; when no thread starts,
         // it runs after the other phases)
         let beside = (opts.threads != Some(1))
-            .then(|| {
-                std::thread::Builder::new()
-                    .stack_size(crate::source::PARSE_STACK_BYTES)
-                    .spawn_scoped(s, judge)
-                    .ok()
-            })
+            .then(|| crate::pool::spawn_on_large_stack(s, judge))
             .flatten();
         let ws = workspace_model(&jobs, &mut analyses, &analyzer_of);
         clock.lap("workspace model");

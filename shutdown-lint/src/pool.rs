@@ -7,6 +7,28 @@
 use crate::source::PARSE_STACK_BYTES;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::thread::{Scope, ScopedJoinHandle};
+
+/// Starts `work` on a thread of `scope` with a large stack ([`PARSE_STACK_BYTES`], or a
+/// sixteenth of it if the address space is limited); `None` when no thread starts (the
+/// caller then does the work itself).
+pub(crate) fn spawn_on_large_stack<'scope, T, F>(
+    scope: &'scope Scope<'scope, '_>,
+    work: F,
+) -> Option<ScopedJoinHandle<'scope, T>>
+where
+    T: Send + 'scope,
+    F: FnOnce() -> T + Send + Copy + 'scope,
+{
+    [PARSE_STACK_BYTES, PARSE_STACK_BYTES / 16]
+        .into_iter()
+        .find_map(|size| {
+            std::thread::Builder::new()
+                .stack_size(size)
+                .spawn_scoped(scope, work)
+                .ok()
+        })
+}
 
 /// `work` applied to every item, in item order. `work` should catch its own panics: one that
 /// escapes ends its worker, leaves the items it would have done `None` unless another worker
@@ -64,15 +86,7 @@ where
     std::thread::scope(|s| {
         let mut started = 0;
         for _ in 0..threads {
-            let spawned = [PARSE_STACK_BYTES, PARSE_STACK_BYTES / 16]
-                .into_iter()
-                .any(|size| {
-                    std::thread::Builder::new()
-                        .stack_size(size)
-                        .spawn_scoped(s, run)
-                        .is_ok()
-                });
-            if !spawned {
+            if spawn_on_large_stack(s, run).is_none() {
                 break;
             }
             started += 1;

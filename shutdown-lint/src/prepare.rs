@@ -79,17 +79,7 @@ impl<'a> Preparer<'a> {
         let out = std::thread::scope(|s| {
             if helper {
                 // when no thread starts (address space, limits) the caller builds it all below
-                for size in [
-                    crate::source::PARSE_STACK_BYTES,
-                    crate::source::PARSE_STACK_BYTES / 16,
-                ] {
-                    let spawned = std::thread::Builder::new()
-                        .stack_size(size)
-                        .spawn_scoped(s, || self.work());
-                    if spawned.is_ok() {
-                        break;
-                    }
-                }
+                crate::pool::spawn_on_large_stack(s, || self.work());
             }
             // the helper must hear `close` even when `walk` unwinds
             let closer = Closer(&self);

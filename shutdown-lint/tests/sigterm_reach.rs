@@ -80,13 +80,15 @@ fn audited_handles(root: &Path) -> Vec<(String, bool)> {
     handles
 }
 
-/// A package `app` at `root` itself.
-fn app_package(root: &Path) {
+/// A temporary directory holding a package `app` (its manifest only).
+fn app_package() -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
     write(
-        root,
+        d.path(),
         "Cargo.toml",
         "[package]\nname = \"app\"\nedition = \"2021\"\n",
     );
+    d
 }
 
 fn package(root: &Path, name: &str, deps: &[&str]) {
@@ -561,9 +563,8 @@ fn a_pruned_main_still_calls_into_its_library() {
 /// for the lint and for the audit's table.
 #[test]
 fn a_skipped_main_is_read_before_any_handler_is_credited() {
-    let d = tempfile::tempdir().unwrap();
+    let d = app_package();
     let root = d.path();
-    app_package(root);
     write(
         root,
         "src/lib.rs",
@@ -590,9 +591,8 @@ fn a_skipped_main_is_read_before_any_handler_is_credited() {
 /// phases mark such files as test code). With `--include-tests` it is linted as written.
 #[test]
 fn an_out_of_line_test_module_is_no_binary() {
-    let d = tempfile::tempdir().unwrap();
+    let d = app_package();
     let root = d.path();
-    app_package(root);
     write(
         root,
         "src/main.rs",
@@ -639,9 +639,8 @@ fn an_out_of_line_test_module_is_no_binary() {
 /// The compaction binary makes one and runs it: handled. The audit's table says the same.
 #[test]
 fn a_handler_in_a_method_counts_only_when_something_reached_makes_its_type() {
-    let d = tempfile::tempdir().unwrap();
+    let d = app_package();
     let root = d.path();
-    app_package(root);
     write(
         root,
         "src/lib.rs",

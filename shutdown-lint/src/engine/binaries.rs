@@ -110,13 +110,13 @@ fn module_closure(
                 b.push(seg);
             }
             let name = &d.path[d.path.len() - 1];
-            let a = b.join(format!("{name}.rs"));
-            let m = b.join(name).join("mod.rs");
-            let (an, mn) = (crate::paths::normalize(&a), crate::paths::normalize(&m));
-            if known(&an) || a.is_file() {
-                stack.push(an);
-            } else if known(&mn) || m.is_file() {
-                stack.push(mn);
+            // `name.rs`, else `name/mod.rs`
+            for file in [b.join(format!("{name}.rs")), b.join(name).join("mod.rs")] {
+                let normal = crate::paths::normalize(&file);
+                if known(&normal) || file.is_file() {
+                    stack.push(normal);
+                    break;
+                }
             }
         }
     }
