@@ -536,9 +536,8 @@ fn analyze_all(
         .collect();
     // the largest files first: the last file left running alone on one core is then a
     // small one (screenpipe's 11 ms `main.rs` came last of its 225 files)
-    let mut order: Vec<usize> = (0..items.len()).collect();
-    order.sort_by_key(|&i| std::cmp::Reverse(items[i].1.as_ref().map_or(0, |m| m.len())));
-    let results = crate::pool::map_in_order(&items, Some(&order), threads, |(job, meta)| {
+    let size = |(_, meta): &(&Job, Option<std::fs::Metadata>)| meta.as_ref().map_or(0, |m| m.len());
+    let results = crate::pool::map_largest_first(&items, size, threads, |(job, meta)| {
         analyze_job(job, meta.as_ref(), &analyzer_of(job), &configs[job.cfg])
     });
     let mut analyses: Vec<FileAnalysis> = Vec::with_capacity(jobs.len());
@@ -613,13 +612,7 @@ fn workspace_model(
     // a chain is at most a few steps long: each round reveals at least one more step
     for _ in 0..8 {
         need.extend(ws.needed_names(analyses.iter().flat_map(|a| a.pending.iter())));
-        // a type asked for once is asked for again on the next step (`T::default()`
-        // then `.with_x()`): every declaration of it is read at once
-        let owners: Vec<String> = need
-            .iter()
-            .filter_map(|k| k.rsplit_once("::").map(|(o, _)| format!("{o}::")))
-            .collect();
-        need.extend(owners);
+        ask_whole_types(&mut need);
         let redo: Vec<usize> = analyses
             .iter()
             .enumerate()
@@ -629,7 +622,8 @@ fn workspace_model(
         if redo.is_empty() {
             break;
         }
-        let results = crate::pool::map_on_large_stacks(&redo, None, |&i| {
+        let size = |&i: &usize| std::fs::metadata(&jobs[i].abs).map_or(0, |m| m.len());
+        let results = crate::pool::map_largest_first(&redo, size, None, |&i| {
             let job = &jobs[i];
             let text = std::fs::read_to_string(&job.abs).ok()?;
             analyzer_of(job).declarations(&text, &file_context(job), &need)
@@ -677,6 +671,7 @@ fn workspace_model(
 
     // each round types one more step of a chain (a method of the type the last returned)
     for _ in 0..6 {
+        ask_whole_types(&mut need);
         let found = sources.declarations(&need);
         if found.is_empty() {
             break;
@@ -688,6 +683,18 @@ fn workspace_model(
         }
     }
     ws
+}
+
+/// Adds to `need` every type one of its keys asks a member of (`Builder::` for
+/// `Builder::timeout`): a type asked for once is asked for again on the next step
+/// (`T::builder()`, then `.with_x()`, then `.build()`), so every declaration of it is read
+/// at once rather than one file read per step.
+fn ask_whole_types(need: &mut crate::workspace::NameSet) {
+    let owners: Vec<String> = need
+        .iter()
+        .filter_map(|k| k.rsplit_once("::").map(|(o, _)| format!("{o}::")))
+        .collect();
+    need.extend(owners);
 }
 
 /// The files declared `#[cfg(test)] mod x;` out of line, by their index in `jobs`, whose

@@ -70,6 +70,11 @@ pub(crate) struct DepSources {
     skipped_index: Option<super::skipped_index::SkippedIndex>,
     /// Keys searched for in an earlier round: a file that declares one was read then.
     asked: super::NameSet,
+    /// For each file read, the types it was read with whole (a key `Type::`: every
+    /// declaration of `Type` in it revealed): asked a member of one later, it has nothing
+    /// more to give (iroh's `quic.rs` was read a third time for builder methods a macro
+    /// declares).
+    read_whole: HashMap<PathBuf, HashSet<String>>,
 }
 
 impl DepSources {
@@ -90,6 +95,7 @@ impl DepSources {
             skipped_names: Vec::new(),
             skipped_index: None,
             asked: super::NameSet::default(),
+            read_whole: HashMap::new(),
         }
     }
 
@@ -170,29 +176,53 @@ impl DepSources {
         };
         picked.sort_unstable();
         picked.dedup();
+        // a file read before with every new key's type whole would give nothing new
+        let covered = |file: &PathBuf| {
+            self.read_whole.get(file).is_some_and(|whole| {
+                new.iter().all(|k| {
+                    k.rsplit_once("::")
+                        .is_some_and(|(owner, _)| whole.contains(owner))
+                })
+            })
+        };
         let candidates: Vec<&Source> = self
             .files
             .iter()
             .chain(picked.iter().map(|&i| &self.skipped[i]))
+            .filter(|(file, _, _)| !covered(file))
             .collect();
-        let found = crate::pool::map_on_large_stacks(&candidates, None, |(file, ctx, analyzer)| {
-            let text = std::fs::read_to_string(file).ok()?;
-            // the types the file may declare, read once it matters (sorted)
-            let mut types: Option<Vec<String>> = None;
-            let wanted = finder.find_overlapping_iter(&text).any(|m| {
-                needles[m.pattern().as_usize()]
-                    .1
-                    .as_ref()
-                    .is_none_or(|owners| {
-                        let types = types.get_or_insert_with(|| declared_names(&text).0);
-                        owners.iter().any(|o| types.binary_search(o).is_ok())
-                    })
+        let size = |(file, _, _): &&Source| std::fs::metadata(file).map_or(0, |m| m.len());
+        let found =
+            crate::pool::map_largest_first(&candidates, size, None, |(file, ctx, analyzer)| {
+                let text = std::fs::read_to_string(file).ok()?;
+                // the types the file may declare, read once it matters (sorted)
+                let mut types: Option<Vec<String>> = None;
+                let wanted = finder.find_overlapping_iter(&text).any(|m| {
+                    needles[m.pattern().as_usize()]
+                        .1
+                        .as_ref()
+                        .is_none_or(|owners| {
+                            let types = types.get_or_insert_with(|| declared_names(&text).0);
+                            owners.iter().any(|o| types.binary_search(o).is_ok())
+                        })
+                });
+                if !wanted {
+                    return None;
+                }
+                analyzer.declarations(&text, ctx, need).map(|(d, _)| d)
             });
-            if !wanted {
-                return None;
+        let whole: Vec<&str> = need
+            .iter()
+            .filter_map(|k| k.strip_suffix("::"))
+            .filter(|t| !t.is_empty())
+            .collect();
+        for ((file, _, _), r) in candidates.iter().zip(&found) {
+            // (only a file actually read: one no needle matched was not)
+            if matches!(r, Some(Some(_))) {
+                let types = self.read_whole.entry(file.clone()).or_default();
+                types.extend(whole.iter().map(|t| t.to_string()));
             }
-            analyzer.declarations(&text, ctx, need).map(|(d, _)| d)
-        });
+        }
         let new: Vec<String> = new.into_iter().cloned().collect();
         self.asked.extend(new);
         found.into_iter().flatten().flatten().collect()
@@ -242,4 +272,43 @@ pub(crate) fn linted_packages<'a>(
     let mut out: Vec<_> = by_dir.into_values().collect();
     out.sort_by(|a, b| a.0.dir.cmp(&b.0.dir));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+
+    fn need(keys: &[&str]) -> crate::workspace::NameSet {
+        keys.iter().map(|k| k.to_string()).collect()
+    }
+
+    #[test]
+    fn a_file_read_with_a_type_whole_is_not_read_again_for_its_members() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("quic.rs");
+        std::fs::write(
+            &file,
+            "pub struct Builder;\n\
+             impl Builder {\n    pub fn new() -> Builder { Builder }\n    \
+             pub fn handle(self) -> tokio::runtime::Handle { todo!() }\n}\n",
+        )
+        .unwrap();
+        let analyzer = Arc::new(Analyzer::new(&Config::default()));
+        let mut sources = DepSources::list(&[]);
+        sources.files.push((file, FileContext::default(), analyzer));
+        // asked for the type whole: every method of it is read at once
+        let first = sources.declarations(&need(&["Builder::new", "Builder::"]));
+        let names: Vec<&str> = first
+            .iter()
+            .flat_map(|d| d.fns.iter().map(|f| f.path.last().unwrap().as_str()))
+            .collect();
+        assert!(names.contains(&"handle"), "{names:?}");
+        // a member asked later is not read again from that file: it has nothing more
+        let again = sources.declarations(&need(&["Builder::handle"]));
+        assert!(again.is_empty(), "{again:?}");
+        // a name of no known type still reads it
+        let other = sources.declarations(&need(&["new"]));
+        assert_eq!(other.len(), 1);
+    }
 }
