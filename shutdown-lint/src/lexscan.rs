@@ -578,14 +578,17 @@ pub(crate) fn skip_ws(b: &[u8], mut i: usize) -> usize {
 /// The index of the delimiter `r` closing the `l` at `open` in `code` (a [`code_only`]
 /// text: literals and comments are blank).
 pub(crate) fn matching(code: &[u8], open: usize, l: u8, r: u8) -> Option<usize> {
+    // only the two delimiters matter: found by SIMD search, not byte by byte (the pruner
+    // asks for the block of every statement of a kept body, nested ones again)
     let mut depth = 0usize;
-    for (k, &c) in code.iter().enumerate().skip(open) {
-        if c == l {
+    for k in memchr::memchr2_iter(l, r, code.get(open..)?) {
+        if code[open + k] == l {
             depth += 1;
-        } else if c == r {
-            depth -= 1;
+        } else {
+            // a closing delimiter before any opening one: no match
+            depth = depth.checked_sub(1)?;
             if depth == 0 {
-                return Some(k);
+                return Some(open + k);
             }
         }
     }
@@ -706,6 +709,19 @@ fn cfg_expr(toks: &[String], pos: &mut usize, depth: usize) -> Option<bool> {
 #[cfg(test)]
 mod tests {
     use super::code_only;
+    use super::matching;
+
+    #[test]
+    fn matching_finds_the_closing_delimiter_at_its_own_depth() {
+        let code = b"f { a { b } c ( { } ) } d }";
+        assert_eq!(matching(code, 2, b'{', b'}'), Some(22));
+        assert_eq!(matching(code, 6, b'{', b'}'), Some(10));
+        assert_eq!(matching(code, 14, b'(', b')'), Some(20));
+        // unbalanced, or a closing one first: none
+        assert_eq!(matching(b"{ { }", 0, b'{', b'}'), None);
+        assert_eq!(matching(b"} {", 0, b'{', b'}'), None);
+        assert_eq!(matching(b"{}", 5, b'{', b'}'), None);
+    }
 
     fn code(s: &str) -> String {
         String::from_utf8(code_only(s)).unwrap()

@@ -253,6 +253,11 @@ fn own_blocks(code: &[u8], start: usize, end: usize) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     let mut k = start;
     while k <= end {
+        // only a `!` or a `{` starts what is looked for
+        let Some(n) = memchr::memchr2(b'!', b'{', &code[k..=end]) else {
+            break;
+        };
+        k += n;
         match code[k] {
             b'!' => {
                 // `name!(..)`, `name! { .. }`, `name![..]`: skipped whole (as the pruner's
