@@ -612,7 +612,13 @@ fn workspace_model(
     // a chain is at most a few steps long: each round reveals at least one more step
     for _ in 0..8 {
         need.extend(ws.needed_names(analyses.iter().flat_map(|a| a.pending.iter())));
-        ask_whole_types(&mut need);
+        // a type asked for once is asked for again on the next step (`T::default()`
+        // then `.with_x()`): every declaration of it is read at once
+        let owners: Vec<String> = need
+            .iter()
+            .filter_map(|k| k.rsplit_once("::").map(|(o, _)| format!("{o}::")))
+            .collect();
+        need.extend(owners);
         let redo: Vec<usize> = analyses
             .iter()
             .enumerate()
@@ -671,7 +677,6 @@ fn workspace_model(
 
     // each round types one more step of a chain (a method of the type the last returned)
     for _ in 0..6 {
-        ask_whole_types(&mut need);
         let found = sources.declarations(&need);
         if found.is_empty() {
             break;
@@ -683,18 +688,6 @@ fn workspace_model(
         }
     }
     ws
-}
-
-/// Adds to `need` every type one of its keys asks a member of (`Builder::` for
-/// `Builder::timeout`): a type asked for once is asked for again on the next step
-/// (`T::builder()`, then `.with_x()`, then `.build()`), so every declaration of it is read
-/// at once rather than one file read per step.
-fn ask_whole_types(need: &mut crate::workspace::NameSet) {
-    let owners: Vec<String> = need
-        .iter()
-        .filter_map(|k| k.rsplit_once("::").map(|(o, _)| format!("{o}::")))
-        .collect();
-    need.extend(owners);
 }
 
 /// The files declared `#[cfg(test)] mod x;` out of line, by their index in `jobs`, whose
