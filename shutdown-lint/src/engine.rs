@@ -459,37 +459,15 @@ fn walk(
                 .or_insert((*cfg, crate::testcode::CodeKind::Normal));
             continue;
         }
-        let walker = ignore::WalkBuilder::new(root)
-            .hidden(true)
-            .git_ignore(true)
-            .require_git(false)
-            .follow_links(false)
-            .filter_entry(|e| !is_build_dir(e))
-            .build();
-        for entry in walker {
+        for entry in walk_rust_files(root, |dir| prep.offer_dir(*cfg, dir)) {
             match entry {
-                Ok(e) => {
-                    let p = e.path();
-                    if p.file_name().is_some_and(|n| n == "Cargo.toml") {
-                        if let Some(dir) = p.parent() {
-                            prep.offer_dir(*cfg, dir);
-                        }
-                        continue;
-                    }
-                    if p.extension().is_none_or(|x| x != "rs") {
-                        continue;
-                    }
-                    let is_file = e.file_type().is_some_and(|t| t.is_file() || t.is_symlink());
-                    if !is_file {
-                        continue;
-                    }
-                    if excluded(p) {
+                Ok(p) => {
+                    if excluded(&p) {
                         stats.files_excluded += 1;
                         continue;
                     }
-                    files
-                        .entry(p.to_path_buf())
-                        .or_insert((*cfg, kind_below(p, root)));
+                    let kind = kind_below(&p, root);
+                    files.entry(p).or_insert((*cfg, kind));
                 }
                 Err(err) => {
                     let path = walk_error_path(&err).unwrap_or_else(|| root.clone());
@@ -1019,6 +997,55 @@ fn finish(
     report
 }
 
+/// The `.rs` files under the directory `root` (`.gitignore` honoured without git, hidden
+/// entries and build directories skipped, symlinks not followed), in no particular order,
+/// and the errors met; `manifest` is called with each directory holding a `Cargo.toml` as
+/// soon as it is seen.
+///
+/// `ignore`'s parallel walker, on one thread: it finds a directory's ignore files in the
+/// directory's listing, where the sequential one probes for each (`.gitignore`, `.ignore`,
+/// `.git`) with a `stat` per directory — 4 % of a CLI run on lemmy's 554 directories.
+fn walk_rust_files(
+    root: &Path,
+    manifest: impl Fn(&Path) + Sync,
+) -> Vec<Result<PathBuf, ignore::Error>> {
+    let found = std::sync::Mutex::new(Vec::new());
+    let visit = |entry: Result<ignore::DirEntry, ignore::Error>| {
+        let keep = match entry {
+            Ok(e) => {
+                let p = e.path();
+                if p.file_name().is_some_and(|n| n == "Cargo.toml") {
+                    if let Some(dir) = p.parent() {
+                        manifest(dir);
+                    }
+                    None
+                } else if p.extension().is_some_and(|x| x == "rs")
+                    && e.file_type().is_some_and(|t| t.is_file() || t.is_symlink())
+                {
+                    Some(Ok(e.into_path()))
+                } else {
+                    None
+                }
+            }
+            Err(err) => Some(Err(err)),
+        };
+        if let Some(k) = keep {
+            found.lock().unwrap_or_else(|e| e.into_inner()).push(k);
+        }
+        ignore::WalkState::Continue
+    };
+    ignore::WalkBuilder::new(root)
+        .hidden(true)
+        .git_ignore(true)
+        .require_git(false)
+        .follow_links(false)
+        .filter_entry(|e| !is_build_dir(e))
+        .threads(1)
+        .build_parallel()
+        .run(|| Box::new(visit));
+    found.into_inner().unwrap_or_else(|e| e.into_inner())
+}
+
 fn walk_error_path(err: &ignore::Error) -> Option<PathBuf> {
     match err {
         ignore::Error::WithPath { path, .. } => Some(path.clone()),
@@ -1179,5 +1206,50 @@ fn analyze_job(
                 len,
             )
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_walk_honours_gitignore_and_skips_hidden_and_build_directories() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let write = |rel: &str, text: &str| {
+            let p = root.join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        };
+        write("src/main.rs", "fn main() {}\n");
+        write("src/notes.txt", "not rust\n");
+        write(".gitignore", "generated.rs\n");
+        write("src/generated.rs", "fn g() {}\n");
+        write("crates/a/.gitignore", "/local/\n");
+        write("crates/a/local/x.rs", "fn x() {}\n");
+        write("crates/a/Cargo.toml", "[package]\nname = \"a\"\n");
+        write("crates/a/src/lib.rs", "pub fn a() {}\n");
+        write(".hidden/h.rs", "fn h() {}\n");
+        write(
+            "target/CACHEDIR.TAG",
+            "Signature: 8a477f597d28d172789f06886806bc55\n",
+        );
+        write("target/debug/build/out.rs", "fn o() {}\n");
+        let manifests = std::sync::Mutex::new(Vec::new());
+        let found = walk_rust_files(root, |d| manifests.lock().unwrap().push(d.to_path_buf()));
+        let mut files: Vec<PathBuf> = found
+            .into_iter()
+            .map(|r| r.unwrap().strip_prefix(root).unwrap().to_path_buf())
+            .collect();
+        files.sort();
+        assert_eq!(
+            files,
+            [
+                PathBuf::from("crates/a/src/lib.rs"),
+                PathBuf::from("src/main.rs")
+            ]
+        );
+        assert_eq!(manifests.into_inner().unwrap(), [root.join("crates/a")]);
     }
 }
