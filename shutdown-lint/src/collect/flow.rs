@@ -73,6 +73,12 @@ pub enum Use {
     /// Sends the prepared request bound to that name (`client.execute(req)`, where `let
     /// req = client.get(u).timeout(d).build()?;`).
     Execute(String),
+    /// The name holds a request being built (`let mut rb = client.post(u).body(b);`) and
+    /// this sends it (`rb.timeout(d).send()`); `true` when a timeout is set before the send
+    /// or a `tokio::time::timeout(d, ..)` bounds it. A request bound that way is timed when
+    /// every use of the name is a timed send or a builder step assigned back to it
+    /// (pingap's `builder = builder.basic_auth(..)` before `builder.timeout(d).send()`).
+    Send(bool),
     /// Its value (or a clone) bound to that name: `let c = self.client.clone();`, or an arm
     /// of the `match` or `if` a `let` binds (`let c = match .. { .. => self.client.clone(),
     /// .. }`).
@@ -556,9 +562,36 @@ pub(super) fn summarize_file(file: &syn::File) -> ClientFlow {
         }
     }
     p.flow.bounded_fns = bounded_fns;
-    // `let fut = client.request(req); .. timeout(d, fut)`: the request is bounded
+    // `let fut = client.request(req); .. timeout(d, fut)`: the request is bounded; so is
+    // `let rb = client.post(u); .. rb.timeout(d).send()` when every use of `rb` is such a
+    // send or a step assigned back to it
+    // (the uses of `rb` in the request's own function: a local of another function may
+    // have that name too; in a method, the whole file's)
     for (client, i, fut) in std::mem::take(&mut p.request_futures) {
-        if p.timed_futures.contains(&fut)
+        let in_fn = |name: &str, k: usize| {
+            p.flow
+                .use_fns
+                .get(name)
+                .and_then(|fs| fs.get(k))
+                .cloned()
+                .flatten()
+        };
+        let scope = in_fn(&client, i);
+        let sends: Vec<&Use> = p
+            .flow
+            .uses
+            .get(&fut)
+            .into_iter()
+            .flatten()
+            .enumerate()
+            .filter(|(k, _)| scope.is_none() || in_fn(&fut, *k) == scope)
+            .map(|(_, u)| u)
+            .collect();
+        let sent_timed = sends.contains(&&Use::Send(true))
+            && sends
+                .iter()
+                .all(|u| matches!(u, Use::Send(true) | Use::Rebind));
+        if (p.timed_futures.contains(&fut) || sent_timed)
             && let Some(u) = p.flow.uses.get_mut(&client).and_then(|us| us.get_mut(i))
         {
             *u = Use::Request(true);
@@ -1141,6 +1174,12 @@ impl Pass {
                 } else {
                     Use::Execute(req)
                 }
+            } else if let Some(sent) = names
+                .iter()
+                .position(|m| SEND_METHODS.contains(&m.as_str()))
+            {
+                // a request builder bound to the name, sent
+                Use::Send(timed_before(&methods, sent) || self.timed_depth > 0)
             } else {
                 Use::Other
             };
