@@ -1065,6 +1065,15 @@ impl Pass {
                 self.classified(init);
                 self.done.insert(addr(strip(recv)));
                 self.note(b, Use::Build(n.to_string()));
+            } else if b == n
+                && !names.is_empty()
+                && !names.iter().any(|m| is_request_step(m) || m == "clone")
+            {
+                // `let rb = rb.header(..);`: a builder's step bound to the same name, as
+                // `rb = rb.header(..);` assigns it back
+                self.classified(init);
+                self.done.insert(addr(strip(recv)));
+                self.note(b, Use::Rebind);
             }
         }
         // `let c = self.client.clone();`, or arms of a `match` / `if` that each give a name
