@@ -68,9 +68,8 @@ where
 }
 
 /// [`map_on_large_stacks`], the items taken in `order` (indices into `items`; `None`:
-/// item order), the results still in item order. Taking the longest work first keeps
-/// one large file from being the last one left on a single core.
-pub(crate) fn map_in_order<T, R, F>(
+/// item order), the results still in item order: the one pool both entry points share.
+fn map_in_order<T, R, F>(
     items: &[T],
     order: Option<&[usize]>,
     threads: Option<usize>,
