@@ -568,25 +568,17 @@ pub(super) fn summarize_file(file: &syn::File) -> ClientFlow {
     // (the uses of `rb` in the request's own function: a local of another function may
     // have that name too; in a method, the whole file's)
     for (client, i, fut) in std::mem::take(&mut p.request_futures) {
-        let in_fn = |name: &str, k: usize| {
-            p.flow
-                .use_fns
-                .get(name)
-                .and_then(|fs| fs.get(k))
-                .cloned()
-                .flatten()
-        };
-        let scope = in_fn(&client, i);
-        let sends: Vec<&Use> = p
+        let scope = p
             .flow
-            .uses
-            .get(&fut)
-            .into_iter()
-            .flatten()
-            .enumerate()
-            .filter(|(k, _)| scope.is_none() || in_fn(&fut, *k) == scope)
-            .map(|(_, u)| u)
-            .collect();
+            .use_fns
+            .get(&client)
+            .and_then(|fs| fs.get(i))
+            .cloned()
+            .flatten();
+        let sends: Vec<&Use> = match scope {
+            Some(_) => p.flow.uses_in(&scope, &fut).collect(),
+            None => p.flow.uses.get(&fut).into_iter().flatten().collect(),
+        };
         let sent_timed = sends.contains(&&Use::Send(true))
             && sends
                 .iter()
