@@ -160,22 +160,30 @@ fn split<'c>(
     out: &mut Vec<Stmt<'c>>,
 ) {
     let mut start = open + 1;
-    let mut depth = 0usize;
     let mut k = open + 1;
+    // only this block's own bytes are looked at one by one: a nested group is crossed to
+    // its closing delimiter by SIMD search (each level's split would otherwise walk every
+    // byte of the levels below it again)
     while k < close {
         match code[k] {
-            b'(' | b'[' | b'{' => depth += 1,
-            b')' | b']' => depth = depth.saturating_sub(1),
-            b'}' => {
-                depth = depth.saturating_sub(1);
+            c @ (b'(' | b'[' | b'{') => {
+                let r = match c {
+                    b'(' => b')',
+                    b'[' => b']',
+                    _ => b'}',
+                };
+                let Some(end) = matching(code, k, c, r).filter(|&e| e < close) else {
+                    break; // unbalanced: the rest is one statement
+                };
+                k = end;
                 // `if c { .. }`, `for x in xs { .. }`, `loop { .. }`: a statement that
                 // ends with its block, without a `;`, when another statement follows
-                if depth == 0 && ends_block_statement(code, start, k, close) {
+                if c == b'{' && ends_block_statement(code, start, k, close) {
                     statement(code, start, k, parent, hits, out);
                     start = k + 1;
                 }
             }
-            b';' if depth == 0 => {
+            b';' => {
                 statement(code, start, k, parent, hits, out);
                 start = k + 1;
             }
