@@ -15,8 +15,8 @@ use crate::rules::{self, RuleContext, sigterm_missing::SignalSites};
 use crate::source::{self, LineIndex};
 use crate::suppress::{self, SuppressionFact};
 use crate::workspace::WorkspaceModel;
+use foldhash::HashSet;
 use serde::Serialize;
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -236,7 +236,7 @@ fn interesting_paths(config: &Config) -> Arc<HashSet<Canon>> {
     if let Some((_, set)) = built.iter().find(|(k, _)| *k == key) {
         return set.clone();
     }
-    let mut interesting = HashSet::new();
+    let mut interesting = HashSet::default();
     let configured = key.0.iter().chain(&key.1).chain(&key.2);
     for p in known::all_paths()
         .map(split_path)

@@ -47,7 +47,7 @@ pub struct CollectOptions {
     /// Prefix rewrites (facades and `[reexports]`).
     pub aliases: Arc<Aliases>,
     /// Paths worth recording and following through glob imports.
-    pub interesting: Arc<HashSet<Canon>>,
+    pub interesting: Arc<foldhash::HashSet<Canon>>,
     /// The byte scan's words: a macro body containing none of them is not parsed.
     pub needles: Arc<Vec<memchr::memmem::Finder<'static>>>,
     /// Timeouts are judged against a drain budget

@@ -90,13 +90,13 @@ pub(super) fn blank_statements(
 /// them by a name, until nothing changes.
 fn judge(stmts: &[Stmt<'_>]) -> Vec<bool> {
     let mut keep = vec![false; stmts.len()];
-    let mut used: std::collections::HashSet<&[u8]> = std::collections::HashSet::new();
-    let mut bound_by_words: std::collections::HashSet<&[u8]> = std::collections::HashSet::new();
+    let mut used: foldhash::HashSet<&[u8]> = foldhash::HashSet::default();
+    let mut bound_by_words: foldhash::HashSet<&[u8]> = foldhash::HashSet::default();
     fn mark<'c>(
         k: usize,
         stmts: &[Stmt<'c>],
         keep: &mut [bool],
-        used: &mut std::collections::HashSet<&'c [u8]>,
+        used: &mut foldhash::HashSet<&'c [u8]>,
     ) {
         let mut at = Some(k);
         while let Some(i) = at {

@@ -21,8 +21,8 @@ pub mod known;
 pub mod scope;
 
 use crate::resolve::scope::{BlockScope, ModId, ModuleTree, Name};
+use foldhash::{HashMap, HashSet};
 use std::cell::{Cell, RefCell};
-use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 /// A resolved path: segments from a crate root, e.g. `["tokio", "spawn"]`.
@@ -197,9 +197,9 @@ impl Resolver {
             blocks: Vec::new(),
             bindings: Vec::new(),
             interesting,
-            lookups: RefCell::new(HashMap::new()),
-            glob_bases: RefCell::new(HashMap::new()),
-            in_progress: RefCell::new(HashSet::new()),
+            lookups: RefCell::new(HashMap::default()),
+            glob_bases: RefCell::new(HashMap::default()),
+            in_progress: RefCell::new(HashSet::default()),
             ops: Cell::new(0),
         }
     }

@@ -6,7 +6,7 @@
 
 use super::Canon;
 use super::ModRef;
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 /// Index of a module in a [`ModuleTree`]; `ModId(0)` is the file itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -109,7 +109,7 @@ impl ModuleTree {
     }
 
     fn fill(&mut self, id: ModId, items: &[syn::Item], depth: usize) {
-        let mut names = HashMap::new();
+        let mut names = HashMap::default();
         let mut globs = Vec::new();
         let mut inline = Vec::new();
         {

@@ -2,7 +2,7 @@
 
 use super::scope::{BlockScope, ModId, ModuleTree};
 use super::{Aliases, Resolution, Resolver, known, split_path};
-use std::collections::HashSet;
+use foldhash::HashSet;
 use std::sync::Arc;
 
 fn resolver(src: &str, file_module: &str, reexports: &[(&str, &str)]) -> Resolver {
@@ -12,7 +12,7 @@ fn resolver(src: &str, file_module: &str, reexports: &[(&str, &str)]) -> Resolve
         .iter()
         .map(|(a, b)| (a.to_string(), b.to_string()))
         .collect();
-    let mut interesting = HashSet::new();
+    let mut interesting = HashSet::default();
     for p in known::all_paths().map(split_path) {
         for n in 1..=p.len() {
             interesting.insert(p[..n].to_vec());
