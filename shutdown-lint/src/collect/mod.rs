@@ -173,16 +173,33 @@ const FLOW_ROUNDS: usize = 4;
 /// `text` does not parse. rustfs's 815 KB `site_replication.rs`, whose handlers make
 /// requests on fresh clients, reads a few functions instead of half a megabyte.
 pub(crate) fn read_client_flow(text: &str, roots: &[usize]) -> Option<flow::ClientFlow> {
+    client_flow_counting_parses(text, roots).0
+}
+
+/// [`read_client_flow`], and how many times it parsed a text.
+fn client_flow_counting_parses(text: &str, roots: &[usize]) -> (Option<flow::ClientFlow>, usize) {
+    let mut parses = 0;
     // an `include!` in a dropped body would go unseen (it makes every name unknown)
     if memchr::memmem::find(text.as_bytes(), b"include!").is_none() {
         let bodies = crate::prune::FnBodies::of(text);
         let mut words = flow::FlowNames::default();
+        // the last round's dropped bodies and its flow
+        let mut last: Option<(Vec<(usize, usize)>, flow::ClientFlow)> = None;
         for _ in 0..FLOW_ROUNDS {
             let drop = bodies.unnamed(&words, roots);
+            // the names the last round read kept no other body: the same text would read
+            // the same names, now all among those kept
+            if let Some((last_drop, mut flow)) = last.take()
+                && last_drop == drop
+            {
+                flow.partial = true;
+                return (Some(flow), parses);
+            }
             let kept = crate::compact::compact(text, &drop);
             if kept.shifts.is_empty() || kept.text.len() * 3 > text.len() * 2 {
                 break;
             }
+            parses += 1;
             let Ok(file) = syn::parse_file(&kept.text) else {
                 break;
             };
@@ -195,12 +212,14 @@ pub(crate) fn read_client_flow(text: &str, roots: &[usize]) -> Option<flow::Clie
             let names = flow.names_read(roots);
             if names.within(&words) {
                 flow.partial = true;
-                return Some(flow);
+                return (Some(flow), parses);
             }
             words.extend(names);
+            last = Some((drop, flow));
         }
     }
-    syn::parse_file(text).ok().map(|f| flow::summarize_file(&f))
+    let whole = syn::parse_file(text).ok().map(|f| flow::summarize_file(&f));
+    (whole, parses + 1)
 }
 
 /// A collector over a whole file as written (its modules and consts), for the cross-file
@@ -483,6 +502,29 @@ mod tests {
             let whole = flow::summarize(&text).unwrap();
             assert_eq!(whole.per_request_timeouts(root), timed);
         }
+    }
+
+    /// The second read (the bodies naming `client`, which the first one read) reads a
+    /// new name, `request`, that no other body names: those bodies would be read again
+    /// for nothing, so the second read is the answer (two parses; a third, of the same
+    /// text, before).
+    #[test]
+    fn the_client_flow_is_not_read_again_from_the_same_bodies() {
+        let text = format!(
+            "struct S {{ client: reqwest::Client }}\n\
+             impl S {{\n\
+             fn new() -> Self {{ let c = reqwest::Client::new(); S {{ client: c }} }}\n\
+             fn go(&self) {{ let request = self.client.get(u); let _ = request.send(); }}\n\
+             fn unrelated(&self) {{ {} }}\n\
+             }}\n",
+            "parse(input);\n".repeat(100)
+        );
+        let root = text.find("reqwest::Client::new").unwrap();
+        let (flow, parses) = client_flow_counting_parses(&text, &[root]);
+        let flow = flow.unwrap();
+        assert!(flow.partial);
+        assert!(!flow.per_request_timeouts(root));
+        assert_eq!(parses, 2);
     }
 
     /// A private function whose requests are untimed but which is only called inside
