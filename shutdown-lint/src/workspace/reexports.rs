@@ -291,8 +291,8 @@ fn scan_file(
         return;
     }
     let code = crate::lexscan::code_only(text);
-    // open braces: `Some(name)` a public inline module, `None` anything else
-    let mut frames: Vec<Option<String>> = Vec::new();
+    // the public inline modules the scan is in (any other brace is crossed whole)
+    let mut frames: Vec<String> = Vec::new();
     let mut pending_mod: Option<Option<String>> = None;
     let ident_at = |i: usize| -> &[u8] {
         let end = code[i..]
@@ -311,7 +311,19 @@ fn scan_file(
     while i < code.len() {
         let c = code[i];
         if c == b'{' {
-            frames.push(pending_mod.take().flatten());
+            let Some(name) = pending_mod.take().flatten() else {
+                // a function's, an impl's, a private module's braces (or any other
+                // block): nothing in them is exported, so they are crossed whole by SIMD
+                // search rather than walked byte by byte
+                match crate::lexscan::matching(&code, i, b'{', b'}') {
+                    Some(close) => {
+                        i = close + 1;
+                        continue;
+                    }
+                    None => break, // unbalanced: nothing after it is exported
+                }
+            };
+            frames.push(name);
             i += 1;
             continue;
         }
@@ -332,9 +344,8 @@ fn scan_file(
         }
         let word = ident_at(i);
         let after = i + word.len();
-        let exported = frames.iter().all(Option::is_some);
         match word {
-            b"pub" if exported => {
+            b"pub" => {
                 let j = skip_ws(after);
                 if code.get(j) == Some(&b'(') {
                     // `pub(crate)`: not exported
@@ -348,7 +359,7 @@ fn scan_file(
                         };
                         if let Ok(u) = syn::parse_str::<syn::ItemUse>(&text[i..j + semi + 1]) {
                             let mut sub = module.to_vec();
-                            sub.extend(frames.iter().flatten().cloned());
+                            sub.extend(frames.iter().cloned());
                             use_tree(&u.tree, &mut Vec::new(), &sub, out);
                         }
                         i = j + semi + 1;
@@ -363,16 +374,16 @@ fn scan_file(
                             // `http_client::reqwest`, whose `Client` wraps reqwest's): only
                             // what it re-exports is that crate's
                             let mut sub = module.to_vec();
-                            sub.extend(frames.iter().flatten().cloned());
+                            sub.extend(frames.iter().cloned());
                             let own = join(&sub, &name);
                             out.push((own.clone(), own));
                         }
                         match code.get(m) {
                             Some(b';') if !name.is_empty() => {
                                 let mut sub = module.to_vec();
-                                sub.extend(frames.iter().flatten().cloned());
+                                sub.extend(frames.iter().cloned());
                                 let mut dir = base.to_path_buf();
-                                for f in frames.iter().flatten() {
+                                for f in &frames {
                                     dir.push(f);
                                 }
                                 push_mod_file(&name, &sub, &dir, stack);
@@ -675,7 +686,43 @@ pub fn cargo_home() -> Option<PathBuf> {
 
 #[cfg(test)]
 mod tests {
-    use super::names_known_dependency;
+    use super::{names_known_dependency, scan_file};
+
+    /// Only what a public module path reaches is exported: a `pub use` in a function, an
+    /// `impl`, a private module or a `macro_rules!` body is not, whatever nests around it;
+    /// one in a public inline module is, under that module's name.
+    #[test]
+    fn only_pub_uses_a_public_path_reaches_are_read() {
+        let text = "pub struct S { f: u8 }\n\
+                    fn f() { pub use tokio::spawn as in_fn; { { } } }\n\
+                    impl S { fn g() { pub use tokio::spawn as in_impl; } }\n\
+                    mod private { pub use tokio::spawn as in_private; pub mod deep { pub use tokio::spawn as deeper; } }\n\
+                    macro_rules! m { () => { pub use tokio::spawn as in_macro; } }\n\
+                    pub mod task { fn h() { if x { } } pub mod inner { pub use tokio::spawn; } pub use tokio::spawn as run; }\n\
+                    pub use tokio as rt;\n";
+        let mut out = Vec::new();
+        let mut stack = Vec::new();
+        scan_file(
+            text,
+            &["$crate".to_string()],
+            std::path::Path::new("/nowhere"),
+            &mut out,
+            &mut stack,
+        );
+        out.sort();
+        assert_eq!(
+            out,
+            [
+                ("$crate::rt".to_string(), "tokio".to_string()),
+                (
+                    "$crate::task::inner::spawn".to_string(),
+                    "tokio::spawn".to_string()
+                ),
+                ("$crate::task::run".to_string(), "tokio::spawn".to_string()),
+            ]
+        );
+        assert!(stack.is_empty());
+    }
 
     #[test]
     fn only_normal_dependencies_can_be_reexported() {
