@@ -546,6 +546,39 @@ mod tests {
         assert!(flow.per_request_timeouts(root));
     }
 
+    /// The same, where the function is called from a long `main`: `main` is read as the
+    /// statements naming it (or `timeout`), not whole — the read is of a few lines, not
+    /// the whole file (which it was before: `main` kept whole was most of the file) — and
+    /// answers as the whole file does, whether the call is bounded or not.
+    #[test]
+    fn a_long_body_calling_a_function_making_requests_is_read_as_that_call() {
+        for (call, timed) in [
+            ("let _ = tokio::time::timeout(D, probe(u)).await;", true),
+            (
+                "if let Some(d) = cfg.limit { let _ = timeout(d, other()).await; } \
+                 else { let _ = probe(u).await; }",
+                true,
+            ),
+            ("let _ = probe(u).await;", false),
+        ] {
+            let text = format!(
+                "async fn probe(u: Url) -> Result<()> {{\n    let c = reqwest::Client::new();\n    \
+                 c.get(u).send().await?;\n    Ok(())\n}}\n\
+                 async fn main() {{\n{noise}    {call}\n{noise}}}\n",
+                noise = "    let x = parse(input);\n    log(x);\n".repeat(100)
+            );
+            let root = text.find("reqwest::Client::new").unwrap();
+            let flow = read_client_flow(&text, &[root]).unwrap();
+            assert!(
+                flow.partial,
+                "{call}: read from the statements calling `probe`"
+            );
+            let whole = flow::summarize(&text).unwrap();
+            assert_eq!(whole.per_request_timeouts(root), timed, "{call}");
+            assert_eq!(flow.per_request_timeouts(root), timed, "{call}");
+        }
+    }
+
     /// The names grow from one read to the next (`c`, then `d` it is copied into, used in
     /// a body that names only `d`): the answer is the whole file's.
     #[test]

@@ -61,12 +61,20 @@ impl FnBodies {
         FnBodies { code, bodies }
     }
 
-    /// The braces (`{`, `}` offsets) of every body that holds none of the offsets `keep`
-    /// and no occurrence `names` says counts: it names (as whole words of code, outside
-    /// comments and strings) none of [`FlowNames::anywhere`], none of
-    /// [`FlowNames::outside_tests`] unless it is test code, and it neither is nor declares
-    /// one of [`FlowNames::fns`]. What [`crate::compact::compact`] may drop before the
-    /// flow's parse.
+    /// What the flow's read may drop: the braces (`{`, `}` offsets) of every body that
+    /// holds none of the offsets `keep` and no occurrence `names` says counts — it names
+    /// (as whole words of code, outside comments and strings) none of
+    /// [`FlowNames::anywhere`], none of [`FlowNames::outside_tests`] unless it is test
+    /// code, and it neither is nor declares one of [`FlowNames::fns`] — and, in a body kept
+    /// only for such occurrences, the statements that name none of the names nor
+    /// `timeout` and are not tied to one that does by a binding (as the pruner ties them:
+    /// [`super::statements`]). The statements left are the ones holding every occurrence
+    /// of a name the flow reads and what decides how it is read: `let d = c.clone();`
+    /// before `d.get(u)`, and the `timeout(d, ..)` around a call or in the other branch of
+    /// an `if let Some(d)` (a body holding a start of the flow, or one of `fns` whose
+    /// locals are followed by scope rather than by name, stays whole). `main`, calling a
+    /// request helper once among hundreds of statements, is read as that call. Ranges
+    /// for [`crate::compact::compact`].
     ///
     /// # Examples
     /// ```
@@ -82,28 +90,54 @@ impl FnBodies {
     /// let none = FlowNames::default();
     /// let kept = compact(src, &bodies.unnamed(&none, &[src.find("other").unwrap()])).text;
     /// assert!(kept.starts_with("fn a() {}\nfn b() { other(); }\nfn d() {}"));
+    /// // a body naming `c` keeps the statements that do
+    /// let src = "fn e() { setup(); let d = c.clone(); log(); d.get(u); }\n";
+    /// let kept = compact(src, &FnBodies::of(src).unnamed(&names, &[])).text;
+    /// assert_eq!(kept, "fn e() {  let d = c.clone();  d.get(u); }\n");
     /// ```
     pub fn unnamed(&self, names: &FlowNames, keep: &[usize]) -> Vec<(usize, usize)> {
-        let code = &self.code;
-        self.bodies
-            .iter()
-            .filter(|b| {
-                let holds = keep.iter().any(|&k| b.open < k && k < b.close);
-                let body = &code[..b.close];
-                let names_any = |words: &BTreeSet<String>| {
-                    words
-                        .iter()
-                        .any(|w| find_word(body, w.as_bytes(), b.open + 1).is_some())
-                };
-                let counts = holds
-                    || names.fns.contains(fn_name(code, b.at))
-                    || declares_any(body, b.open, &names.fns)
-                    || names_any(&names.anywhere)
-                    || (!b.test && names_any(&names.outside_tests));
-                !counts
-            })
-            .map(|b| (b.open, b.close))
-            .collect()
+        let code = &self.code[..];
+        let mut out = Vec::new();
+        let mut hits = Vec::new();
+        for b in &self.bodies {
+            let holds = keep.iter().any(|&k| b.open < k && k < b.close);
+            if holds
+                || names.fns.contains(fn_name(code, b.at))
+                || declares_any(&code[..b.close], b.open, &names.fns)
+            {
+                continue;
+            }
+            let words = names
+                .anywhere
+                .iter()
+                .chain(names.outside_tests.iter().filter(|_| !b.test));
+            if !words
+                .clone()
+                .any(|w| find_word(&code[..b.close], w.as_bytes(), b.open + 1).is_some())
+            {
+                out.push((b.open, b.close));
+                continue;
+            }
+            // kept for the names it holds: what in it they do not reach goes
+            hits.clear();
+            let every = names
+                .anywhere
+                .iter()
+                .chain(&names.outside_tests)
+                .chain(&names.fns)
+                .map(String::as_bytes)
+                .chain([&b"timeout"[..]]);
+            for w in every {
+                let mut from = b.open + 1;
+                while let Some(at) = find_word(&code[..b.close], w, from) {
+                    hits.push(at);
+                    from = at + w.len();
+                }
+            }
+            hits.sort_unstable();
+            super::statements::blank_statements(code, b.open, b.close, &hits, &mut out);
+        }
+        out
     }
 }
 
