@@ -259,7 +259,7 @@ impl ClientFlow {
     /// test code) and the names its request futures are bound to.
     fn read_name(&self, scope: &Option<String>, name: &str, read: &mut dyn FnMut(NameRead<'_>)) {
         read(match scope {
-            Some(f) => NameRead::InFn(f),
+            Some(f) => NameRead::InFn(f, name),
             None => NameRead::OutsideTests(name),
         });
         let fns = self.use_fns.get(name).into_iter().flatten();
@@ -432,8 +432,9 @@ enum NameRead<'a> {
     Anywhere(&'a str),
     /// Its occurrences outside test code.
     OutsideTests(&'a str),
-    /// The occurrences in the body of this free function (a local or parameter of it).
-    InFn(&'a str),
+    /// The occurrences in the body of this free function (`.0`) of a local or parameter
+    /// of it (`.1`).
+    InFn(&'a str, &'a str),
 }
 
 /// The names [`ClientFlow::names_read`] reads: a function body holds an occurrence the
@@ -449,6 +450,9 @@ pub struct FlowNames {
     pub outside_tests: BTreeSet<String>,
     /// Free functions whose locals are followed.
     pub fns: BTreeSet<String>,
+    /// The locals and parameters followed in those functions (a body of one of
+    /// [`Self::fns`] holds what counts in the statements naming one of them).
+    pub locals: BTreeSet<String>,
 }
 
 impl FlowNames {
@@ -456,7 +460,12 @@ impl FlowNames {
         let (set, name) = match n {
             NameRead::Anywhere(n) => (&mut self.anywhere, n),
             NameRead::OutsideTests(n) => (&mut self.outside_tests, n),
-            NameRead::InFn(f) => (&mut self.fns, f),
+            NameRead::InFn(f, local) => {
+                if !self.locals.contains(local) {
+                    self.locals.insert(local.to_string());
+                }
+                (&mut self.fns, f)
+            }
         };
         if !set.contains(name) {
             set.insert(name.to_string());
@@ -468,6 +477,7 @@ impl FlowNames {
         self.anywhere.is_subset(&other.anywhere)
             && self.outside_tests.is_subset(&other.outside_tests)
             && self.fns.is_subset(&other.fns)
+            && self.locals.is_subset(&other.locals)
     }
 
     /// Adds the names of `other`.
@@ -475,6 +485,7 @@ impl FlowNames {
         self.anywhere.extend(other.anywhere);
         self.outside_tests.extend(other.outside_tests);
         self.fns.extend(other.fns);
+        self.locals.extend(other.locals);
     }
 }
 

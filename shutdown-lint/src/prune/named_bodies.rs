@@ -100,31 +100,32 @@ impl FnBodies {
         let mut out = Vec::new();
         let mut hits = Vec::new();
         for b in &self.bodies {
-            let holds = keep.iter().any(|&k| b.open < k && k < b.close);
-            if holds
-                || names.fns.contains(fn_name(code, b.at))
-                || declares_any(&code[..b.close], b.open, &names.fns)
-            {
+            if declares_any(&code[..b.close], b.open, &names.fns) {
                 continue;
             }
+            let holds = keep.iter().any(|&k| b.open < k && k < b.close);
             let words = names
                 .anywhere
                 .iter()
                 .chain(names.outside_tests.iter().filter(|_| !b.test));
-            if !words
-                .clone()
-                .any(|w| find_word(&code[..b.close], w.as_bytes(), b.open + 1).is_some())
+            if !holds
+                && !names.fns.contains(fn_name(code, b.at))
+                && !words
+                    .clone()
+                    .any(|w| find_word(&code[..b.close], w.as_bytes(), b.open + 1).is_some())
             {
                 out.push((b.open, b.close));
                 continue;
             }
             // kept for the names it holds: what in it they do not reach goes
             hits.clear();
+            hits.extend(keep.iter().copied().filter(|&k| b.open < k && k < b.close));
             let every = names
                 .anywhere
                 .iter()
                 .chain(&names.outside_tests)
                 .chain(&names.fns)
+                .chain(&names.locals)
                 .map(String::as_bytes)
                 .chain([&b"timeout"[..]]);
             for w in every {
@@ -212,15 +213,57 @@ mod tests {
     }
 
     #[test]
-    fn a_function_whose_locals_count_is_kept() {
-        let src = "fn run() { go(); }\nfn go() { x(); }\nfn other() { fn go() {} }\n";
+    fn a_function_whose_locals_count_keeps_the_statements_naming_them() {
+        let src = "fn run() { go(); }\nfn go(c: C) { x(); let d = c.clone(); y(); d.get(u); }\n\
+                   fn other() { fn go() {} }\n";
         let names = FlowNames {
             fns: ["go".to_string()].into(),
+            locals: ["c".to_string()].into(),
             ..FlowNames::default()
         };
+        let out = compact(src, &FnBodies::of(src).unnamed(&names, &[])).text;
         assert_eq!(
-            compact(src, &FnBodies::of(src).unnamed(&names, &[])).text,
-            "fn run() {}\nfn go() { x(); }\nfn other() { fn go() {} }\n"
+            out,
+            "fn run() {}\nfn go(c: C) {  let d = c.clone();  d.get(u); }\nfn other() { fn go() {} }\n"
+        );
+        assert!(syn::parse_file(&out).is_ok());
+    }
+
+    /// Where the flow starts, in a body naming nothing yet: its statement, and what
+    /// reads what it binds.
+    #[test]
+    fn a_body_holding_a_start_keeps_the_statements_it_reaches() {
+        let src = "fn run() {\n    setup();\n    let c = reqwest::Client::new();\n    log();\n    \
+                   let r = c.get(u).send();\n    done();\n}\n";
+        let out = compact(
+            src,
+            &FnBodies::of(src).unnamed(&FlowNames::default(), &[src.find("reqwest").unwrap()]),
+        )
+        .text;
+        assert_eq!(
+            out,
+            "fn run() {\n    \n    let c = reqwest::Client::new();\n    \n    let r = c.get(u).send();\n    \n}\n"
+        );
+    }
+
+    /// The `timeout(d, ..)` around a call, or in the other branch of an `if let Some(d)`,
+    /// stays with the call: whether a function is bounded depends on it.
+    #[test]
+    fn a_timeout_stays_beside_what_it_bounds() {
+        let src = "fn run() { a(); if let Some(d) = cfg { let _ = timeout(d, g()); b(); } \
+                   else { probe(); c(); } }\n";
+        let names = FlowNames {
+            outside_tests: ["probe".to_string()].into(),
+            ..FlowNames::default()
+        };
+        let out = compact(src, &FnBodies::of(src).unnamed(&names, &[])).text;
+        assert!(
+            out.contains("timeout(d, g())") && out.contains("probe()"),
+            "{out}"
+        );
+        assert!(
+            !out.contains("a()") && !out.contains("b()") && !out.contains("c()"),
+            "{out}"
         );
     }
 
