@@ -7,8 +7,9 @@
 //! where it can matter ([`FlowNames`]: anywhere, outside test code, or in one function's
 //! body). An occurrence can only be in a body that names it, so a body naming none of them
 //! where they count adds nothing to the answer: dropping it changes no verdict, and the
-//! parse of a large file shrinks to the few functions that handle its clients. Which names
-//! those are is only known once the flow is read; the caller iterates ([`crate::collect`]'s
+//! parse of a large file shrinks to the few functions that handle its clients — and, inside
+//! a body kept, to the statements naming those names, the same way. Which names those are
+//! is only known once the flow is read; the caller iterates ([`crate::collect`]'s
 //! `read_client_flow`) until the names read are among the names kept.
 
 use super::{body_of, next_fn, test_attrs_before, test_mod_bodies};
@@ -65,16 +66,15 @@ impl FnBodies {
     /// holds none of the offsets `keep` and no occurrence `names` says counts — it names
     /// (as whole words of code, outside comments and strings) none of
     /// [`FlowNames::anywhere`], none of [`FlowNames::outside_tests`] unless it is test
-    /// code, and it neither is nor declares one of [`FlowNames::fns`] — and, in a body kept
-    /// only for such occurrences, the statements that name none of the names nor
-    /// `timeout` and are not tied to one that does by a binding (as the pruner ties them:
-    /// [`super::statements`]). The statements left are the ones holding every occurrence
-    /// of a name the flow reads and what decides how it is read: `let d = c.clone();`
-    /// before `d.get(u)`, and the `timeout(d, ..)` around a call or in the other branch of
-    /// an `if let Some(d)` (a body holding a start of the flow, or one of `fns` whose
-    /// locals are followed by scope rather than by name, stays whole). `main`, calling a
-    /// request helper once among hundreds of statements, is read as that call. Ranges
-    /// for [`crate::compact::compact`].
+    /// code, and it is not one of [`FlowNames::fns`] — and, in every other body, the
+    /// statements that hold none of the offsets, name none of the names (nor
+    /// [`FlowNames::locals`], nor `timeout`) and are not tied to one that does by a binding
+    /// (as the pruner ties them: [`super::statements`]). The statements left hold every
+    /// occurrence of a name the flow reads and what decides how it is read: `let d =
+    /// c.clone();` before `d.get(u)`, and the `timeout(d, ..)` around a call or in the
+    /// other branch of an `if let Some(d)`. A body declaring one of [`FlowNames::fns`]
+    /// nested in it stays whole. `main`, calling a request helper once among hundreds of
+    /// statements, is read as that call. Ranges for [`crate::compact::compact`].
     ///
     /// # Examples
     /// ```
