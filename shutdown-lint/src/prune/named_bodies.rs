@@ -93,7 +93,7 @@ impl FnBodies {
     /// // a body naming `c` keeps the statements that do
     /// let src = "fn e() { setup(); let d = c.clone(); log(); d.get(u); }\n";
     /// let kept = compact(src, &FnBodies::of(src).unnamed(&names, &[])).text;
-    /// assert_eq!(kept, "fn e() {  let d = c.clone();  d.get(u); }\n");
+    /// assert_eq!(kept, "fn e() { let d = c.clone(); d.get(u); }\n");
     /// ```
     pub fn unnamed(&self, names: &FlowNames, keep: &[usize]) -> Vec<(usize, usize)> {
         let code = &self.code[..];
@@ -224,7 +224,7 @@ mod tests {
         let out = compact(src, &FnBodies::of(src).unnamed(&names, &[])).text;
         assert_eq!(
             out,
-            "fn run() {}\nfn go(c: C) {  let d = c.clone();  d.get(u); }\nfn other() { fn go() {} }\n"
+            "fn run() {}\nfn go(c: C) { let d = c.clone(); d.get(u); }\nfn other() { fn go() {} }\n"
         );
         assert!(syn::parse_file(&out).is_ok());
     }
@@ -242,7 +242,7 @@ mod tests {
         .text;
         assert_eq!(
             out,
-            "fn run() {\n    \n    let c = reqwest::Client::new();\n    \n    let r = c.get(u).send();\n    \n}\n"
+            "fn run() {\n    let c = reqwest::Client::new();\n    let r = c.get(u).send();\n}\n"
         );
     }
 

@@ -19,7 +19,8 @@
 //! the same way, except those of macro invocations (`select! { .. }`, whose tokens are
 //! read as written). Names are compared as text, whatever their scope, so a statement
 //! stays whenever it might matter. What goes is returned as `(open, close)` pairs whose
-//! contents are blanked, as for bodies ([`crate::compact`]).
+//! contents are blanked, as for bodies ([`crate::compact`]); a statement that goes takes
+//! the lines and comments since the previous one with it.
 
 use crate::lexscan::{is_ident, matching, skip_ws};
 
@@ -46,10 +47,11 @@ const ITEM_KEYWORDS: &[&[u8]] = &[
 /// two or three).
 const MAX_PASSES: usize = 16;
 
-/// One statement (or a block's trailing expression): its bytes, `start..=end`.
+/// One statement (or a block's trailing expression): its bytes, `lead..=end`, from the end
+/// of the one before it (the lines and comments between go with it).
 #[derive(Debug)]
 struct Stmt<'c> {
-    start: usize,
+    lead: usize,
     end: usize,
     parent: Option<usize>,
     /// Names a word, declares an item, or holds a suppression comment: stays.
@@ -81,7 +83,7 @@ pub(super) fn blank_statements(
         // a statement goes whole: its nested ones with it
         let parent_goes = s.parent.is_some_and(|p| !keep[p]);
         if !keep[k] && !parent_goes {
-            out.push((s.start - 1, s.end + 1));
+            out.push((s.lead - 1, s.end + 1));
         }
     }
 }
@@ -219,7 +221,7 @@ fn statement<'c>(
     // its blocks' contents are not its own text
     let blocks = own_blocks(code, start, end);
     let mut s = Stmt {
-        start,
+        lead,
         end,
         parent,
         anchored: false,
@@ -485,8 +487,8 @@ fn is_compound_assignment(after: &[u8]) -> bool {
 mod tests {
     use super::*;
 
-    /// The text of `src` with the statements of its first body that go blanked.
-    fn pruned(src: &str, words: &[&str]) -> String {
+    /// What goes of the first body of `src`: `(open, close)` pairs.
+    fn blanked(src: &str, words: &[&str]) -> Vec<(usize, usize)> {
         let code = crate::lexscan::code_only(src);
         let mut hits: Vec<usize> = words
             .iter()
@@ -497,6 +499,12 @@ mod tests {
         let close = crate::lexscan::matching(&code, open, b'{', b'}').unwrap();
         let mut out = Vec::new();
         blank_statements(&code, open, close, &hits, &mut out);
+        out
+    }
+
+    /// The text of `src` with the statements of its first body that go blanked.
+    fn pruned(src: &str, words: &[&str]) -> String {
+        let out = blanked(src, words);
         let mut b = src.as_bytes().to_vec();
         for (o, c) in out {
             for x in &mut b[o + 1..c] {
@@ -510,6 +518,17 @@ mod tests {
             .split_whitespace()
             .collect::<Vec<_>>()
             .join(" ")
+    }
+
+    /// The lines and comments before a statement that goes go with it: the parser does
+    /// not walk them (a suppression comment there would have kept the statement).
+    #[test]
+    fn a_statement_goes_with_the_lines_and_comments_before_it() {
+        let src = "fn f() {\n    // set up\n    let a = 1 + 2;\n    /* log it */\n    log(a);\n    \
+                   tokio::spawn(work());\n    done();\n}";
+        let kept = crate::compact::compact(src, &blanked(src, &["spawn"])).text;
+        assert_eq!(kept, "fn f() {\n    tokio::spawn(work());\n}");
+        syn::parse_file(&kept).unwrap();
     }
 
     #[test]
