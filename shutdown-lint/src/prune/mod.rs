@@ -402,7 +402,14 @@ impl Automata {
                 }
                 if named {
                     // (a body kept for a parameter's type keeps every statement)
-                    statements::blank_statements(&code, open, close, &hits, &mut blank);
+                    statements::blank_statements(
+                        &code,
+                        open,
+                        close,
+                        &hits,
+                        statements::Ties::Both,
+                        &mut blank,
+                    );
                 }
                 i = open + 1; // nested functions are looked at on their own
             } else {

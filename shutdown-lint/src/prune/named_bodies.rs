@@ -68,8 +68,8 @@ impl FnBodies {
     /// [`FlowNames::anywhere`], none of [`FlowNames::outside_tests`] unless it is test
     /// code, and it is not one of [`FlowNames::fns`] — and, in every other body, the
     /// statements that hold none of the offsets, name none of the names (nor
-    /// [`FlowNames::locals`], nor `timeout`) and are not tied to one that does by a binding
-    /// (as the pruner ties them: [`super::statements`]). The statements left hold every
+    /// [`FlowNames::locals`], nor `timeout`) and do not use what one that does binds
+    /// ([`super::statements`], `Ties::Uses`). The statements left hold every
     /// occurrence of a name the flow reads and what decides how it is read: `let d =
     /// c.clone();` before `d.get(u)`, and the `timeout(d, ..)` around a call or in the
     /// other branch of an `if let Some(d)`. A body declaring one of [`FlowNames::fns`]
@@ -136,7 +136,14 @@ impl FnBodies {
                 }
             }
             hits.sort_unstable();
-            super::statements::blank_statements(code, b.open, b.close, &hits, &mut out);
+            super::statements::blank_statements(
+                code,
+                b.open,
+                b.close,
+                &hits,
+                super::statements::Ties::Uses,
+                &mut out,
+            );
         }
         out
     }
@@ -243,6 +250,24 @@ mod tests {
         assert_eq!(
             out,
             "fn run() {\n    let c = reqwest::Client::new();\n    let r = c.get(u).send();\n}\n"
+        );
+    }
+
+    /// What a kept statement reads (`url`) is nothing the flow follows: the statement
+    /// binding it goes; what it binds (`resp`) stays with what uses it, the flow's next
+    /// read would ask for it if it held the client.
+    #[test]
+    fn what_feeds_a_kept_statement_goes() {
+        let src =
+            "fn e() { let url = base(); let d = c.clone(); let resp = d.get(url); log(resp); }\n";
+        let names = FlowNames {
+            outside_tests: ["c".to_string()].into(),
+            ..FlowNames::default()
+        };
+        let out = compact(src, &FnBodies::of(src).unnamed(&names, &[])).text;
+        assert_eq!(
+            out,
+            "fn e() { let d = c.clone(); let resp = d.get(url); log(resp); }\n"
         );
     }
 

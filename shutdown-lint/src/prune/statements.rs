@@ -64,6 +64,22 @@ struct Stmt<'c> {
     uses: Vec<&'c [u8]>,
 }
 
+/// Which bindings tie a statement that names no word to one that stays, for
+/// [`blank_statements`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Ties {
+    /// Both ways: a statement using a name bound by one naming a word (`h.join()` after
+    /// `let h = thread::spawn(..)`), and one binding a name a kept statement uses (`let rt
+    /// = make_runtime();` before `rt.spawn(..)`) — the rules type a value from the
+    /// statements it comes through.
+    Both,
+    /// Only the first: the client flow asks for each name it follows, and a use of what a
+    /// statement naming one binds is what its next read would ask for (`let d =
+    /// c.clone();` then `d.get(u)`); what feeds a kept statement (`let url = ..;` before
+    /// `c.get(url)`) is nothing it reads.
+    Uses,
+}
+
 /// The ranges to blank in the body whose braces are at `open` and `close` of `code`
 /// (comments and literals blanked), given the sorted byte offsets of every `hit`.
 pub(super) fn blank_statements(
@@ -71,6 +87,7 @@ pub(super) fn blank_statements(
     open: usize,
     close: usize,
     hits: &[usize],
+    ties: Ties,
     out: &mut Vec<(usize, usize)>,
 ) {
     let mut stmts = Vec::new();
@@ -78,7 +95,7 @@ pub(super) fn blank_statements(
     if stmts.is_empty() {
         return;
     }
-    let keep = judge(&stmts);
+    let keep = judge(&stmts, ties);
     for (k, s) in stmts.iter().enumerate() {
         // a statement goes whole: its nested ones with it
         let parent_goes = s.parent.is_some_and(|p| !keep[p]);
@@ -90,7 +107,7 @@ pub(super) fn blank_statements(
 
 /// Which statements stay: anchored ones, their enclosing statements, and those bound to
 /// them by a name, until nothing changes.
-fn judge(stmts: &[Stmt<'_>]) -> Vec<bool> {
+fn judge(stmts: &[Stmt<'_>], ties: Ties) -> Vec<bool> {
     let mut keep = vec![false; stmts.len()];
     let mut used: foldhash::HashSet<&[u8]> = foldhash::HashSet::default();
     let mut bound_by_words: foldhash::HashSet<&[u8]> = foldhash::HashSet::default();
@@ -134,7 +151,7 @@ fn judge(stmts: &[Stmt<'_>]) -> Vec<bool> {
             if keep[k] {
                 continue;
             }
-            let feeds = s.binds.iter().any(|b| used.contains(b));
+            let feeds = ties == Ties::Both && s.binds.iter().any(|b| used.contains(b));
             let reads = s.uses.iter().any(|u| bound_by_words.contains(u));
             if feeds || reads {
                 mark(k, stmts, &mut keep, &mut used);
@@ -498,7 +515,7 @@ mod tests {
         let open = src.find('{').unwrap();
         let close = crate::lexscan::matching(&code, open, b'{', b'}').unwrap();
         let mut out = Vec::new();
-        blank_statements(&code, open, close, &hits, &mut out);
+        blank_statements(&code, open, close, &hits, Ties::Both, &mut out);
         out
     }
 
