@@ -260,13 +260,8 @@ mod tests {
     fn what_feeds_a_kept_statement_goes() {
         let src =
             "fn e() { let url = base(); let d = c.clone(); let resp = d.get(url); log(resp); }\n";
-        let names = FlowNames {
-            outside_tests: ["c".to_string()].into(),
-            ..FlowNames::default()
-        };
-        let out = compact(src, &FnBodies::of(src).unnamed(&names, &[])).text;
         assert_eq!(
-            out,
+            kept(src, &["c"]),
             "fn e() { let d = c.clone(); let resp = d.get(url); log(resp); }\n"
         );
     }
@@ -277,11 +272,7 @@ mod tests {
     fn a_timeout_stays_beside_what_it_bounds() {
         let src = "fn run() { a(); if let Some(d) = cfg { let _ = timeout(d, g()); b(); } \
                    else { probe(); c(); } }\n";
-        let names = FlowNames {
-            outside_tests: ["probe".to_string()].into(),
-            ..FlowNames::default()
-        };
-        let out = compact(src, &FnBodies::of(src).unnamed(&names, &[])).text;
+        let out = kept(src, &["probe"]);
         assert!(
             out.contains("timeout(d, g())") && out.contains("probe()"),
             "{out}"
