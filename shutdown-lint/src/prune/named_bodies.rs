@@ -100,41 +100,34 @@ impl FnBodies {
         let mut out = Vec::new();
         let mut hits = Vec::new();
         for b in &self.bodies {
-            if declares_any(&code[..b.close], b.open, &names.fns) {
+            let body = &code[..b.close];
+            if declares_any(body, b.open, &names.fns) {
                 continue;
             }
-            let holds = keep.iter().any(|&k| b.open < k && k < b.close);
-            let words = names
+            // every occurrence, in it, of a name that counts there
+            hits.clear();
+            let counted = names
                 .anywhere
                 .iter()
-                .chain(names.outside_tests.iter().filter(|_| !b.test));
-            if !holds
-                && !names.fns.contains(fn_name(code, b.at))
-                && !words
-                    .clone()
-                    .any(|w| find_word(&code[..b.close], w.as_bytes(), b.open + 1).is_some())
-            {
+                .chain(names.outside_tests.iter().filter(|_| !b.test))
+                .map(String::as_str);
+            word_offsets(body, b.open + 1, counted, &mut hits);
+            let holds = keep.iter().any(|&k| b.open < k && k < b.close);
+            if hits.is_empty() && !holds && !names.fns.contains(fn_name(code, b.at)) {
                 out.push((b.open, b.close));
                 continue;
             }
             // kept for the names it holds: what in it they do not reach goes
-            hits.clear();
             hits.extend(keep.iter().copied().filter(|&k| b.open < k && k < b.close));
-            let every = names
-                .anywhere
+            let rest = names
+                .outside_tests
                 .iter()
-                .chain(&names.outside_tests)
+                .filter(|_| b.test)
                 .chain(&names.fns)
                 .chain(&names.locals)
-                .map(String::as_bytes)
-                .chain([&b"timeout"[..]]);
-            for w in every {
-                let mut from = b.open + 1;
-                while let Some(at) = find_word(&code[..b.close], w, from) {
-                    hits.push(at);
-                    from = at + w.len();
-                }
-            }
+                .map(String::as_str)
+                .chain(["timeout"]);
+            word_offsets(body, b.open + 1, rest, &mut hits);
             hits.sort_unstable();
             super::statements::blank_statements(
                 code,
@@ -146,6 +139,23 @@ impl FnBodies {
             );
         }
         out
+    }
+}
+
+/// Adds to `out` the offset of every occurrence of each of `words` in `code` from `from` on,
+/// as a whole word.
+fn word_offsets<'w>(
+    code: &[u8],
+    from: usize,
+    words: impl Iterator<Item = &'w str>,
+    out: &mut Vec<usize>,
+) {
+    for w in words {
+        let mut i = from;
+        while let Some(at) = find_word(code, w.as_bytes(), i) {
+            out.push(at);
+            i = at + w.len();
+        }
     }
 }
 
