@@ -358,8 +358,7 @@ fn scan_file(
                             break;
                         };
                         if let Ok(u) = syn::parse_str::<syn::ItemUse>(&text[i..j + semi + 1]) {
-                            let mut sub = module.to_vec();
-                            sub.extend(frames.iter().cloned());
+                            let sub = [module, &frames].concat();
                             use_tree(&u.tree, &mut Vec::new(), &sub, out);
                         }
                         i = j + semi + 1;
@@ -373,15 +372,13 @@ fn scan_file(
                             // a module of its own named like a known crate (meilisearch's
                             // `http_client::reqwest`, whose `Client` wraps reqwest's): only
                             // what it re-exports is that crate's
-                            let mut sub = module.to_vec();
-                            sub.extend(frames.iter().cloned());
+                            let sub = [module, &frames].concat();
                             let own = join(&sub, &name);
                             out.push((own.clone(), own));
                         }
                         match code.get(m) {
                             Some(b';') if !name.is_empty() => {
-                                let mut sub = module.to_vec();
-                                sub.extend(frames.iter().cloned());
+                                let sub = [module, &frames].concat();
                                 let mut dir = base.to_path_buf();
                                 for f in &frames {
                                     dir.push(f);
