@@ -952,6 +952,41 @@ impl FileAnalysis {
         out
     }
 
+    /// Whether a rule reads any of `chains` (typings of this file's pending chains, from
+    /// [`WorkspaceModel::typed_as_known`]): a finding, a count in the facts, or a timeout
+    /// valued from other files it waits for (a fix site alone is not: `--fix` rewrites
+    /// only what a finding points at). Judged as
+    /// [`FileAnalysis::apply_workspace`] judges typed chains, without the file's functions
+    /// (a server is then never found graceful: more is read, never less).
+    pub(crate) fn rules_read(&self, chains: Vec<ChainUse>, config: &Config) -> bool {
+        if chains.is_empty() {
+            return false;
+        }
+        if !self.waiting_chains(chains.iter()).is_empty() {
+            return true;
+        }
+        let model = FileModel {
+            chains,
+            client_flow: self.client_flow.clone(),
+            ..FileModel::default()
+        };
+        let mut out = Vec::new();
+        rules::check_file(
+            &RuleContext {
+                model: &model,
+                config,
+                path: &self.path,
+            },
+            &mut out,
+        );
+        !out.is_empty()
+            || !rules::raw_spawn::raw_spawns(&model, &config.spawn_raw).is_empty()
+            || rules::raw_spawn::tracked_spawns(&model, &config.spawn_tracked) > 0
+            || !rules::http_no_timeout::clients_without_timeout(&model, &config.http_no_timeout)
+                .is_empty()
+            || !rules::detached_thread::detached_threads(&model).is_empty()
+    }
+
     /// The chains of `chains` with a step whose argument is valued from other files (an open
     /// field, parameter or const): they wait for [`FileAnalysis::apply_field_writes`].
     fn waiting_chains<'c>(&self, chains: impl Iterator<Item = &'c ChainUse>) -> Vec<ChainUse> {

@@ -168,6 +168,7 @@ pub fn stats_text(report: &LintReport) -> String {
          expressions too deep:       {}\n\
          test items skipped:         {}\n\
          bytes read:                 {}\n\
+         read for declarations:      {}\n\
          elapsed:                    {:.3} s\n",
         s.files_seen,
         s.files_skipped_by_scan,
@@ -180,6 +181,7 @@ pub fn stats_text(report: &LintReport) -> String {
         s.exprs_too_deep,
         s.test_items_skipped,
         s.bytes,
+        s.files_read_for_declarations,
         s.elapsed.as_secs_f64()
     );
     for (phase, took) in &s.phases {

@@ -99,6 +99,9 @@ pub struct Stats {
     pub test_items_skipped: usize,
     /// Bytes read.
     pub bytes: usize,
+    /// Linted files read a second time for declarations their first parse hid, because a
+    /// chain of another file may need them (the workspace model).
+    pub files_read_for_declarations: usize,
     /// Wall time.
     #[serde(skip)]
     pub elapsed: Duration,
@@ -248,6 +251,7 @@ pub fn lint_paths(paths: &[PathBuf], opts: &LintOptions) -> Result<LintReport, L
         })
         .collect();
     let mut cross: Vec<Vec<Finding>> = vec![Vec::new(); jobs.len()];
+    let mut read_for_declarations = 0;
     let (binaries, bin_findings) = std::thread::scope(|s| {
         let judge = || {
             binaries::sigterm_across_binaries(
@@ -263,7 +267,8 @@ pub fn lint_paths(paths: &[PathBuf], opts: &LintOptions) -> Result<LintReport, L
         let beside = (opts.threads != Some(1))
             .then(|| crate::pool::spawn_on_large_stack(s, judge))
             .flatten();
-        let ws = workspace_model(&jobs, &mut analyses, &analyzer_of);
+        let (ws, reread) = workspace_model(&jobs, &mut analyses, &analyzer_of);
+        read_for_declarations = reread;
         clock.lap("workspace model");
         workspace_phase(
             &jobs,
@@ -302,6 +307,7 @@ pub fn lint_paths(paths: &[PathBuf], opts: &LintOptions) -> Result<LintReport, L
     }
     // phase 4: suppressions, counts, order
     let mut report = finish(analyses, cross, opts, &mut stats);
+    stats.files_read_for_declarations = read_for_declarations;
     clock.lap("suppressions and order");
     stats.phases = clock.laps;
     report.binaries = binaries;
@@ -573,8 +579,9 @@ fn workspace_model(
     jobs: &[Job],
     analyses: &mut [FileAnalysis],
     analyzer_of: &(dyn Fn(&Job) -> Arc<Analyzer> + Sync),
-) -> crate::workspace::WorkspaceModel {
+) -> (crate::workspace::WorkspaceModel, usize) {
     let names = pending_names(analyses);
+    let mut reread = 0;
     // what the skipped files may declare (read by the byte-scan pass), for the search of
     // them below; dropped with this function whether or not it gets that far
     let mut skipped_names: Vec<_> = analyses
@@ -586,10 +593,11 @@ fn workspace_model(
         crate::workspace::WorkspaceModel::build_for(analyses.iter().map(|a| &a.decls), Some(&names))
     };
     let mut ws = build(analyses);
+    let asks = asking_chains(jobs, analyses, &ws, &skipped_names, analyzer_of);
     let mut need = crate::workspace::NameSet::default();
     // a chain is at most a few steps long: each round reveals at least one more step
     for _ in 0..8 {
-        need.extend(ws.needed_names(analyses.iter().flat_map(|a| a.pending.iter())));
+        need.extend(ws.needed_names(asking(analyses, &asks)));
         // a type asked for once is asked for again on the next step (`T::default()`
         // then `.with_x()`): every declaration of it is read at once
         let owners: Vec<String> = need
@@ -606,6 +614,7 @@ fn workspace_model(
         if redo.is_empty() {
             break;
         }
+        reread += redo.len();
         let size = |&i: &usize| std::fs::metadata(&jobs[i].abs).map_or(0, |m| m.len());
         let results = crate::pool::map_largest_first(&redo, size, None, |&i| {
             let job = &jobs[i];
@@ -627,9 +636,9 @@ fn workspace_model(
     }
     // names still asked for: declared, perhaps, by a file the byte scan skipped or by a
     // path dependency outside the linted paths (a crate of the workspace linted alone)
-    need = ws.needed_names(analyses.iter().flat_map(|a| a.pending.iter()));
+    need = ws.needed_names(asking(analyses, &asks));
     if need.is_empty() {
-        return ws;
+        return (ws, reread);
     }
     let linted = crate::workspace::path_deps::linted_packages(
         jobs.iter()
@@ -650,7 +659,7 @@ fn workspace_model(
             }),
     );
     if sources.is_empty() {
-        return ws;
+        return (ws, reread);
     }
 
     // each round types one more step of a chain (a method of the type the last returned)
@@ -660,12 +669,63 @@ fn workspace_model(
             break;
         }
         ws.extend_for(found.iter(), Some(&names));
-        need = ws.needed_names(analyses.iter().flat_map(|a| a.pending.iter()));
+        need = ws.needed_names(asking(analyses, &asks));
         if need.is_empty() {
             break;
         }
     }
-    ws
+    (ws, reread)
+}
+
+/// The pending chains [`asking_chains`] marked as asking for declarations.
+fn asking<'a>(
+    analyses: &'a [FileAnalysis],
+    asks: &'a [Vec<bool>],
+) -> impl Iterator<Item = &'a crate::model::ChainUse> {
+    analyses
+        .iter()
+        .zip(asks)
+        .flat_map(|(a, asks)| a.pending.iter().zip(asks).filter(|(_, ask)| **ask))
+        .map(|(cu, _)| cu)
+}
+
+/// For each file's pending chains, whether declarations the model does not hold could
+/// change what the rules find on it: not when typing the chain's receiver can only make
+/// it one of the types the rules read ([`crate::workspace::WorkspaceModel::typed_as_known`]:
+/// no step names a method or field a file declares, visible, hidden or in a file the byte
+/// scan skipped) and the rules read none of those typings (`let arr: String =
+/// ctx.get(0).unwrap_or_default();` — whatever `get` returns). Such a chain asks for no
+/// declaration: the files hiding its root's name are not read again for it.
+fn asking_chains(
+    jobs: &[Job],
+    analyses: &[FileAnalysis],
+    ws: &crate::workspace::WorkspaceModel,
+    skipped: &[Option<crate::workspace::skipped_index::DeclaredNames>],
+    analyzer_of: &(dyn Fn(&Job) -> Arc<Analyzer> + Sync),
+) -> Vec<Vec<bool>> {
+    let hidden: HashSet<&str> = analyses
+        .iter()
+        .flat_map(|a| a.hidden_decls.iter())
+        .filter(|n| !n.contains("::"))
+        .map(String::as_str)
+        .collect();
+    let declared = |name: &str| {
+        ws.declares_member(name)
+            || hidden.contains(name)
+            || skipped.iter().flatten().any(|d| d.declares_member(name))
+    };
+    jobs.iter()
+        .zip(analyses)
+        .map(|(job, a)| {
+            a.pending
+                .iter()
+                .map(|cu| match ws.typed_as_known(cu, &declared) {
+                    Some(typed) => a.rules_read(typed, analyzer_of(job).config()),
+                    None => true,
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// The files declared `#[cfg(test)] mod x;` out of line, by their index in `jobs`, whose

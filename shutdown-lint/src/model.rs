@@ -82,6 +82,11 @@ pub struct Chain {
     /// The value was made elsewhere: the root stands for a field, a parameter or a
     /// function's result typed by its declaration, not a constructor called here.
     pub received: bool,
+    /// The value after this many steps is bound with a declared type no rule reads
+    /// (`let s: String = ctx.get(0).unwrap_or_default();`, and so `s.trim()` on it):
+    /// whatever its receiver is, the chain is no runtime, client or builder there
+    /// ([`crate::workspace::WorkspaceModel::typed_as_known`]).
+    pub plain_after: Option<usize>,
 }
 
 /// A receiver whose type only the workspace model knows.

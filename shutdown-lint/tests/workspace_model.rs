@@ -893,3 +893,58 @@ fn a_field_of_a_type_declared_in_a_skipped_file_types_the_receiver() {
         "{lines:#?}"
     );
 }
+
+/// A package whose `src/pg.rs` reads a row in a closure (`ctx`: a receiver of unknown
+/// type) as `let_line` into `s`, then spawns when `s` starts with `[`, and whose `src/row.rs` declares a `get` its first
+/// parse hides (the declaration names no word a rule reads; the file has a spawn).
+fn row_reader(let_line: &str) -> tempfile::TempDir {
+    let d = one_package("pg");
+    let root = d.path();
+    write(root, "src/lib.rs", "mod pg;\nmod row;\n");
+    write(
+        root,
+        "src/pg.rs",
+        &format!(
+            "pub fn register(conn: &Conn) {{\n    conn.create_function(|ctx| {{\n        \
+             {let_line}\n        if s.starts_with('[') {{\n            tokio::spawn(async {{}});\n        }}\n    }});\n}}\n"
+        ),
+    );
+    write(
+        root,
+        "src/row.rs",
+        "pub struct Row { cells: Vec<String> }\n\nimpl Row {\n    \
+         pub fn get(&self, i: usize) -> Option<Cell> {\n        self.cells.get(i).cloned()\n    }\n}\n\n\
+         pub fn refresh() {\n    tokio::spawn(async {});\n}\n",
+    );
+    d
+}
+
+/// corrosion's `let arr: String = ctx.get(0).unwrap_or_default();`: whatever `get`
+/// returns, the value bound is a `String` — no runtime, client or builder — so the file
+/// declaring a hidden `get` is not read again for it; unbound to a declared type, the
+/// same chain could make a client (`unwrap_or_default()` on an `Option` of one), and the
+/// file is read. The findings are the same either way.
+#[test]
+fn a_chain_bound_to_a_declared_string_reads_no_hidden_declaration() {
+    let typed = row_reader("let s: String = ctx.get(0).unwrap_or_default();");
+    let report = lint_here(typed.path());
+    assert_eq!(report.stats.files_read_for_declarations, 0);
+    let typed_lines = active_lines(&report);
+    let untyped = row_reader("let s = ctx.get(0).unwrap_or_default();");
+    let report = lint_here(untyped.path());
+    assert_eq!(report.stats.files_read_for_declarations, 1);
+    assert_eq!(typed_lines, active_lines(&report));
+    assert_eq!(typed_lines.len(), 2, "{typed_lines:#?}");
+    // a step some file declares may lead on through the type `get` returns (`Option<Cell>`,
+    // and `Cell::unwrap_or_default`): both files are read
+    let led = row_reader("let s: String = ctx.get(0).unwrap_or_default();");
+    write(
+        led.path(),
+        "src/cell.rs",
+        "pub struct Cell;\nimpl Cell {\n    \
+         pub fn unwrap_or_default(&self) -> String { String::new() }\n}\n\
+         pub fn tick() {\n    tokio::spawn(async {});\n}\n",
+    );
+    write(led.path(), "src/lib.rs", "mod cell;\nmod pg;\nmod row;\n");
+    assert_eq!(lint_here(led.path()).stats.files_read_for_declarations, 2);
+}

@@ -91,6 +91,7 @@ impl Collector<'_, '_> {
                                 via: None,
                                 written,
                                 received: false,
+                                plain_after: None,
                             })
                         } else if symbolic_ok && !drop_call {
                             let via = path_text(&p.path);
@@ -443,6 +444,7 @@ impl Collector<'_, '_> {
             via: None,
             written: None,
             received: false,
+            plain_after: None,
         }
     }
 

@@ -240,6 +240,7 @@ impl Collector<'_, '_> {
                 via: None,
                 written: None,
                 received: true,
+                plain_after: None,
             }))),
             None if canon.len() > 1 => Some(BindVal::Typed(canon)),
             None => None,
@@ -567,6 +568,18 @@ impl Collector<'_, '_> {
             };
             if val.is_none() || (spawner && vague) {
                 val = declared;
+            } else if is_plain_type(&t.ty)
+                && let Some(BindVal::Chain(c)) = &mut val
+            {
+                // a `String`, a number: no rule's type, whatever the receiver is
+                let n = c.steps.len();
+                c.plain_after = Some(n);
+                if let Some(made) = c.origin.and_then(|i| self.model.chains.get_mut(i))
+                    && made.chain.steps.len() == n
+                    && made.chain.pending == c.pending
+                {
+                    made.chain.plain_after = Some(n);
+                }
             }
         }
         self.bind_unwrapped(pat, val);
@@ -950,6 +963,33 @@ fn tuple_pairs<'p>(
         return None;
     }
     Some(pt.elems.iter().zip(et.elems.iter()).collect())
+}
+
+/// Types a binding may declare that hold no runtime, client or builder a rule reads,
+/// whatever the value's chain: text, numbers, paths.
+const PLAIN_TYPES: &[&str] = &[
+    "String", "str", "bool", "char", "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16",
+    "i32", "i64", "i128", "isize", "f32", "f64", "PathBuf", "Path", "OsString",
+];
+
+/// Whether `ty` is one of [`PLAIN_TYPES`], also behind references (`&str`), named alone
+/// or by a `std` path, without generic arguments.
+fn is_plain_type(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Reference(r) => is_plain_type(&r.elem),
+        syn::Type::Paren(p) => is_plain_type(&p.elem),
+        syn::Type::Path(p) if p.qself.is_none() => {
+            let segs = &p.path.segments;
+            let std_path = segs.len() == 1
+                || segs
+                    .first()
+                    .is_some_and(|s| s.ident == "std" || s.ident == "core" || s.ident == "alloc");
+            segs.last().is_some_and(|last| {
+                std_path && last.arguments.is_none() && PLAIN_TYPES.iter().any(|t| last.ident == t)
+            })
+        }
+        _ => false,
+    }
 }
 
 /// Words that make a macro body worth parsing besides the byte scan's needles: a server

@@ -227,6 +227,31 @@ pub fn type_ctor(ty: &[String]) -> Option<&'static str> {
     TYPE_CTORS.iter().find(|(t, _)| *t == s).map(|(_, c)| *c)
 }
 
+/// Every type a chain can be typed as that the rules read ([`TYPE_CTORS`] and the HTTP
+/// client builder types), with its constructor, and for a builder type the builder
+/// constructor a helper returning one would hold: what a chain's receiver is tried as
+/// when the model asks whether typing it could matter at all.
+///
+/// # Examples
+/// ```
+/// use shutdown_lint::resolve::known::rule_types;
+/// assert!(rule_types().any(|(ty, _)| ty == "tokio::runtime::Handle"));
+/// assert!(rule_types().any(|(ty, b)| ty == "reqwest::ClientBuilder" && b.is_some()));
+/// ```
+pub fn rule_types() -> impl Iterator<Item = (String, Option<&'static str>)> {
+    let types = TYPE_CTORS.iter().map(|(t, _)| (t.to_string(), None));
+    let builders = HTTP_BUILDER_TYPES
+        .iter()
+        .map(|(t, c)| (t.to_string(), Some(*c)))
+        .chain(
+            HTTP_CTORS
+                .iter()
+                .filter(|(_, k, _)| *k == HttpKind::Builder)
+                .filter_map(|(c, _, _)| Some((c.strip_suffix("::new")?.to_string(), Some(*c)))),
+        );
+    types.chain(builders)
+}
+
 /// HTTP client builder types whose constructor is not their own `new`: type, constructor
 /// (a builder constructor in [`HTTP_CTORS`]).
 const HTTP_BUILDER_TYPES: &[(&str, &str)] = &[

@@ -23,6 +23,7 @@
 //! wrapper: chains on it are rewritten as the wrapped builder's.
 
 pub(crate) mod path_deps;
+mod probe;
 pub mod reexports;
 pub(crate) mod skipped_index;
 pub mod test_modules;
@@ -198,6 +199,11 @@ impl WorkspaceModel {
                 ws.http_fields.entry(owner.clone()).or_default().push(ty);
             }
         }
+    }
+
+    /// Whether a held declaration is a method or field named `name` (of any type).
+    pub(crate) fn declares_member(&self, name: &str) -> bool {
+        self.methods_by_name.contains_key(name) || self.fields_by_name.contains_key(name)
     }
 
     /// Number of declarations held.
@@ -526,6 +532,7 @@ impl WorkspaceModel {
             via: None,
             written: ch.via.clone(),
             received: true,
+            plain_after: None,
         })
     }
 
@@ -761,6 +768,7 @@ fn built_by_helper(ch: &Chain, b: &Chain, helper: &[Step]) -> Chain {
         via: ch.via.clone(),
         written: b.written.clone(),
         received: false,
+        plain_after: None,
     }
 }
 
@@ -815,6 +823,7 @@ fn rewrite(ch: &Chain, consumed: usize, root: Canon, prefix: Vec<Step>) -> Chain
         via: ch.via.clone(),
         written: None,
         received: true,
+        plain_after: None,
     }
 }
 

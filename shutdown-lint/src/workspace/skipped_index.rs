@@ -118,6 +118,13 @@ impl DeclaredNames {
     /// looks only where a name can be: before each single `:`, after each `fn` and each
     /// type keyword (found by `memchr` and one substring search per keyword), not at every
     /// word of the file.
+    /// Whether the file may declare a function or field `name`.
+    pub(crate) fn declares_member(&self, name: &str) -> bool {
+        self.members
+            .binary_search_by(|m| m.as_str().cmp(name))
+            .is_ok()
+    }
+
     pub(crate) fn of(text: &str) -> DeclaredNames {
         use crate::lexscan::{is_ident, skip_ws};
         let b = text.as_bytes();

@@ -28,6 +28,7 @@ fn pending(root: SymRoot, steps: &[&str]) -> ChainUse {
             via: None,
             written: None,
             received: false,
+            plain_after: None,
         },
         usage: Usage::Kept,
         ctx: Ctx::default(),
@@ -147,6 +148,7 @@ fn helper_builder_steps_come_first() {
         via: None,
         written: None,
         received: false,
+        plain_after: None,
     });
     d.fns.push(helper);
     let ws = WorkspaceModel::build([&d]);
