@@ -863,6 +863,37 @@ impl Analyzer {
     }
 }
 
+/// What the audit counts of a file's typed chains ([`FileFacts`]).
+struct TypedCounts {
+    raw_spawns: usize,
+    tracked_spawns: usize,
+    http_clients_without_timeout: usize,
+    detached_threads: usize,
+}
+
+impl TypedCounts {
+    fn of(model: &FileModel, config: &Config) -> TypedCounts {
+        TypedCounts {
+            raw_spawns: rules::raw_spawn::raw_spawns(model, &config.spawn_raw).len(),
+            tracked_spawns: rules::raw_spawn::tracked_spawns(model, &config.spawn_tracked),
+            http_clients_without_timeout: rules::http_no_timeout::clients_without_timeout(
+                model,
+                &config.http_no_timeout,
+            )
+            .len(),
+            detached_threads: rules::detached_thread::detached_threads(model).len(),
+        }
+    }
+
+    fn any(&self) -> bool {
+        self.raw_spawns
+            + self.tracked_spawns
+            + self.http_clients_without_timeout
+            + self.detached_threads
+            > 0
+    }
+}
+
 impl FileAnalysis {
     /// Runs the per-file rules on the chains whose receiver `ws` could type (a field
     /// declared in another file, a workspace function's result, ...), adds their counts to
@@ -904,15 +935,7 @@ impl FileAnalysis {
             client_flow: self.client_flow.clone(),
             ..FileModel::default()
         };
-        let mut out = Vec::new();
-        rules::check_file(
-            &RuleContext {
-                model: &model,
-                config,
-                path: &self.path,
-            },
-            &mut out,
-        );
+        let mut out = self.judge(&model, config);
         // a client reported whose file's flow was not read with it: read it, and judge
         // again (only then: it is a second parse of the file)
         if model.client_flow.is_none()
@@ -930,22 +953,13 @@ impl FileAnalysis {
                 .collect();
             model.client_flow = collect::read_client_flow(&text, &roots);
             self.client_flow = model.client_flow.clone();
-            out.clear();
-            rules::check_file(
-                &RuleContext {
-                    model: &model,
-                    config,
-                    path: &self.path,
-                },
-                &mut out,
-            );
+            out = self.judge(&model, config);
         }
-        self.facts.raw_spawns += rules::raw_spawn::raw_spawns(&model, &config.spawn_raw).len();
-        self.facts.tracked_spawns +=
-            rules::raw_spawn::tracked_spawns(&model, &config.spawn_tracked);
-        self.facts.http_clients_without_timeout +=
-            rules::http_no_timeout::clients_without_timeout(&model, &config.http_no_timeout).len();
-        self.facts.detached_threads += rules::detached_thread::detached_threads(&model).len();
+        let counts = TypedCounts::of(&model, config);
+        self.facts.raw_spawns += counts.raw_spawns;
+        self.facts.tracked_spawns += counts.tracked_spawns;
+        self.facts.http_clients_without_timeout += counts.http_clients_without_timeout;
+        self.facts.detached_threads += counts.detached_threads;
         self.facts
             .fix_sites
             .extend(crate::fix::site::from_model(&model));
@@ -970,21 +984,21 @@ impl FileAnalysis {
             client_flow: self.client_flow.clone(),
             ..FileModel::default()
         };
+        !self.judge(&model, config).is_empty() || TypedCounts::of(&model, config).any()
+    }
+
+    /// The per-file rules' findings on `model` (this file's typed chains).
+    fn judge(&self, model: &FileModel, config: &Config) -> Vec<Finding> {
         let mut out = Vec::new();
         rules::check_file(
             &RuleContext {
-                model: &model,
+                model,
                 config,
                 path: &self.path,
             },
             &mut out,
         );
-        !out.is_empty()
-            || !rules::raw_spawn::raw_spawns(&model, &config.spawn_raw).is_empty()
-            || rules::raw_spawn::tracked_spawns(&model, &config.spawn_tracked) > 0
-            || !rules::http_no_timeout::clients_without_timeout(&model, &config.http_no_timeout)
-                .is_empty()
-            || !rules::detached_thread::detached_threads(&model).is_empty()
+        out
     }
 
     /// The chains of `chains` with a step whose argument is valued from other files (an open
