@@ -150,7 +150,7 @@ pub struct FileAnalysis {
     /// calls (read from the text when a call graph needs them).
     pub pruned: bool,
     /// Fields and methods of declarations the pruner blanked because they name no word
-    /// ([`crate::prune::Pruned::hidden`]); the engine reads those declarations again
+    /// ([`crate::prune::Pruned::hidden`], sorted); the engine reads those declarations again
     /// ([`Analyzer::declarations`]) when a lookup of the workspace model needs one.
     pub hidden_decls: Vec<String>,
     /// Skipped as test code by location.
@@ -967,7 +967,7 @@ impl FileAnalysis {
     }
 
     /// Whether a rule reads any of `chains` (typings of this file's pending chains, from
-    /// [`WorkspaceModel::typed_as_known`]): a finding, a count in the facts, or a timeout
+    /// [`crate::workspace::Probe::typed_as_known`]): a finding, a count in the facts, or a timeout
     /// valued from other files it waits for (a fix site alone is not: `--fix` rewrites
     /// only what a finding points at). Judged as
     /// [`FileAnalysis::apply_workspace`] judges typed chains, without the file's functions

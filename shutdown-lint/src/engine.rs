@@ -691,8 +691,8 @@ fn asking<'a>(
 
 /// For each file's pending chains, whether declarations the model does not hold could
 /// change what the rules find on it: not when typing the chain's receiver can only make
-/// it one of the types the rules read ([`crate::workspace::WorkspaceModel::typed_as_known`]:
-/// no step names a method or field a file declares, visible, hidden or in a file the byte
+/// it one of the types the rules read ([`crate::workspace::Probe::typed_as_known`]: no
+/// step names a method or field a file declares, visible, hidden or in a file the byte
 /// scan skipped) and the rules read none of those typings (`let arr: String =
 /// ctx.get(0).unwrap_or_default();` — whatever `get` returns). Such a chain asks for no
 /// declaration: the files hiding its root's name are not read again for it.
@@ -703,24 +703,29 @@ fn asking_chains(
     skipped: &[Option<crate::workspace::skipped_index::DeclaredNames>],
     analyzer_of: &(dyn Fn(&Job) -> Arc<Analyzer> + Sync),
 ) -> Vec<Vec<bool>> {
-    let hidden: HashSet<&str> = analyses
-        .iter()
-        .flat_map(|a| a.hidden_decls.iter())
-        .filter(|n| !n.contains("::"))
-        .map(String::as_str)
-        .collect();
+    // asked once per step name (the probe remembers): a search of each file's hidden
+    // names (sorted) rather than a set of them all
     let declared = |name: &str| {
         ws.declares_member(name)
-            || hidden.contains(name)
+            || analyses.iter().any(|a| {
+                a.hidden_decls
+                    .binary_search_by(|h| h.as_str().cmp(name))
+                    .is_ok()
+            })
             || skipped.iter().flatten().any(|d| d.declares_member(name))
     };
+    let mut probe = crate::workspace::Probe::new(ws, &declared);
     jobs.iter()
         .zip(analyses)
         .map(|(job, a)| {
+            if a.pending.is_empty() {
+                return Vec::new();
+            }
+            let analyzer = analyzer_of(job);
             a.pending
                 .iter()
-                .map(|cu| match ws.typed_as_known(cu, &declared) {
-                    Some(typed) => a.rules_read(typed, analyzer_of(job).config()),
+                .map(|cu| match probe.typed_as_known(cu) {
+                    Some(typed) => a.rules_read(typed, analyzer.config()),
                     None => true,
                 })
                 .collect()

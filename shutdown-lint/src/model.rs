@@ -85,7 +85,7 @@ pub struct Chain {
     /// The value after this many steps is bound with a declared type no rule reads
     /// (`let s: String = ctx.get(0).unwrap_or_default();`, and so `s.trim()` on it):
     /// whatever its receiver is, the chain is no runtime, client or builder there
-    /// ([`crate::workspace::WorkspaceModel::typed_as_known`]).
+    /// ([`crate::workspace::Probe::typed_as_known`]).
     pub plain_after: Option<usize>,
 }
 
@@ -112,6 +112,35 @@ pub enum SymRoot {
 }
 
 impl Chain {
+    /// A call of `root` at `region` with nothing else known: no arguments, no steps, made
+    /// here (not through a binding, not received); the other fields are set on it.
+    ///
+    /// # Examples
+    /// ```
+    /// use shutdown_lint::finding::Region;
+    /// use shutdown_lint::model::Chain;
+    /// use shutdown_lint::resolve::split_path;
+    /// let ch = Chain::at(split_path("reqwest::Client::new"), Region::default_start());
+    /// assert_eq!(ch.root_str(), "reqwest::Client::new");
+    /// assert!(ch.steps.is_empty() && ch.pending.is_none());
+    /// ```
+    pub fn at(root: Canon, region: Region) -> Chain {
+        Chain {
+            root,
+            root_region: region,
+            root_args: Vec::new(),
+            steps: Vec::new(),
+            inherited: 0,
+            via_binding: false,
+            pending: None,
+            origin: None,
+            via: None,
+            written: None,
+            received: false,
+            plain_after: None,
+        }
+    }
+
     /// The root path as `a::b::c`.
     pub fn root_str(&self) -> String {
         self.root.join("::")

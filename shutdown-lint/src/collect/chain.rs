@@ -80,18 +80,9 @@ impl Collector<'_, '_> {
                                 && p.path.segments.iter().zip(&root).all(|(s, r)| s.ident == r);
                             let written = (!same).then(|| path_text(&p.path));
                             Some(Chain {
-                                root_region: self.region(p.path.span()),
                                 root_args: c.args.iter().map(|a| self.eval_arg(a)).collect(),
-                                root,
-                                steps: Vec::new(),
-                                inherited: 0,
-                                via_binding: false,
-                                pending: None,
-                                origin: None,
-                                via: None,
                                 written,
-                                received: false,
-                                plain_after: None,
+                                ..Chain::at(root, self.region(p.path.span()))
                             })
                         } else if symbolic_ok && !drop_call {
                             let via = path_text(&p.path);
@@ -433,18 +424,8 @@ impl Collector<'_, '_> {
     /// A chain whose root the workspace model will tell.
     pub(super) fn symbolic(&self, root: SymRoot, span: proc_macro2::Span) -> Chain {
         Chain {
-            root: Vec::new(),
-            root_region: self.region(span),
-            root_args: Vec::new(),
-            steps: Vec::new(),
-            inherited: 0,
-            via_binding: false,
             pending: Some(root),
-            origin: None,
-            via: None,
-            written: None,
-            received: false,
-            plain_after: None,
+            ..Chain::at(Vec::new(), self.region(span))
         }
     }
 

@@ -229,18 +229,8 @@ impl Collector<'_, '_> {
         let canon = self.type_canon(ty)?;
         match known::type_ctor(&canon) {
             Some(root) => Some(BindVal::Chain(Box::new(Chain {
-                root: crate::resolve::split_path(root),
-                root_region: self.region(ty.span()),
-                root_args: Vec::new(),
-                steps: Vec::new(),
-                inherited: 0,
-                via_binding: false,
-                pending: None,
-                origin: None,
-                via: None,
-                written: None,
                 received: true,
-                plain_after: None,
+                ..Chain::at(crate::resolve::split_path(root), self.region(ty.span()))
             }))),
             None if canon.len() > 1 => Some(BindVal::Typed(canon)),
             None => None,

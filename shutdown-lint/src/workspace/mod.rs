@@ -24,6 +24,7 @@
 
 pub(crate) mod path_deps;
 mod probe;
+pub use probe::Probe;
 pub mod reexports;
 pub(crate) mod skipped_index;
 pub mod test_modules;

@@ -11,47 +11,77 @@
 //! steps then name. So when no step names a method or field any file declares (hidden
 //! ones included), the only answers a declaration can give are the chain typed as one of
 //! those types — and if the rules read none of them, the chain needs no declaration.
-//! [`WorkspaceModel::typed_as_known`] builds those typings; the engine runs the rules on
-//! them.
+//! [`Probe::typed_as_known`] builds those typings; the engine runs the rules on them.
 
 use super::{FIELD_STEP, TRANSPARENT, WorkspaceModel};
 use crate::finding::Region;
 use crate::model::{ArgValue, Chain, ChainUse, Decls, FnDecl, SymRoot};
 use crate::resolve::{known, split_path};
+use foldhash::HashMap;
 
 /// The type the probing declarations belong to: no file declares it.
 const PROBE_OWNER: &str = "shutdown_lint_probe::Probe";
 
-impl WorkspaceModel {
+/// Types the pending chains of a run, one after the other, as each type the rules read
+/// ([`Probe::typed_as_known`]). What does not depend on the chain is worked out once per
+/// run: whether a step name is declared, and the one-declaration models that type a root
+/// name (a field or a method) as each rule type.
+pub struct Probe<'m> {
+    ws: &'m WorkspaceModel,
+    declared: &'m dyn Fn(&str) -> bool,
+    seen: HashMap<String, bool>,
+    /// By (method, name): a model declaring only that root, once per rule type.
+    models: HashMap<(bool, String), Vec<WorkspaceModel>>,
+}
+
+impl std::fmt::Debug for Probe<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Probe")
+            .field("ws", &self.ws)
+            .field("seen", &self.seen)
+            .field("models", &self.models.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'m> Probe<'m> {
+    /// A probe over the declarations `ws` holds; `declared` tells whether some file
+    /// declares a method or field of a name (visible, hidden or in a skipped file).
+    pub fn new(ws: &'m WorkspaceModel, declared: &'m dyn Fn(&str) -> bool) -> Probe<'m> {
+        Probe {
+            ws,
+            declared,
+            seen: HashMap::default(),
+            models: HashMap::default(),
+        }
+    }
+
     /// `cu` typed as each type the rules read ([`known::rule_types`]), as
     /// [`WorkspaceModel::resolve`] would type it if its root were declared with that type;
     /// `None` when a declaration could also lead it elsewhere, so only reading them
     /// tells: a root other than a field or method of unknown owner, a root the held
     /// declarations already answer (the hidden ones can only contradict them), a step
-    /// that names a method or field some file declares (`declared`: a workspace type's
-    /// own method may lead on), or an argument carrying a builder, a closure or a
-    /// constructor (their own paths through the model).
+    /// that names a method or field some file declares (a workspace type's own method may
+    /// lead on), or an argument carrying a builder, a closure or a constructor (their own
+    /// paths through the model).
     ///
     /// # Examples
     /// ```
     /// use shutdown_lint::analysis::analyze_source;
     /// use shutdown_lint::config::Config;
-    /// use shutdown_lint::workspace::WorkspaceModel;
+    /// use shutdown_lint::workspace::{Probe, WorkspaceModel};
     /// let src = "fn f(c: &Conn) { c.register(|ctx| { let s: String = ctx.get(0).unwrap_or_default();\n\
     ///            if s.is_empty() { tokio::spawn(async {}); } }); }";
     /// let a = analyze_source("src/c.rs".as_ref(), src, &Config::default());
     /// let ws = WorkspaceModel::default();
     /// let cu = &a.pending[0];
-    /// let typed = ws.typed_as_known(cu, &|_| false).unwrap();
+    /// let typed = Probe::new(&ws, &|_| false).typed_as_known(cu).unwrap();
     /// assert!(typed.iter().any(|t| t.chain.root_str() == "tokio::runtime::Handle::current"));
     /// // a workspace method named like a step may lead on: only its declaration tells
-    /// assert!(ws.typed_as_known(cu, &|n| n == "unwrap_or_default").is_none());
+    /// let declared = |n: &str| n == "unwrap_or_default";
+    /// assert!(Probe::new(&ws, &declared).typed_as_known(cu).is_none());
     /// ```
-    pub fn typed_as_known(
-        &self,
-        cu: &ChainUse,
-        declared: &dyn Fn(&str) -> bool,
-    ) -> Option<Vec<ChainUse>> {
+    pub fn typed_as_known(&mut self, cu: &ChainUse) -> Option<Vec<ChainUse>> {
         let ch = &cu.chain;
         let root = ch.pending.as_ref()?;
         let (method, name) = match root {
@@ -59,49 +89,28 @@ impl WorkspaceModel {
             SymRoot::Field { owner: None, name } => (false, name),
             _ => return None,
         };
-        if self.type_of_root(root, &mut Vec::new()).is_some() {
+        if self.ws.type_of_root(root, &mut Vec::new()).is_some() {
             return None;
         }
-        let leads_on = ch.steps.iter().any(|s| {
-            let n = s.name.strip_prefix(FIELD_STEP).unwrap_or(&s.name);
-            !TRANSPARENT.contains(&n) && declared(n)
-        });
         let carries = |a: &ArgValue| {
             matches!(
                 a,
                 ArgValue::Applied(_) | ArgValue::Builder(_) | ArgValue::Ctor
             )
         };
-        let args = ch
+        let mut args = ch
             .root_args
             .iter()
             .chain(ch.steps.iter().flat_map(|s| &s.args));
-        if leads_on || args.clone().any(carries) {
+        if args.any(carries) || ch.steps.iter().any(|s| self.leads_on(&s.name)) {
             return None;
         }
-        let owner = split_path(PROBE_OWNER);
-        let typed = known::rule_types().filter_map(|(ty, builder)| {
-            let mut d = Decls::default();
-            if method {
-                let mut path = owner.clone();
-                path.push(name.clone());
-                d.fns.push(FnDecl {
-                    path,
-                    owner: Some(owner.clone()),
-                    name: name.clone(),
-                    ret: split_path(&ty),
-                    // a helper returning a builder holds the builder it made
-                    builder: builder.map(|c| made_here(c, ch.root_region)),
-                    builds_param: None,
-                    returns_param: None,
-                });
-            } else {
-                d.fields
-                    .push((owner.clone(), name.clone(), split_path(&ty)));
-            }
-            let typed = WorkspaceModel::build([&d])
-                .resolve(std::slice::from_ref(cu))
-                .pop()?;
+        let models = self
+            .models
+            .entry((method, name.clone()))
+            .or_insert_with(|| probe_models(method, name));
+        let typed = models.iter().filter_map(|m| {
+            let typed = m.resolve(std::slice::from_ref(cu)).pop()?;
             // typed as that type where the value is declared plain: not this type, then
             let consumed = ch.steps.len().saturating_sub(typed.chain.steps.len());
             let contradicts = ch.plain_after.is_some_and(|n| {
@@ -114,24 +123,50 @@ impl WorkspaceModel {
         });
         Some(typed.collect())
     }
+
+    /// Whether a step named `step` may lead a chain on through a workspace type: a method
+    /// or field some file declares by that name (a field read without its mark).
+    fn leads_on(&mut self, step: &str) -> bool {
+        let name = step.strip_prefix(FIELD_STEP).unwrap_or(step);
+        if TRANSPARENT.contains(&name) {
+            return false;
+        }
+        if let Some(&known) = self.seen.get(name) {
+            return known;
+        }
+        let declared = (self.declared)(name);
+        self.seen.insert(name.to_string(), declared);
+        declared
+    }
 }
 
-/// The chain of a builder made by its constructor `ctor` and nothing else, at `region`.
-fn made_here(ctor: &str, region: Region) -> Chain {
-    Chain {
-        root: split_path(ctor),
-        root_region: region,
-        root_args: Vec::new(),
-        steps: Vec::new(),
-        inherited: 0,
-        via_binding: false,
-        pending: None,
-        origin: None,
-        via: None,
-        written: None,
-        received: false,
-        plain_after: None,
-    }
+/// One model per rule type, each declaring only the root `name` (a method when `method`,
+/// else a field) with that type; a method returning a builder holds the builder its
+/// constructor made.
+fn probe_models(method: bool, name: &str) -> Vec<WorkspaceModel> {
+    let owner = split_path(PROBE_OWNER);
+    known::rule_types()
+        .map(|(ty, builder)| {
+            let mut d = Decls::default();
+            if method {
+                let mut path = owner.clone();
+                path.push(name.to_string());
+                d.fns.push(FnDecl {
+                    path,
+                    owner: Some(owner.clone()),
+                    name: name.to_string(),
+                    ret: split_path(&ty),
+                    builder: builder.map(|c| Chain::at(split_path(c), Region::default_start())),
+                    builds_param: None,
+                    returns_param: None,
+                });
+            } else {
+                d.fields
+                    .push((owner.clone(), name.to_string(), split_path(&ty)));
+            }
+            WorkspaceModel::build([&d])
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -191,11 +226,11 @@ mod tests {
         let client_default = "reqwest::Client::default";
         // `unwrap_or_default()` on an `Option` of a client makes one: typed so, unbound
         let untyped = pending("let s = ctx.get(0).unwrap_or_default();");
-        let typed = ws.typed_as_known(&untyped[0], &none).unwrap();
+        let typed = Probe::new(&ws, &none).typed_as_known(&untyped[0]).unwrap();
         assert!(roots(&typed).iter().any(|r| r == client_default));
         // bound as a `String`, it is none: that typing is left out, the others stay
         let plain = pending("let s: String = ctx.get(0).unwrap_or_default();");
-        let typed = ws.typed_as_known(&plain[0], &none).unwrap();
+        let typed = Probe::new(&ws, &none).typed_as_known(&plain[0]).unwrap();
         assert!(!roots(&typed).iter().any(|r| r == client_default));
         assert!(
             roots(&typed)
@@ -210,11 +245,8 @@ mod tests {
         let cu = &plain[0];
         // a step declared somewhere (hidden or not) may lead on
         let declared = |n: &str| n == "unwrap_or_default";
-        assert!(
-            WorkspaceModel::default()
-                .typed_as_known(cu, &declared)
-                .is_none()
-        );
+        let empty = WorkspaceModel::default();
+        assert!(Probe::new(&empty, &declared).typed_as_known(cu).is_none());
         // a `get` the model holds answers already: hidden ones may contradict it
         let mut d = Decls::default();
         d.fns.push(FnDecl {
@@ -227,13 +259,13 @@ mod tests {
             returns_param: None,
         });
         let ws = WorkspaceModel::build([&d]);
-        assert!(ws.typed_as_known(cu, &|_| false).is_none());
+        assert!(Probe::new(&ws, &|_| false).typed_as_known(cu).is_none());
         // a closure applying methods to its parameter has its own path through the model
         let closure =
             pending("let s: String = ctx.get(0).prepare(|r| r.timeout(d)).unwrap_or_default();");
         assert!(
-            WorkspaceModel::default()
-                .typed_as_known(&closure[0], &|_| false)
+            Probe::new(&empty, &|_| false)
+                .typed_as_known(&closure[0])
                 .is_none()
         );
     }

@@ -17,18 +17,9 @@ fn step(name: &str) -> Step {
 fn pending(root: SymRoot, steps: &[&str]) -> ChainUse {
     ChainUse {
         chain: Chain {
-            root: Vec::new(),
-            root_region: Region::default_start(),
-            root_args: Vec::new(),
             steps: steps.iter().map(|s| step(s)).collect(),
-            inherited: 0,
-            via_binding: false,
             pending: Some(root),
-            origin: None,
-            via: None,
-            written: None,
-            received: false,
-            plain_after: None,
+            ..Chain::at(Vec::new(), Region::default_start())
         },
         usage: Usage::Kept,
         ctx: Ctx::default(),
@@ -137,18 +128,11 @@ fn helper_builder_steps_come_first() {
     let mut d = Decls::default();
     let mut helper = f("app::base_builder", None, "reqwest::ClientBuilder");
     helper.builder = Some(Chain {
-        root: split_path("reqwest::Client::builder"),
-        root_region: Region::default_start(),
-        root_args: Vec::new(),
         steps: vec![step("user_agent")],
-        inherited: 0,
-        via_binding: false,
-        pending: None,
-        origin: None,
-        via: None,
-        written: None,
-        received: false,
-        plain_after: None,
+        ..Chain::at(
+            split_path("reqwest::Client::builder"),
+            Region::default_start(),
+        )
     });
     d.fns.push(helper);
     let ws = WorkspaceModel::build([&d]);
