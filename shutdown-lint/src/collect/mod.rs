@@ -180,46 +180,61 @@ pub(crate) fn read_client_flow(text: &str, roots: &[usize]) -> Option<flow::Clie
 fn client_flow_counting_parses(text: &str, roots: &[usize]) -> (Option<flow::ClientFlow>, usize) {
     let mut parses = 0;
     // an `include!` in a dropped body would go unseen (it makes every name unknown)
-    if memchr::memmem::find(text.as_bytes(), b"include!").is_none() {
-        let bodies = crate::prune::FnBodies::of(text);
-        let mut words = flow::FlowNames::default();
-        // the last round's dropped bodies and its flow
-        let mut last: Option<(Vec<(usize, usize)>, flow::ClientFlow)> = None;
-        for _ in 0..FLOW_ROUNDS {
-            let drop = bodies.unnamed(&words, roots);
-            // the names the last round read kept no other body: the same text would read
-            // the same names, now all among those kept
-            if let Some((last_drop, mut flow)) = last.take()
-                && last_drop == drop
-            {
-                flow.partial = true;
-                return (Some(flow), parses);
-            }
-            let kept = crate::compact::compact(text, &drop);
-            if kept.shifts.is_empty() || kept.text.len() * 3 > text.len() * 2 {
-                break;
-            }
-            parses += 1;
-            let Ok(file) = syn::parse_file(&kept.text) else {
-                break;
-            };
-            let mut flow = flow::summarize_file(&file);
-            // chains are found by their roots' offsets in the file
-            flow.sinks = std::mem::take(&mut flow.sinks)
-                .into_iter()
-                .map(|(at, sink)| (kept.shifts.start(at), sink))
-                .collect();
-            let names = flow.names_read(roots);
-            if names.within(&words) {
-                flow.partial = true;
-                return (Some(flow), parses);
-            }
-            words.extend(names);
-            last = Some((drop, flow));
-        }
+    if memchr::memmem::find(text.as_bytes(), b"include!").is_some() {
+        let whole = syn::parse_file(text).ok().map(|f| flow::summarize_file(&f));
+        return (whole, 1);
     }
-    let whole = syn::parse_file(text).ok().map(|f| flow::summarize_file(&f));
-    (whole, parses + 1)
+    let bodies = crate::prune::FnBodies::of(text);
+    // the whole text, its doc comments aside
+    let whole = crate::compact::compact(text, bodies.doc_comments());
+    let mut words = flow::FlowNames::default();
+    // the last round's dropped bodies and its flow
+    let mut last: Option<(Vec<(usize, usize)>, flow::ClientFlow)> = None;
+    for _ in 0..FLOW_ROUNDS {
+        let drop = bodies.unnamed(&words, roots);
+        // the names the last round read kept no other body: the same text would read
+        // the same names, now all among those kept
+        if let Some((last_drop, mut flow)) = last.take()
+            && last_drop == drop
+        {
+            flow.partial = true;
+            return (Some(flow), parses);
+        }
+        if drop.is_empty() {
+            break;
+        }
+        let kept = crate::compact::compact(text, &[&drop[..], bodies.doc_comments()].concat());
+        if kept.text.len() * 3 > whole.text.len() * 2 {
+            break;
+        }
+        parses += 1;
+        let Some(mut flow) = summarize_compacted(&kept) else {
+            break;
+        };
+        let names = flow.names_read(roots);
+        if names.within(&words) {
+            flow.partial = true;
+            return (Some(flow), parses);
+        }
+        words.extend(names);
+        last = Some((drop, flow));
+    }
+    let flow = summarize_compacted(&whole)
+        .or_else(|| Some(flow::summarize_file(&syn::parse_file(text).ok()?)));
+    (flow, parses + 1)
+}
+
+/// The client flow of a compacted text, its sinks at the file's offsets; `None` when the
+/// text does not parse.
+fn summarize_compacted(kept: &crate::compact::Compacted) -> Option<flow::ClientFlow> {
+    let file = syn::parse_file(&kept.text).ok()?;
+    let mut flow = flow::summarize_file(&file);
+    // chains are found by their roots' offsets in the file
+    flow.sinks = std::mem::take(&mut flow.sinks)
+        .into_iter()
+        .map(|(at, sink)| (kept.shifts.start(at), sink))
+        .collect();
+    Some(flow)
 }
 
 /// A collector over a whole file as written (its modules and consts), for the cross-file
@@ -596,5 +611,40 @@ mod tests {
         let whole = flow::summarize(&text).unwrap();
         assert_eq!(flow.timed_given(root), whole.timed_given(root));
         assert!(!flow.per_request_timeouts(root));
+    }
+
+    /// A file documented line by line (wasmCloud's `http_client.rs`: a quarter of its
+    /// bytes are `///` lines) is read without its doc comments, which the parser would make
+    /// attributes the flow does not read: the bodies naming the client are then less than
+    /// two thirds of the rest, so they are read alone — before, the doc comments counted
+    /// and the whole file was read — and the sinks are still at the file's offsets.
+    #[test]
+    fn the_client_flow_reads_no_doc_comment() {
+        for (request, timed) in [
+            ("self.client.get(u).timeout(D).send()", true),
+            ("self.client.get(u).send()", false),
+        ] {
+            let text = format!(
+                "/// A client.\nstruct Api {{ client: reqwest::Client }}\nimpl Api {{\n\
+                 {docs}    fn new() -> Self {{ Api {{ client: reqwest::Client::new() }} }}\n\
+                 {docs}    fn call(&self) {{ let _ = {request}; }}\n\
+                 {docs}    fn other(&self) {{ {noise} }}\n}}\n",
+                docs =
+                    "    /// Explains, at length, what the method below does and why.\n".repeat(20),
+                noise = "log(self.name);\n".repeat(30)
+            );
+            let root = text.find("reqwest::Client::new").unwrap();
+            let (flow, parses) = client_flow_counting_parses(&text, &[root]);
+            let flow = flow.unwrap();
+            assert!(
+                flow.partial,
+                "{request}: read from the bodies naming `client`"
+            );
+            assert_eq!(parses, 2, "{request}");
+            let whole = flow::summarize(&text).unwrap();
+            assert_eq!(whole.per_request_timeouts(root), timed, "{request}");
+            assert_eq!(flow.per_request_timeouts(root), timed, "{request}");
+            assert_eq!(flow.timed_given(root), whole.timed_given(root), "{request}");
+        }
     }
 }

@@ -24,6 +24,8 @@ pub struct FnBodies {
     /// The text's code (comments and literals blanked).
     code: Vec<u8>,
     bodies: Vec<FnBody>,
+    /// The text's line doc comments, as [`crate::compact::compact`] removes them.
+    docs: Vec<(usize, usize)>,
 }
 
 /// One outermost function body: where its `fn` is, its braces, and whether it is test code.
@@ -40,7 +42,7 @@ impl FnBodies {
     /// holds it); test code is a `#[test]` or `#[cfg(test)]` function, or one in a
     /// `#[cfg(test)]` module.
     pub fn of(text: &str) -> FnBodies {
-        let (code, _) = code_and_doc_lines(text);
+        let (code, docs) = code_and_doc_lines(text);
         let test_mods = test_mod_bodies(text, &code);
         let mut bodies = Vec::new();
         let mut i = 0;
@@ -59,7 +61,29 @@ impl FnBodies {
                 test,
             });
         }
-        FnBodies { code, bodies }
+        // a line doc comment becomes a `#[doc]` attribute the flow does not read: from the
+        // byte before it (its newline stays between the tokens around it)
+        let docs = docs
+            .into_iter()
+            .filter(|&(from, _)| from > 0)
+            .map(|(from, to)| (from - 1, to))
+            .collect();
+        FnBodies { code, bodies, docs }
+    }
+
+    /// The text's line doc comments (`///`, `//!`), as ranges for
+    /// [`crate::compact::compact`]: the parser makes each an attribute the flow does not
+    /// read, and on a documented file they are a quarter of what it would parse.
+    ///
+    /// # Examples
+    /// ```
+    /// use shutdown_lint::{compact::compact, prune::FnBodies};
+    /// let src = "fn a() {}\n/// Makes a client.\nfn b() { let c = make(); }\n";
+    /// let kept = compact(src, FnBodies::of(src).doc_comments()).text;
+    /// assert_eq!(kept, "fn a() {}\n\nfn b() { let c = make(); }\n");
+    /// ```
+    pub fn doc_comments(&self) -> &[(usize, usize)] {
+        &self.docs
     }
 
     /// What the flow's read may drop: the braces (`{`, `}` offsets) of every body that
