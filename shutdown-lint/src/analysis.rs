@@ -509,9 +509,9 @@ impl Analyzer {
         };
         let index = LineIndex::new(text).with_shifts(c.shifts);
         let copts = self.collect_options(fctx);
-        let model = collect::collect(&file, &index, &copts);
+        let decls = collect::declarations(&file, &index, &copts);
         proc_macro2::extra::invalidate_current_thread_spans();
-        Some((model.decls, pruned.hidden))
+        Some((decls, pruned.hidden))
     }
 
     /// The known durations `text` (a whole file) writes to the `wanted` fields (the owner

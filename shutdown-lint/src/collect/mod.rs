@@ -63,6 +63,19 @@ pub fn collect(file: &syn::File, index: &LineIndex<'_>, opts: &CollectOptions) -
     if open { read_as_written(c) } else { c.model }
 }
 
+/// The declarations of a parsed file (struct fields, the return types of functions and
+/// methods, type aliases: [`crate::model::Decls`]), for the workspace model's second reads:
+/// the walk alone. The reads of the file as written that [`collect`] ends with (where its
+/// clients go, the values of timeouts passed on) record no declaration — on wasmCloud the
+/// client flow's reads were most of the time its declarations took.
+pub(crate) fn declarations(
+    file: &syn::File,
+    index: &LineIndex<'_>,
+    opts: &CollectOptions,
+) -> crate::model::Decls {
+    walk(file, index, opts).0.model.decls
+}
+
 /// [`collect`] of a tree it owns: the tree is dropped (or, when too deep to drop, leaked)
 /// before the file is parsed again as written, so the two trees of a large file are never
 /// alive together.
