@@ -26,21 +26,24 @@ use crate::lexscan::{is_ident, matching, skip_ws};
 
 /// Keywords that start an item inside a body: a statement naming one stays whole (a
 /// nested `fn` is judged on its own by the pruner, a `use` brings names in).
-const ITEM_KEYWORDS: &[&[u8]] = &[
-    b"fn",
-    b"use",
-    b"impl",
-    b"struct",
-    b"enum",
-    b"union",
-    b"trait",
-    b"mod",
-    b"static",
-    b"const",
-    b"type",
-    b"macro_rules",
-    b"extern",
-];
+fn is_item_keyword(word: &[u8]) -> bool {
+    matches!(
+        word,
+        b"fn"
+            | b"use"
+            | b"impl"
+            | b"struct"
+            | b"enum"
+            | b"union"
+            | b"trait"
+            | b"mod"
+            | b"static"
+            | b"const"
+            | b"type"
+            | b"macro_rules"
+            | b"extern"
+    )
+}
 
 /// Past this many passes over a body's statements without settling, everything left
 /// stays (the passes are bounded by the longest chain of bindings; real code settles in
@@ -355,33 +358,35 @@ fn ends_block_statement(code: &[u8], start: usize, at: usize, close: usize) -> b
 }
 
 /// Words that are never a local's name.
-const KEYWORDS: &[&[u8]] = &[
-    b"_",
-    b"as",
-    b"async",
-    b"await",
-    b"break",
-    b"continue",
-    b"crate",
-    b"dyn",
-    b"else",
-    b"false",
-    b"for",
-    b"if",
-    b"in",
-    b"loop",
-    b"match",
-    b"move",
-    b"mut",
-    b"ref",
-    b"return",
-    b"self",
-    b"super",
-    b"true",
-    b"unsafe",
-    b"where",
-    b"while",
-];
+fn is_keyword(word: &[u8]) -> bool {
+    matches!(
+        word,
+        b"_" | b"as"
+            | b"async"
+            | b"await"
+            | b"break"
+            | b"continue"
+            | b"crate"
+            | b"dyn"
+            | b"else"
+            | b"false"
+            | b"for"
+            | b"if"
+            | b"in"
+            | b"loop"
+            | b"match"
+            | b"move"
+            | b"mut"
+            | b"ref"
+            | b"return"
+            | b"self"
+            | b"super"
+            | b"true"
+            | b"unsafe"
+            | b"where"
+            | b"while"
+    )
+}
 
 /// Whether the `{` at `at` follows a name starting with a capital (`Foo {`, `Self {`,
 /// `a::Foo {`): a struct's literal or pattern rather than a block.
@@ -464,7 +469,7 @@ fn names<'c>(text: &'c [u8], uses: &mut Vec<&'c [u8]>, binds: &mut Vec<&'c [u8]>
             depth = 0;
             continue;
         }
-        if ITEM_KEYWORDS.contains(&word) {
+        if is_item_keyword(word) {
             item = true;
             continue;
         }
@@ -472,7 +477,7 @@ fn names<'c>(text: &'c [u8], uses: &mut Vec<&'c [u8]>, binds: &mut Vec<&'c [u8]>
         let after = text[k..].trim_ascii_start();
         let path_tail = before.ends_with(b".") || before.ends_with(b"::");
         let path_head = after.starts_with(b"::") || after.starts_with(b"!");
-        if path_tail || path_head || word[0].is_ascii_uppercase() || KEYWORDS.contains(&word) {
+        if path_tail || path_head || word[0].is_ascii_uppercase() || is_keyword(word) {
             continue;
         }
         let assigned =
