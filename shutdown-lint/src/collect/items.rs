@@ -86,10 +86,15 @@ impl Collector<'_, '_> {
             _ => None,
         };
         let returns_builder = ret.as_ref().is_some_and(|r| known::is_http_builder_type(r));
+        let saved_end = self.body_end;
         let tail = match block {
-            Some(block) => self.visit_block_value(block, returns_builder),
+            Some(block) => {
+                self.body_end = Some(self.region(block.brace_token.span.close()).offset);
+                self.visit_block_value(block, returns_builder)
+            }
             None => None,
         };
+        self.body_end = saved_end;
         if let Some(ret) = ret {
             let builds_param = block.and_then(|b| self.builds_from_param(sig, b, &ret));
             let returns_param = block
@@ -479,6 +484,20 @@ impl Collector<'_, '_> {
         out
     }
 
+    /// Whether `name` is written anywhere in the function being walked after `init` ends
+    /// (as a whole word of the file as written, comments and strings too: a use in a
+    /// macro, a struct's shorthand field or a closure counts, whatever the walk sees of
+    /// it). Outside a function body, it is taken as written.
+    fn named_later(&self, name: &str, init: &syn::Expr) -> bool {
+        let Some(end) = self.body_end else {
+            return true;
+        };
+        let r = self.region(init.span());
+        let from = r.offset + r.len;
+        let text = self.index.text(from..end.max(from)).as_bytes();
+        crate::lexscan::find_word(text, name.as_bytes(), 0).is_some()
+    }
+
     /// Binds the names of `let pat = init else { diverge };` to what `init` is (a chain,
     /// a duration, a number; the declared type where that says less).
     fn bind_local(
@@ -516,6 +535,21 @@ impl Collector<'_, '_> {
             });
             if underscore && let Some(i) = chain.as_ref().and_then(|c| c.origin) {
                 self.underscore_bound.insert(i);
+            }
+            // `let init = thread::spawn(..);` and `init` never written again in the
+            // function: the handle is dropped at the end of its block, never joined, as
+            // with `let _init`
+            if !dropped
+                && let syn::Pat::Ident(i) = pat_of(pat)
+                && i.by_ref.is_none()
+                && i.subpat.is_none()
+                && let Some(c) = chain.as_ref()
+                && let Some(origin) = c.origin
+                && is_thread_spawn(c)
+                && !self.named_later(&i.ident.to_string(), init)
+            {
+                self.model.chains[origin].usage = Usage::Dropped;
+                self.underscore_bound.insert(origin);
             }
             let known_value = || {
                 self.eval_duration(init, 0)
@@ -1041,4 +1075,16 @@ impl<'ast> syn::visit::Visit<'ast> for NamesTimeout {
     fn visit_macro(&mut self, m: &'ast syn::Macro) {
         self.0 |= m.tokens.to_string().contains("timeout");
     }
+}
+
+/// A chain that starts a thread and holds its `JoinHandle`: `std::thread::spawn(..)` or a
+/// `std::thread::Builder` whose `spawn` is its own.
+fn is_thread_spawn(c: &crate::model::Chain) -> bool {
+    let root = c.root_str();
+    (root == known::THREAD_SPAWN_FN && !c.via_binding)
+        || (root == known::THREAD_BUILDER_NEW
+            && c.steps
+                .iter()
+                .enumerate()
+                .any(|(i, s)| s.name == "spawn" && c.is_local_step(i)))
 }

@@ -60,8 +60,11 @@ pub(super) struct Collector<'a, 'i> {
     /// a binding moved there becomes the task's future, out of reach of any later call
     /// on it (used, not escaped).
     pub(super) into_task: bool,
-    /// Chains (by index) bound as `let _name = ..`: dropped unless `_name` is used later.
+    /// Chains (by index) bound as `let _name = ..`, or as `let name = ..` of a thread
+    /// whose `name` the function never writes again: dropped unless the name is used later.
     pub(super) underscore_bound: std::collections::HashSet<usize>,
+    /// Where the body of the function being walked ends (its `}`, an offset in the file).
+    pub(super) body_end: Option<usize>,
     /// The function being walked (an index into `model.fns`).
     pub(super) cur_fn: Option<usize>,
     /// The calls of each function being walked, innermost last (`cur_fn`'s): packed into
@@ -253,6 +256,7 @@ impl<'a, 'i> Collector<'a, 'i> {
             want_value: false,
             into_task: false,
             underscore_bound: Default::default(),
+            body_end: None,
             cur_fn: None,
             open_calls: Vec::new(),
             in_impl: false,
