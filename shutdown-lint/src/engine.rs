@@ -595,9 +595,12 @@ fn workspace_model(
     let mut ws = build(analyses);
     let asks = asking_chains(jobs, analyses, &ws, &skipped_names, analyzer_of);
     let mut need = crate::workspace::NameSet::default();
+    // what the final model asks for, when the last round asked it
+    let mut asked = None;
     // a chain is at most a few steps long: each round reveals at least one more step
     for _ in 0..8 {
-        need.extend(ws.needed_names(asking(analyses, &asks)));
+        let now = ws.needed_names(asking(analyses, &asks));
+        need.extend(now.iter().cloned());
         // a type asked for once is asked for again on the next step (`T::default()`
         // then `.with_x()`): every declaration of it is read at once
         let owners: Vec<String> = need
@@ -612,6 +615,7 @@ fn workspace_model(
             .map(|(i, _)| i)
             .collect();
         if redo.is_empty() {
+            asked = Some(now);
             break;
         }
         reread += redo.len();
@@ -636,7 +640,7 @@ fn workspace_model(
     }
     // names still asked for: declared, perhaps, by a file the byte scan skipped or by a
     // path dependency outside the linted paths (a crate of the workspace linted alone)
-    need = ws.needed_names(asking(analyses, &asks));
+    need = asked.unwrap_or_else(|| ws.needed_names(asking(analyses, &asks)));
     if need.is_empty() {
         return (ws, reread);
     }
