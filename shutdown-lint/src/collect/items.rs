@@ -89,7 +89,7 @@ impl Collector<'_, '_> {
         let saved_end = self.body_end;
         let tail = match block {
             Some(block) => {
-                self.body_end = Some(self.region(block.brace_token.span.close()).offset);
+                self.body_end = Some(block.brace_token.span.close());
                 self.visit_block_value(block, returns_builder)
             }
             None => None,
@@ -489,7 +489,7 @@ impl Collector<'_, '_> {
     /// macro, a struct's shorthand field or a closure counts, whatever the walk sees of
     /// it). Outside a function body, it is taken as written.
     fn named_later(&self, name: &str, init: &syn::Expr) -> bool {
-        let Some(end) = self.body_end else {
+        let Some(end) = self.body_end.map(|s| self.region(s).offset) else {
             return true;
         };
         let r = self.region(init.span());

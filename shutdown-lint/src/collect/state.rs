@@ -63,8 +63,9 @@ pub(super) struct Collector<'a, 'i> {
     /// Chains (by index) bound as `let _name = ..`, or as `let name = ..` of a thread
     /// whose `name` the function never writes again: dropped unless the name is used later.
     pub(super) underscore_bound: std::collections::HashSet<usize>,
-    /// Where the body of the function being walked ends (its `}`, an offset in the file).
-    pub(super) body_end: Option<usize>,
+    /// The closing `}` of the body of the function being walked (its offset is looked up
+    /// only when asked: a span's offset costs a walk of the text before it).
+    pub(super) body_end: Option<proc_macro2::Span>,
     /// The function being walked (an index into `model.fns`).
     pub(super) cur_fn: Option<usize>,
     /// The calls of each function being walked, innermost last (`cur_fn`'s): packed into
