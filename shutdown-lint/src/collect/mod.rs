@@ -198,8 +198,13 @@ fn client_flow_counting_parses(text: &str, roots: &[usize]) -> (Option<flow::Cli
         return (whole, 1);
     }
     let bodies = crate::prune::FnBodies::of(text);
-    // the whole text, its doc comments aside
-    let whole = crate::compact::compact(text, bodies.doc_comments());
+    // the length of the whole text, its doc comments aside (what compacting removes)
+    let whole_len = text.len()
+        - bodies
+            .doc_comments()
+            .iter()
+            .map(|&(open, close)| close - (open + 1))
+            .sum::<usize>();
     let mut words = flow::FlowNames::default();
     // the last round's dropped bodies and its flow
     let mut last: Option<(Vec<(usize, usize)>, flow::ClientFlow)> = None;
@@ -217,7 +222,7 @@ fn client_flow_counting_parses(text: &str, roots: &[usize]) -> (Option<flow::Cli
             break;
         }
         let kept = crate::compact::compact(text, &[&drop[..], bodies.doc_comments()].concat());
-        if kept.text.len() * 3 > whole.text.len() * 2 {
+        if kept.text.len() * 3 > whole_len * 2 {
             break;
         }
         parses += 1;
@@ -232,6 +237,7 @@ fn client_flow_counting_parses(text: &str, roots: &[usize]) -> (Option<flow::Cli
         words.extend(names);
         last = Some((drop, flow));
     }
+    let whole = crate::compact::compact(text, bodies.doc_comments());
     let flow = summarize_compacted(&whole)
         .or_else(|| Some(flow::summarize_file(&syn::parse_file(text).ok()?)));
     (flow, parses + 1)

@@ -243,6 +243,17 @@ pub(crate) fn needle_automaton(words: Vec<String>) -> Option<(Arc<Vec<String>>, 
     Some(b)
 }
 
+/// The line doc comments `docs` ([`code_and_doc_lines`]'s second half) as ranges for
+/// [`crate::compact::compact`]: each from the byte before it, up to its end, so its
+/// newline stays between the tokens around it (one at the very start of the text stays).
+pub(crate) fn doc_comment_ranges(
+    docs: &[(usize, usize)],
+) -> impl Iterator<Item = (usize, usize)> + '_ {
+    docs.iter()
+        .filter(|&&(from, _)| from > 0)
+        .map(|&(from, to)| (from - 1, to))
+}
+
 impl BodyFilter {
     /// A filter keeping bodies that mention any of `needles` (anywhere) or of
     /// [`BODY_WORDS`] (at the start of an identifier). The byte scan's needles minus
@@ -466,13 +477,8 @@ impl Automata {
             return None;
         }
         // line doc comments go too (the parser makes each a `#[doc]` attribute no rule
-        // reads: on generated protobuf code, most of what is left), up to their newline,
-        // which stays between the tokens around them
-        blank.extend(
-            docs.iter()
-                .filter(|&&(from, _)| from > 0)
-                .map(|&(from, to)| (from - 1, to)),
-        );
+        // reads: on generated protobuf code, most of what is left)
+        blank.extend(doc_comment_ranges(&docs));
         hidden.sort_unstable();
         hidden.dedup();
         let text = blank_contents(text, &blank)?;

@@ -61,13 +61,8 @@ impl FnBodies {
                 test,
             });
         }
-        // a line doc comment becomes a `#[doc]` attribute the flow does not read: from the
-        // byte before it (its newline stays between the tokens around it)
-        let docs = docs
-            .into_iter()
-            .filter(|&(from, _)| from > 0)
-            .map(|(from, to)| (from - 1, to))
-            .collect();
+        // a line doc comment becomes a `#[doc]` attribute the flow does not read
+        let docs = super::doc_comment_ranges(&docs).collect();
         FnBodies { code, bodies, docs }
     }
 

@@ -114,10 +114,6 @@ pub(crate) struct DeclaredNames {
 }
 
 impl DeclaredNames {
-    /// Reads the names off `text`. Every skipped file of a run goes through it, so it
-    /// looks only where a name can be: before each single `:`, after each `fn` and each
-    /// type keyword (found by `memchr` and one substring search per keyword), not at every
-    /// word of the file.
     /// Whether the file may declare a function or field `name`.
     pub(crate) fn declares_member(&self, name: &str) -> bool {
         self.members
@@ -125,6 +121,10 @@ impl DeclaredNames {
             .is_ok()
     }
 
+    /// Reads the names off `text`. Every skipped file of a run goes through it, so it
+    /// looks only where a name can be: before each single `:`, after each `fn` and each
+    /// type keyword (found by `memchr` and one substring search per keyword), not at every
+    /// word of the file.
     pub(crate) fn of(text: &str) -> DeclaredNames {
         use crate::lexscan::{is_ident, skip_ws};
         let b = text.as_bytes();
