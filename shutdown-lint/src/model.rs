@@ -146,6 +146,36 @@ impl Chain {
         self.root.join("::")
     }
 
+    /// Where the `JoinHandle` of a thread this chain starts is the value: after `0` steps
+    /// for `std::thread::spawn(..)` written here, after its `spawn` step for a
+    /// `std::thread::Builder` spawned here; `None` when the chain starts no thread (or a
+    /// binding of one is used: the handle is that binding's).
+    ///
+    /// # Examples
+    /// ```
+    /// use shutdown_lint::finding::Region;
+    /// use shutdown_lint::model::{Chain, Step};
+    /// use shutdown_lint::resolve::split_path;
+    /// let step = |name: &str| Step { name: name.into(), region: Region::default_start(), args: Vec::new() };
+    /// let mut ch = Chain::at(split_path("std::thread::Builder::new"), Region::default_start());
+    /// ch.steps = vec![step("name"), step("spawn"), step("unwrap")];
+    /// assert_eq!(ch.thread_handle_after(), Some(2));
+    /// let spawn = Chain::at(split_path("std::thread::spawn"), Region::default_start());
+    /// assert_eq!(spawn.thread_handle_after(), Some(0));
+    /// assert_eq!(spawn.through_binding().thread_handle_after(), None);
+    /// ```
+    pub fn thread_handle_after(&self) -> Option<usize> {
+        let root = self.root_str();
+        if root == crate::resolve::known::THREAD_SPAWN_FN {
+            return (!self.via_binding).then_some(0);
+        }
+        if root != crate::resolve::known::THREAD_BUILDER_NEW {
+            return None;
+        }
+        let i = self.steps.iter().position(|s| s.name == "spawn")?;
+        self.is_local_step(i).then_some(i + 1)
+    }
+
     /// Whether step `i` was written at this site (not inherited from a binding).
     pub fn is_local_step(&self, i: usize) -> bool {
         i >= self.inherited

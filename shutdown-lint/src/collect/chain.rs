@@ -619,9 +619,9 @@ impl Collector<'_, '_> {
     /// `let _worker = ..` and used later is not dropped.
     pub(super) fn mark_used(&mut self, origin: Option<usize>, escapes: bool) {
         let Some(i) = origin else { return };
-        let underscore = self.underscore_bound.contains(&i);
+        let bound_unused = self.unused_bindings.contains(&i);
         if let Some(cu) = self.model.chains.get_mut(i) {
-            if cu.usage == Usage::Dropped && underscore {
+            if cu.usage == Usage::Dropped && bound_unused {
                 cu.usage = Usage::Kept;
             }
             cu.escapes |= escapes;

@@ -534,7 +534,7 @@ impl Collector<'_, '_> {
                 c
             });
             if underscore && let Some(i) = chain.as_ref().and_then(|c| c.origin) {
-                self.underscore_bound.insert(i);
+                self.unused_bindings.insert(i);
             }
             // `let init = thread::spawn(..);` and `init` never written again in the
             // function: the handle is dropped at the end of its block, never joined, as
@@ -545,11 +545,11 @@ impl Collector<'_, '_> {
                 && i.subpat.is_none()
                 && let Some(c) = chain.as_ref()
                 && let Some(origin) = c.origin
-                && is_thread_spawn(c)
+                && c.thread_handle_after().is_some()
                 && !self.named_later(&i.ident.to_string(), init)
             {
                 self.model.chains[origin].usage = Usage::Dropped;
-                self.underscore_bound.insert(origin);
+                self.unused_bindings.insert(origin);
             }
             let known_value = || {
                 self.eval_duration(init, 0)
@@ -1075,16 +1075,4 @@ impl<'ast> syn::visit::Visit<'ast> for NamesTimeout {
     fn visit_macro(&mut self, m: &'ast syn::Macro) {
         self.0 |= m.tokens.to_string().contains("timeout");
     }
-}
-
-/// A chain that starts a thread and holds its `JoinHandle`: `std::thread::spawn(..)` or a
-/// `std::thread::Builder` whose `spawn` is its own.
-fn is_thread_spawn(c: &crate::model::Chain) -> bool {
-    let root = c.root_str();
-    (root == known::THREAD_SPAWN_FN && !c.via_binding)
-        || (root == known::THREAD_BUILDER_NEW
-            && c.steps
-                .iter()
-                .enumerate()
-                .any(|(i, s)| s.name == "spawn" && c.is_local_step(i)))
 }

@@ -62,7 +62,7 @@ pub(super) struct Collector<'a, 'i> {
     pub(super) into_task: bool,
     /// Chains (by index) bound as `let _name = ..`, or as `let name = ..` of a thread
     /// whose `name` the function never writes again: dropped unless the name is used later.
-    pub(super) underscore_bound: std::collections::HashSet<usize>,
+    pub(super) unused_bindings: std::collections::HashSet<usize>,
     /// The closing `}` of the body of the function being walked (its offset is looked up
     /// only when asked: a span's offset costs a walk of the text before it).
     pub(super) body_end: Option<proc_macro2::Span>,
@@ -256,7 +256,7 @@ impl<'a, 'i> Collector<'a, 'i> {
             self_ty: None,
             want_value: false,
             into_task: false,
-            underscore_bound: Default::default(),
+            unused_bindings: Default::default(),
             body_end: None,
             cur_fn: None,
             open_calls: Vec::new(),

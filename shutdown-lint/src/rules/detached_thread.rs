@@ -3,7 +3,6 @@
 use super::{RuleContext, RuleMeta};
 use crate::finding::{Finding, Region};
 use crate::model::{FileModel, Usage};
-use crate::resolve::known;
 
 /// Metadata and documentation.
 pub const META: RuleMeta = crate::registry::DETACHED_THREAD;
@@ -44,20 +43,18 @@ pub fn detached_threads(model: &FileModel) -> Vec<(Region, String)> {
             continue;
         }
         let ch = &cu.chain;
-        let root = ch.root_str();
-        if root == known::THREAD_SPAWN_FN && !ch.via_binding {
-            if cu.ctx.in_drainable {
-                continue; // routed to a tracked thread by #[drainable]
-            }
-            if drops_handle(&ch.steps) {
-                found.push((ch.root_region, cu.ctx.item.clone()));
-            }
-        } else if root == known::THREAD_BUILDER_NEW
-            && let Some(i) = ch.steps.iter().position(|s| s.name == "spawn")
-            && ch.is_local_step(i)
-            && drops_handle(&ch.steps[i + 1..])
-        {
-            found.push((ch.steps[i].region, cu.ctx.item.clone()));
+        let Some(after) = ch.thread_handle_after() else {
+            continue;
+        };
+        if !drops_handle(&ch.steps[after..]) {
+            continue;
+        }
+        match after.checked_sub(1) {
+            // `std::thread::spawn(..)`
+            None if cu.ctx.in_drainable => {} // routed to a tracked thread by #[drainable]
+            None => found.push((ch.root_region, cu.ctx.item.clone())),
+            // a `Builder`'s `spawn` step
+            Some(spawn) => found.push((ch.steps[spawn].region, cu.ctx.item.clone())),
         }
     }
     found
