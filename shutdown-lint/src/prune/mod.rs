@@ -234,6 +234,7 @@ pub(crate) fn needle_automaton(words: Vec<String>) -> Option<(Arc<Vec<String>>, 
     }
     let a = AhoCorasick::builder()
         .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+        .kind(Some(aho_corasick::AhoCorasickKind::ContiguousNFA))
         .build(&words)
         .ok()?;
     let b = (Arc::new(words), Arc::new(a));
@@ -280,6 +281,7 @@ impl BodyFilter {
                 // the longest word at a place (`ClientBuilder`, not `Client`)
                 AhoCorasick::builder()
                     .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+                    .kind(Some(aho_corasick::AhoCorasickKind::ContiguousNFA))
                     .build(BODY_WORDS)
                     .ok()
                     .map(Arc::new)
