@@ -951,7 +951,7 @@ impl FileAnalysis {
                 .iter()
                 .map(|cu| cu.chain.root_region.offset)
                 .collect();
-            model.client_flow = collect::read_client_flow(&text, &roots);
+            model.client_flow = collect::read_client_flow(&text, &[], &roots);
             self.client_flow = model.client_flow.clone();
             out = self.judge(&model, config);
         }
@@ -1280,7 +1280,7 @@ fn open_clients(
         None => {
             // only what these clients reach
             let roots: Vec<usize> = open.iter().map(|&(_, root)| root).collect();
-            read = collect::read_client_flow(text, &roots);
+            read = collect::read_client_flow(text, &[], &roots);
             match &read {
                 Some(f) => f,
                 None => return Vec::new(),

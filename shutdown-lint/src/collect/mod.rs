@@ -145,7 +145,7 @@ fn read_as_written(mut c: Collector<'_, '_>) -> FileModel {
     let without_tests = ((deferred || flow) && !tests_matter)
         .then(|| crate::prune::without_test_code(text))
         .flatten();
-    let written_text = without_tests.as_deref().unwrap_or(text);
+    let written_text = without_tests.as_ref().map_or(text, |p| p.text.as_str());
     if flow && !deferred {
         // only the bodies that may hold what the file's clients' verdicts read
         let roots: Vec<usize> = c
@@ -158,7 +158,8 @@ fn read_as_written(mut c: Collector<'_, '_>) -> FileModel {
             })
             .map(|cu| cu.chain.root_region.offset)
             .collect();
-        c.model.client_flow = read_client_flow(written_text, &roots);
+        let blank = without_tests.as_ref().map_or(&[][..], |p| &p.blanked[..]);
+        c.model.client_flow = read_client_flow(written_text, blank, &roots);
     } else if (deferred || flow)
         && let Ok(written) = syn::parse_file(written_text)
     {
@@ -185,12 +186,24 @@ const FLOW_ROUNDS: usize = 4;
 /// flow read that way is [`flow::ClientFlow::partial`]: it answers for those chains only. `None` when
 /// `text` does not parse. rustfs's 815 KB `site_replication.rs`, whose handlers make
 /// requests on fresh clients, reads a few functions instead of half a megabyte.
-pub(crate) fn read_client_flow(text: &str, roots: &[usize]) -> Option<flow::ClientFlow> {
-    client_flow_counting_parses(text, roots).0
+///
+/// `blank` are braces whose contents `text` already has blanked (test code the flow does
+/// not read, [`crate::prune::without_test_code`]), outermost only: no read parses them,
+/// and they do not count towards the whole text's length.
+pub(crate) fn read_client_flow(
+    text: &str,
+    blank: &[(usize, usize)],
+    roots: &[usize],
+) -> Option<flow::ClientFlow> {
+    client_flow_counting_parses(text, blank, roots).0
 }
 
 /// [`read_client_flow`], and how many times it parsed a text.
-fn client_flow_counting_parses(text: &str, roots: &[usize]) -> (Option<flow::ClientFlow>, usize) {
+fn client_flow_counting_parses(
+    text: &str,
+    blank: &[(usize, usize)],
+    roots: &[usize],
+) -> (Option<flow::ClientFlow>, usize) {
     let mut parses = 0;
     // an `include!` in a dropped body would go unseen (it makes every name unknown)
     if memchr::memmem::find(text.as_bytes(), b"include!").is_some() {
@@ -198,10 +211,12 @@ fn client_flow_counting_parses(text: &str, roots: &[usize]) -> (Option<flow::Cli
         return (whole, 1);
     }
     let bodies = crate::prune::FnBodies::of(text);
-    // the length of the whole text, its doc comments aside (what compacting removes)
+    // what every read leaves out: the doc comments and what is blank already
+    let left_out = [bodies.doc_comments(), blank].concat();
+    // the length of the whole text without them (what compacting removes; the doc
+    // comments are outside the blank bodies, whose contents hold no comment any more)
     let whole_len = text.len()
-        - bodies
-            .doc_comments()
+        - left_out
             .iter()
             .map(|&(open, close)| close - (open + 1))
             .sum::<usize>();
@@ -221,7 +236,7 @@ fn client_flow_counting_parses(text: &str, roots: &[usize]) -> (Option<flow::Cli
         if drop.is_empty() {
             break;
         }
-        let kept = crate::compact::compact(text, &[&drop[..], bodies.doc_comments()].concat());
+        let kept = crate::compact::compact(text, &[&drop[..], &left_out[..]].concat());
         if kept.text.len() * 3 > whole_len * 2 {
             break;
         }
@@ -237,7 +252,7 @@ fn client_flow_counting_parses(text: &str, roots: &[usize]) -> (Option<flow::Cli
         words.extend(names);
         last = Some((drop, flow));
     }
-    let whole = crate::compact::compact(text, bodies.doc_comments());
+    let whole = crate::compact::compact(text, &left_out);
     let flow = summarize_compacted(&whole)
         .or_else(|| Some(flow::summarize_file(&syn::parse_file(text).ok()?)));
     (flow, parses + 1)
@@ -530,7 +545,7 @@ mod tests {
         ] {
             let text = file(other);
             let root = text.find("reqwest::Client::new").unwrap();
-            let flow = read_client_flow(&text, &[root]).unwrap();
+            let flow = read_client_flow(&text, &[], &[root]).unwrap();
             assert!(flow.partial, "read from the bodies naming the client");
             assert_eq!(flow.per_request_timeouts(root), timed, "{other}");
             let whole = flow::summarize(&text).unwrap();
@@ -554,7 +569,7 @@ mod tests {
             "parse(input);\n".repeat(100)
         );
         let root = text.find("reqwest::Client::new").unwrap();
-        let (flow, parses) = client_flow_counting_parses(&text, &[root]);
+        let (flow, parses) = client_flow_counting_parses(&text, &[], &[root]);
         let flow = flow.unwrap();
         assert!(flow.partial);
         assert!(!flow.per_request_timeouts(root));
@@ -574,7 +589,7 @@ mod tests {
             "parse(input);\n".repeat(100)
         );
         let root = text.find("reqwest::Client::new").unwrap();
-        let flow = read_client_flow(&text, &[root]).unwrap();
+        let flow = read_client_flow(&text, &[], &[root]).unwrap();
         assert!(flow.partial);
         assert!(flow::summarize(&text).unwrap().per_request_timeouts(root));
         assert!(flow.per_request_timeouts(root));
@@ -602,7 +617,7 @@ mod tests {
                 noise = "    let x = parse(input);\n    log(x);\n".repeat(100)
             );
             let root = text.find("reqwest::Client::new").unwrap();
-            let flow = read_client_flow(&text, &[root]).unwrap();
+            let flow = read_client_flow(&text, &[], &[root]).unwrap();
             assert!(
                 flow.partial,
                 "{call}: read from the statements calling `probe`"
@@ -625,7 +640,7 @@ mod tests {
             "parse(input);\n".repeat(100)
         );
         let root = text.find("reqwest::Client::new").unwrap();
-        let flow = read_client_flow(&text, &[root]).unwrap();
+        let flow = read_client_flow(&text, &[], &[root]).unwrap();
         assert!(flow.partial);
         let whole = flow::summarize(&text).unwrap();
         assert_eq!(flow.timed_given(root), whole.timed_given(root));
@@ -653,7 +668,7 @@ mod tests {
                 noise = "log(self.name);\n".repeat(30)
             );
             let root = text.find("reqwest::Client::new").unwrap();
-            let (flow, parses) = client_flow_counting_parses(&text, &[root]);
+            let (flow, parses) = client_flow_counting_parses(&text, &[], &[root]);
             let flow = flow.unwrap();
             assert!(
                 flow.partial,
@@ -661,6 +676,44 @@ mod tests {
             );
             assert_eq!(parses, 2, "{request}");
             let whole = flow::summarize(&text).unwrap();
+            assert_eq!(whole.per_request_timeouts(root), timed, "{request}");
+            assert_eq!(flow.per_request_timeouts(root), timed, "{request}");
+            assert_eq!(flow.timed_given(root), whole.timed_given(root), "{request}");
+        }
+    }
+
+    /// A file whose test module was blanked before the flow's read (the tests do not
+    /// matter for its clients; wasmCloud's `http_client.rs`: 40 KB of its 96 KB) is read
+    /// without that module's blank contents: the bodies naming the client are read alone
+    /// — before, the blank bytes counted towards the two thirds and the whole file was
+    /// read, blank bytes included — and the sinks are still at the file's offsets.
+    #[test]
+    fn the_client_flow_reads_no_blanked_test_code() {
+        for (request, timed) in [
+            ("self.client.get(u).timeout(D).send()", true),
+            ("self.client.get(u).send()", false),
+        ] {
+            let text = format!(
+                "struct Api {{ client: reqwest::Client }}\nimpl Api {{\n\
+                 fn new() -> Self {{ Api {{ client: reqwest::Client::new() }} }}\n\
+                 fn call(&self) {{ let _ = {request}; }}\n\
+                 fn other(&self) {{ {noise} }}\n}}\n\
+                 #[cfg(test)]\nmod tests {{\n{tests}}}\n",
+                tests =
+                    "    #[test]\n    fn t() { let api = Api::new(); api.call(); }\n".repeat(30),
+                noise = "log(self.name);\n".repeat(30)
+            );
+            let root = text.find("reqwest::Client::new").unwrap();
+            let without = crate::prune::without_test_code(&text).unwrap();
+            let (flow, parses) =
+                client_flow_counting_parses(&without.text, &without.blanked, &[root]);
+            let flow = flow.unwrap();
+            assert!(
+                flow.partial,
+                "{request}: read from the bodies naming `client`"
+            );
+            assert_eq!(parses, 2, "{request}");
+            let whole = flow::summarize(&without.text).unwrap();
             assert_eq!(whole.per_request_timeouts(root), timed, "{request}");
             assert_eq!(flow.per_request_timeouts(root), timed, "{request}");
             assert_eq!(flow.timed_given(root), whole.timed_given(root), "{request}");

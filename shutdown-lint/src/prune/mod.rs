@@ -1004,18 +1004,21 @@ pub(super) fn invocation_at(code: &[u8], bang: usize) -> Option<Invocation> {
 /// `text` with the contents of its test code blanked, every byte at its offset: the
 /// bodies of the modules and functions marked as test code (`#[cfg(test)] mod tests { .. }`,
 /// `#[test] fn t() { .. }`), as [`PruneOptions::skip_tests`] finds them; everything else
-/// as written. `None` when there is none.
+/// as written. [`Pruned::blanked`] holds the outermost bodies blanked, so that
+/// [`crate::compact::compact`] can leave them out of a parse. `None` when there is none.
 ///
 /// # Examples
 /// ```
 /// use shutdown_lint::prune::without_test_code;
 /// let src = "fn run() { go(); }\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn t() { go(); }\n}\n";
 /// let out = without_test_code(src).unwrap();
-/// assert_eq!(out.len(), src.len());
-/// assert_eq!(out.matches("go()").count(), 1);
+/// assert_eq!(out.text.len(), src.len());
+/// assert_eq!(out.text.matches("go()").count(), 1);
+/// let compacted = shutdown_lint::compact::compact(&out.text, &out.blanked).text;
+/// assert_eq!(compacted, "fn run() { go(); }\n#[cfg(test)]\nmod tests {}\n");
 /// assert!(without_test_code("fn run() { go(); }").is_none());
 /// ```
-pub fn without_test_code(text: &str) -> Option<String> {
+pub fn without_test_code(text: &str) -> Option<Pruned> {
     let (code, _) = code_and_doc_lines(text);
     let mut blank = test_mod_bodies(text, &code);
     let mut i = 0;
@@ -1031,7 +1034,19 @@ pub fn without_test_code(text: &str) -> Option<String> {
     if blank.is_empty() {
         return None;
     }
-    blank_contents(text, &blank)
+    // the outermost only: a test function in a test module goes with the module
+    blank.sort_unstable();
+    let mut outermost: Vec<(usize, usize)> = Vec::with_capacity(blank.len());
+    for (open, close) in blank {
+        if outermost.last().is_none_or(|&(_, c)| open > c) {
+            outermost.push((open, close));
+        }
+    }
+    Some(Pruned {
+        text: blank_contents(text, &outermost)?,
+        hidden: Vec::new(),
+        blanked: outermost,
+    })
 }
 
 /// `text` with the contents of each `(open, close)` pair (the bytes between the two
