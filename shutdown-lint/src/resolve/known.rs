@@ -223,8 +223,29 @@ pub const TYPE_CTORS: &[(&str, &str)] = &[
 /// assert_eq!(type_ctor(&split_path("tokio::runtime::Handle")), Some("tokio::runtime::Handle::current"));
 /// ```
 pub fn type_ctor(ty: &[String]) -> Option<&'static str> {
-    let s = ty.join("::");
-    TYPE_CTORS.iter().find(|(t, _)| *t == s).map(|(_, c)| *c)
+    TYPE_CTORS
+        .iter()
+        .find(|(t, _)| written_as(t, ty))
+        .map(|(_, c)| *c)
+}
+
+/// Whether the path `written` (`tokio::runtime::Handle`) is `segs` joined by `::`,
+/// compared without joining them (the tables are asked on every step of every chain).
+fn written_as(written: &str, segs: &[String]) -> bool {
+    let mut rest = written;
+    for (i, seg) in segs.iter().enumerate() {
+        if i > 0 {
+            match rest.strip_prefix("::") {
+                Some(r) => rest = r,
+                None => return false,
+            }
+        }
+        match rest.strip_prefix(seg.as_str()) {
+            Some(r) => rest = r,
+            None => return false,
+        }
+    }
+    rest.is_empty()
 }
 
 /// Every type a chain can be typed as that the rules read ([`TYPE_CTORS`] and the HTTP
@@ -276,14 +297,14 @@ const HTTP_BUILDER_TYPES: &[(&str, &str)] = &[
 /// );
 /// ```
 pub fn http_builder_ctor(ty: &[String]) -> Option<&'static str> {
-    let name = ty.join("::");
-    if let Some((_, ctor)) = HTTP_BUILDER_TYPES.iter().find(|(t, _)| *t == name) {
+    if let Some((_, ctor)) = HTTP_BUILDER_TYPES.iter().find(|(t, _)| written_as(t, ty)) {
         return Some(ctor);
     }
-    let s = format!("{name}::new");
     HTTP_CTORS
         .iter()
-        .find(|(p, k, _)| *p == s && *k == HttpKind::Builder)
+        .find(|(p, k, _)| {
+            *k == HttpKind::Builder && p.strip_suffix("::new").is_some_and(|t| written_as(t, ty))
+        })
         .map(|(p, _, _)| *p)
 }
 
@@ -1347,4 +1368,33 @@ pub fn all_paths() -> impl Iterator<Item = &'static str> {
             "hyper_util::rt::TokioExecutor",
             "tonic::transport::Server",
         ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::written_as;
+    use crate::resolve::split_path;
+
+    #[test]
+    fn a_path_is_compared_segment_by_segment() {
+        let segs = split_path("tokio::runtime::Handle");
+        assert!(written_as("tokio::runtime::Handle", &segs));
+        for other in [
+            "tokio::runtime",
+            "tokio::runtime::Handles",
+            "tokio::runtime::Handle::current",
+            "tokio::runtimeHandle",
+            "tokio:::runtime::Handle",
+            "",
+        ] {
+            assert!(!written_as(other, &segs), "{other}");
+        }
+        assert!(written_as("", &[]));
+        assert!(!written_as("a", &[]));
+        // a segment that is a prefix of the written one is not it
+        assert!(!written_as(
+            "reqwest::ClientBuilder",
+            &split_path("reqwest::Client")
+        ));
+    }
 }

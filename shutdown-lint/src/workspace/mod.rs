@@ -62,11 +62,13 @@ const TRANSPARENT: &[&str] = &[
 #[derive(Debug, Clone, Default)]
 pub struct WorkspaceModel {
     fields: HashMap<(Canon, String), Canon>,
-    fields_by_type_name: HashMap<(String, String), Vec<Canon>>,
+    /// By [`member_key`] (`Type::field`).
+    fields_by_type_name: HashMap<String, Vec<Canon>>,
     fields_by_name: HashMap<String, Vec<Canon>>,
     fns: HashMap<Canon, FnDecl>,
     free_fns_by_name: HashMap<String, Vec<FnDecl>>,
-    methods_by_type_name: HashMap<(String, String), Vec<FnDecl>>,
+    /// By [`member_key`] (`Type::method`).
+    methods_by_type_name: HashMap<String, Vec<FnDecl>>,
     methods_by_name: HashMap<String, Vec<FnDecl>>,
     aliases: HashMap<Canon, Canon>,
     aliases_by_name: HashMap<String, Vec<Canon>>,
@@ -147,7 +149,7 @@ impl WorkspaceModel {
                 ws.fields.insert((owner.clone(), name.clone()), ty.clone());
                 if let Some(last) = owner.last() {
                     ws.fields_by_type_name
-                        .entry((last.clone(), name.clone()))
+                        .entry(member_key(last, name))
                         .or_default()
                         .push(ty.clone());
                 }
@@ -161,7 +163,7 @@ impl WorkspaceModel {
                 match f.owner.as_ref().and_then(|o| o.last()) {
                     Some(owner) => {
                         ws.methods_by_type_name
-                            .entry((owner.clone(), f.name.clone()))
+                            .entry(member_key(owner, &f.name))
                             .or_default()
                             .push(f.clone());
                         ws.methods_by_name
@@ -574,19 +576,15 @@ impl WorkspaceModel {
 
     fn field(&self, owner: Option<&Canon>, name: &str, need: &mut Vec<String>) -> Option<Canon> {
         if let Some(o) = owner {
-            let o = self.unalias(o.clone());
-            if let Some(last) = o.last() {
-                need.push(format!("{last}::{name}"));
-            }
-            if let Some(answer) = self.field_of_type(&o, name) {
+            let o = self.unaliased(o);
+            if let Some(answer) = self.field_of_type(o, name, need) {
                 return answer;
             }
             // a user `Deref`: the field of what the owner dereferences to
-            if let Some(target) = self.deref_target(&o, need) {
-                need.extend(target.last().map(|l| format!("{l}::{name}")));
-                if let Some(answer) = self.field_of_type(&target, name) {
-                    return answer;
-                }
+            if let Some(target) = self.deref_target(o, need)
+                && let Some(answer) = self.field_of_type(&target, name, need)
+            {
+                return answer;
             }
         }
         let v = self.fields_by_name.get(name);
@@ -599,51 +597,54 @@ impl WorkspaceModel {
 
     /// The field `name` of type `o` (by its path, or by its type's name): `Some(answer)`
     /// when the type declares one (`answer` is `None` when candidates of that name
-    /// disagree), `None` when nothing is known of it.
-    fn field_of_type(&self, o: &Canon, name: &str) -> Option<Option<Canon>> {
+    /// disagree), `None` when nothing is known of it. The type's declarations are needed.
+    fn field_of_type(
+        &self,
+        o: &Canon,
+        name: &str,
+        need: &mut Vec<String>,
+    ) -> Option<Option<Canon>> {
+        let key = member_key(o.last()?, name);
+        let by_name = self.fields_by_type_name.get(&key);
+        need.push(key);
         if let Some(t) = self.fields.get(&(o.clone(), name.to_string())) {
             return Some(Some(t.clone()));
         }
-        let v = o
-            .last()
-            .and_then(|l| self.fields_by_type_name.get(&(l.clone(), name.to_string())))?;
-        Some(agreed(v.iter()))
+        Some(agreed(by_name?.iter()))
     }
 
     /// What `owner` dereferences to through a `Deref` impl of the workspace (the type its
     /// `deref` returns), unaliased.
     fn deref_target(&self, owner: &Canon, need: &mut Vec<String>) -> Option<Canon> {
-        let last = owner.last()?;
-        need.push(format!("{last}::deref"));
+        let key = member_key(owner.last()?, "deref");
+        let by_name = self.methods_by_type_name.get(&key);
+        need.push(key);
         let mut p = owner.clone();
         p.push("deref".to_string());
         // the owner's own `deref` only (by path, or by its type's name): never another
         // type's, which the loose lookup by method name could give
         let f = match self.fns.get(&p) {
             Some(f) => f,
-            None => agreed_fn(
-                self.methods_by_type_name
-                    .get(&(last.clone(), "deref".to_string()))?,
-            )?,
+            None => agreed_fn(by_name?)?,
         };
-        Some(self.unalias(f.ret.clone()))
+        Some(self.unaliased(&f.ret).clone())
     }
 
     fn method(&self, owner: Option<&Canon>, name: &str, need: &mut Vec<String>) -> Option<&FnDecl> {
         if let Some(o) = owner {
-            let o = self.unalias(o.clone());
-            if let Some(last) = o.last() {
-                need.push(format!("{last}::{name}"));
-            }
+            let o = self.unaliased(o);
+            let by_name = o.last().and_then(|last| {
+                let key = member_key(last, name);
+                let v = self.methods_by_type_name.get(&key);
+                need.push(key);
+                v
+            });
             let mut p = o.clone();
             p.push(name.to_string());
             if let Some(f) = self.fns.get(&p) {
                 return Some(f);
             }
-            if let Some(v) = o.last().and_then(|l| {
-                self.methods_by_type_name
-                    .get(&(l.clone(), name.to_string()))
-            }) {
+            if let Some(v) = by_name {
                 return agreed_fn(v);
             }
         }
@@ -656,41 +657,39 @@ impl WorkspaceModel {
     }
 
     fn function(&self, path: &Canon, need: &mut Vec<String>) -> Option<&FnDecl> {
-        if path.len() >= 2 {
-            // `Type::new()`: an associated function of a workspace type (free functions
-            // are never hidden)
-            need.push(format!(
-                "{}::{}",
-                path[path.len() - 2],
-                path[path.len() - 1]
-            ));
-        }
+        // `Type::new()`: an associated function of a workspace type (free functions are
+        // never hidden)
+        let by_type_name = (path.len() >= 2).then(|| {
+            let key = member_key(&path[path.len() - 2], &path[path.len() - 1]);
+            let v = self.methods_by_type_name.get(&key);
+            need.push(key);
+            v
+        });
         if let Some(f) = self.fns.get(path) {
             return Some(f);
         }
-        let name = path.last()?;
-        if path.len() >= 2 {
-            let owner = &path[path.len() - 2];
-            if let Some(v) = self
-                .methods_by_type_name
-                .get(&(owner.clone(), name.clone()))
-            {
-                return agreed_fn(v);
-            }
+        if let Some(v) = by_type_name.flatten() {
+            return agreed_fn(v);
         }
-        agreed_fn(self.free_fns_by_name.get(name)?)
+        agreed_fn(self.free_fns_by_name.get(path.last()?)?)
     }
 
     /// Follows type aliases (`type Rt = Arc<Runtime>;`), bounded.
-    fn unalias(&self, mut ty: Canon) -> Canon {
+    fn unalias(&self, ty: Canon) -> Canon {
+        let to = self.unaliased(&ty);
+        if std::ptr::eq(to, &ty) { ty } else { to.clone() }
+    }
+
+    /// [`Self::unalias`], borrowed: `ty` itself when it is no alias.
+    fn unaliased<'a>(&'a self, mut ty: &'a Canon) -> &'a Canon {
         for _ in 0..4 {
-            if known::type_ctor(&ty).is_some() {
+            if known::type_ctor(ty).is_some() {
                 break;
             }
-            let next = self.aliases.get(&ty).cloned().or_else(|| {
-                ty.last()
-                    .and_then(|l| self.aliases_by_name.get(l))
-                    .and_then(|v| agreed(v.iter()))
+            let next = self.aliases.get(ty).or_else(|| {
+                let v = self.aliases_by_name.get(ty.last()?)?;
+                let first = v.first()?;
+                v.iter().all(|c| c == first).then_some(first)
             });
             match next {
                 Some(n) if n != ty => ty = n,
@@ -721,6 +720,16 @@ fn applied(step: &Step) -> impl Iterator<Item = Step> + '_ {
 }
 
 /// The one value every candidate agrees on.
+/// The key of a type's member in the maps by type name: `Type::member`, as the model asks
+/// for the declarations it needs.
+fn member_key(ty: &str, member: &str) -> String {
+    let mut key = String::with_capacity(ty.len() + 2 + member.len());
+    key.push_str(ty);
+    key.push_str("::");
+    key.push_str(member);
+    key
+}
+
 fn agreed<'a>(mut it: impl Iterator<Item = &'a Canon>) -> Option<Canon> {
     let first = it.next()?;
     it.all(|c| c == first).then(|| first.clone())
