@@ -1056,10 +1056,12 @@ pub fn without_test_code(text: &str) -> Option<Pruned> {
 fn blank_contents(text: &str, pairs: &[(usize, usize)]) -> Option<String> {
     let mut out = text.as_bytes().to_vec();
     for &(open, close) in pairs {
-        for c in &mut out[open + 1..close] {
-            if *c != b'\n' {
-                *c = b' ';
-            }
+        // line by line: each line's bytes at once
+        let mut at = open + 1;
+        while at < close {
+            let end = memchr::memchr(b'\n', &out[at..close]).map_or(close, |n| at + n);
+            out[at..end].fill(b' ');
+            at = end + 1;
         }
     }
     String::from_utf8(out).ok()
