@@ -60,16 +60,35 @@ pub fn code_and_doc_lines(text: &str) -> (Vec<u8>, Vec<(usize, usize)>) {
     let mut out = text.as_bytes().to_vec();
     let mut docs = Vec::new();
     lex(text, |tok, start, end| {
-        if tok == (Token::LineComment { doc: true }) {
-            docs.push((start, end));
-        }
-        for c in &mut out[start..end] {
-            if *c != b'\n' {
-                *c = b' ';
+        if let Token::LineComment { doc } = tok {
+            if doc {
+                docs.push((start, end));
             }
+            // up to its line's end
+            out[start..end].fill(b' ');
+        } else {
+            blank_keeping_lines(&mut out[start..end]);
         }
     });
     (out, docs)
+}
+
+/// Every byte of `bytes` but its line ends made a space: what was there stays out of
+/// every scan, and every byte and line stays where it was.
+///
+/// # Examples
+/// ```
+/// let mut b = *b"ab\ncd";
+/// shutdown_lint::lexscan::blank_keeping_lines(&mut b);
+/// assert_eq!(&b, b"  \n  ");
+/// ```
+pub fn blank_keeping_lines(bytes: &mut [u8]) {
+    let mut at = 0;
+    while at < bytes.len() {
+        let end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |n| at + n);
+        bytes[at..end].fill(b' ');
+        at = end + 1;
+    }
 }
 
 /// What [`lex`] reports; everything it does not report is code.

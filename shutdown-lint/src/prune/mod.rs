@@ -1056,12 +1056,8 @@ pub fn without_test_code(text: &str) -> Option<Pruned> {
 fn blank_contents(text: &str, pairs: &[(usize, usize)]) -> Option<String> {
     let mut out = text.as_bytes().to_vec();
     for &(open, close) in pairs {
-        // line by line: each line's bytes at once
-        let mut at = open + 1;
-        while at < close {
-            let end = memchr::memchr(b'\n', &out[at..close]).map_or(close, |n| at + n);
-            out[at..end].fill(b' ');
-            at = end + 1;
+        if open < close {
+            crate::lexscan::blank_keeping_lines(&mut out[open + 1..close]);
         }
     }
     String::from_utf8(out).ok()

@@ -529,11 +529,7 @@ mod tests {
         let out = blanked(src, words);
         let mut b = src.as_bytes().to_vec();
         for (o, c) in out {
-            for x in &mut b[o + 1..c] {
-                if *x != b'\n' {
-                    *x = b' ';
-                }
-            }
+            crate::lexscan::blank_keeping_lines(&mut b[o + 1..c]);
         }
         String::from_utf8(b)
             .unwrap()

@@ -677,7 +677,11 @@ impl WorkspaceModel {
     /// Follows type aliases (`type Rt = Arc<Runtime>;`), bounded.
     fn unalias(&self, ty: Canon) -> Canon {
         let to = self.unaliased(&ty);
-        if std::ptr::eq(to, &ty) { ty } else { to.clone() }
+        if std::ptr::eq(to, &ty) {
+            ty
+        } else {
+            to.clone()
+        }
     }
 
     /// [`Self::unalias`], borrowed: `ty` itself when it is no alias.
