@@ -145,7 +145,7 @@ impl ModuleTree {
                 }
             };
             names.insert(name, Name::Module(child));
-            self.fill(child, &content, depth + 1);
+            self.fill(child, content, depth + 1);
         }
         let m = &mut self.modules[id.0];
         for (k, v) in names {
@@ -218,7 +218,11 @@ struct Sink<'a> {
 }
 
 impl Sink<'_> {
-    fn item(&mut self, item: &syn::Item, inline: Option<&mut Vec<(String, Vec<syn::Item>)>>) {
+    fn item<'i>(
+        &mut self,
+        item: &'i syn::Item,
+        inline: Option<&mut Vec<(String, &'i [syn::Item])>>,
+    ) {
         let name = match item {
             syn::Item::Use(u) => {
                 let mut prefix = Vec::new();
@@ -243,7 +247,7 @@ impl Sink<'_> {
                 let name = m.ident.to_string();
                 match (&m.content, inline) {
                     (Some((_, items)), Some(inline)) => {
-                        inline.push((name, items.clone()));
+                        inline.push((name, &items[..]));
                         return;
                     }
                     _ => name,
