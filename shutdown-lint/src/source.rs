@@ -262,11 +262,17 @@ pub fn nesting_depth(text: &str) -> usize {
                 run = 0;
                 continue;
             }
+            b' ' | b'\n' | b'\t' | b'\r' | b'\x0c' => {
+                // a run of whitespace (indentation) at once; it ends no operator run
+                i += 1;
+                while i < b.len() && b[i].is_ascii_whitespace() {
+                    i += 1;
+                }
+                continue;
+            }
             _ => {}
         }
-        if !c.is_ascii_whitespace() {
-            run = 0;
-        }
+        run = 0;
         i += 1;
     }
     max
@@ -279,10 +285,10 @@ fn prev_ident(b: &[u8], i: usize) -> bool {
 fn skip_string(b: &[u8], mut i: usize) -> usize {
     i += 1;
     while i < b.len() {
-        match b[i] {
-            b'\\' => i += 2,
-            b'"' => return i + 1,
-            _ => i += 1,
+        match memchr::memchr2(b'\\', b'"', &b[i..]) {
+            Some(k) if b[i + k] == b'\\' => i += k + 2,
+            Some(k) => return i + k + 1,
+            None => break,
         }
     }
     b.len()
