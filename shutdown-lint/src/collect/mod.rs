@@ -654,10 +654,7 @@ mod tests {
     /// and the whole file was read — and the sinks are still at the file's offsets.
     #[test]
     fn the_client_flow_reads_no_doc_comment() {
-        for (request, timed) in [
-            ("self.client.get(u).timeout(D).send()", true),
-            ("self.client.get(u).send()", false),
-        ] {
+        for (request, timed) in REQUESTS_TIMED_OR_NOT {
             let text = format!(
                 "/// A client.\nstruct Api {{ client: reqwest::Client }}\nimpl Api {{\n\
                  {docs}    fn new() -> Self {{ Api {{ client: reqwest::Client::new() }} }}\n\
@@ -667,19 +664,32 @@ mod tests {
                     "    /// Explains, at length, what the method below does and why.\n".repeat(20),
                 noise = "log(self.name);\n".repeat(30)
             );
-            let root = text.find("reqwest::Client::new").unwrap();
-            let (flow, parses) = client_flow_counting_parses(&text, &[], &[root]);
-            let flow = flow.unwrap();
-            assert!(
-                flow.partial,
-                "{request}: read from the bodies naming `client`"
-            );
-            assert_eq!(parses, 2, "{request}");
-            let whole = flow::summarize(&text).unwrap();
-            assert_eq!(whole.per_request_timeouts(root), timed, "{request}");
-            assert_eq!(flow.per_request_timeouts(root), timed, "{request}");
-            assert_eq!(flow.timed_given(root), whole.timed_given(root), "{request}");
+            assert_read_by_rounds(&text, &[], request, timed);
         }
+    }
+
+    /// A request on the field `client`, with its own timeout or not.
+    const REQUESTS_TIMED_OR_NOT: [(&str, bool); 2] = [
+        ("self.client.get(u).timeout(D).send()", true),
+        ("self.client.get(u).send()", false),
+    ];
+
+    /// `text`'s client (its `reqwest::Client::new()`) is read from the bodies naming it
+    /// (two parses: its own body, then those naming its field), with the whole file's
+    /// verdict: `timed` for its `request`.
+    fn assert_read_by_rounds(text: &str, blank: &[(usize, usize)], request: &str, timed: bool) {
+        let root = text.find("reqwest::Client::new").unwrap();
+        let (flow, parses) = client_flow_counting_parses(text, blank, &[root]);
+        let flow = flow.unwrap();
+        assert!(
+            flow.partial,
+            "{request}: read from the bodies naming `client`"
+        );
+        assert_eq!(parses, 2, "{request}");
+        let whole = flow::summarize(text).unwrap();
+        assert_eq!(whole.per_request_timeouts(root), timed, "{request}");
+        assert_eq!(flow.per_request_timeouts(root), timed, "{request}");
+        assert_eq!(flow.timed_given(root), whole.timed_given(root), "{request}");
     }
 
     /// A file whose test module was blanked before the flow's read (the tests do not
@@ -689,10 +699,7 @@ mod tests {
     /// read, blank bytes included — and the sinks are still at the file's offsets.
     #[test]
     fn the_client_flow_reads_no_blanked_test_code() {
-        for (request, timed) in [
-            ("self.client.get(u).timeout(D).send()", true),
-            ("self.client.get(u).send()", false),
-        ] {
+        for (request, timed) in REQUESTS_TIMED_OR_NOT {
             let text = format!(
                 "struct Api {{ client: reqwest::Client }}\nimpl Api {{\n\
                  fn new() -> Self {{ Api {{ client: reqwest::Client::new() }} }}\n\
@@ -703,20 +710,8 @@ mod tests {
                     "    #[test]\n    fn t() { let api = Api::new(); api.call(); }\n".repeat(30),
                 noise = "log(self.name);\n".repeat(30)
             );
-            let root = text.find("reqwest::Client::new").unwrap();
             let without = crate::prune::without_test_code(&text).unwrap();
-            let (flow, parses) =
-                client_flow_counting_parses(&without.text, &without.blanked, &[root]);
-            let flow = flow.unwrap();
-            assert!(
-                flow.partial,
-                "{request}: read from the bodies naming `client`"
-            );
-            assert_eq!(parses, 2, "{request}");
-            let whole = flow::summarize(&without.text).unwrap();
-            assert_eq!(whole.per_request_timeouts(root), timed, "{request}");
-            assert_eq!(flow.per_request_timeouts(root), timed, "{request}");
-            assert_eq!(flow.timed_given(root), whole.timed_given(root), "{request}");
+            assert_read_by_rounds(&without.text, &without.blanked, request, timed);
         }
     }
 }
