@@ -215,11 +215,12 @@ fn client_flow_counting_parses(
     let left_out = [bodies.doc_comments(), blank].concat();
     // the length of the whole text without them (what compacting removes; the doc
     // comments are outside the blank bodies, whose contents hold no comment any more)
-    let whole_len = text.len()
-        - left_out
+    let whole_len = text.len().saturating_sub(
+        left_out
             .iter()
-            .map(|&(open, close)| close - (open + 1))
-            .sum::<usize>();
+            .map(|&(open, close)| close.saturating_sub(open + 1))
+            .sum::<usize>(),
+    );
     let mut words = flow::FlowNames::default();
     // the last round's dropped bodies and its flow
     let mut last: Option<(Vec<(usize, usize)>, flow::ClientFlow)> = None;

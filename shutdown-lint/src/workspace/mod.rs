@@ -690,11 +690,10 @@ impl WorkspaceModel {
             if known::type_ctor(ty).is_some() {
                 break;
             }
-            let next = self.aliases.get(ty).or_else(|| {
-                let v = self.aliases_by_name.get(ty.last()?)?;
-                let first = v.first()?;
-                v.iter().all(|c| c == first).then_some(first)
-            });
+            let next = self
+                .aliases
+                .get(ty)
+                .or_else(|| agreed_ref(self.aliases_by_name.get(ty.last()?)?.iter()));
             match next {
                 Some(n) if n != ty => ty = n,
                 _ => break,
@@ -723,7 +722,6 @@ fn applied(step: &Step) -> impl Iterator<Item = Step> + '_ {
     })
 }
 
-/// The one value every candidate agrees on.
 /// The key of a type's member in the maps by type name: `Type::member`, as the model asks
 /// for the declarations it needs.
 fn member_key(ty: &str, member: &str) -> String {
@@ -734,9 +732,15 @@ fn member_key(ty: &str, member: &str) -> String {
     key
 }
 
-fn agreed<'a>(mut it: impl Iterator<Item = &'a Canon>) -> Option<Canon> {
+/// The one value every candidate agrees on.
+fn agreed<'a>(it: impl Iterator<Item = &'a Canon>) -> Option<Canon> {
+    agreed_ref(it).cloned()
+}
+
+/// [`agreed`], borrowed.
+fn agreed_ref<'a>(mut it: impl Iterator<Item = &'a Canon>) -> Option<&'a Canon> {
     let first = it.next()?;
-    it.all(|c| c == first).then(|| first.clone())
+    it.all(|c| c == first).then_some(first)
 }
 
 /// The function every candidate agrees on (same return type, same builder made or built);
