@@ -505,12 +505,7 @@ impl Automata {
         blank: &mut Vec<(usize, usize)>,
     ) {
         // the outermost bodies, in order (a nested one follows the body it is in)
-        let mut outer: Vec<(usize, usize)> = Vec::with_capacity(bodies.len());
-        for &(open, close) in bodies {
-            if outer.last().is_none_or(|&(_, c)| open > c) {
-                outer.push((open, close));
-            }
-        }
+        let outer = outermost(bodies.iter().copied());
         let in_body = |at: usize| {
             let i = outer.partition_point(|&(open, _)| open < at);
             i > 0 && at < outer[i - 1].1
@@ -1036,17 +1031,24 @@ pub fn without_test_code(text: &str) -> Option<Pruned> {
     }
     // the outermost only: a test function in a test module goes with the module
     blank.sort_unstable();
-    let mut outermost: Vec<(usize, usize)> = Vec::with_capacity(blank.len());
-    for (open, close) in blank {
-        if outermost.last().is_none_or(|&(_, c)| open > c) {
-            outermost.push((open, close));
+    let blanked = outermost(blank);
+    Some(Pruned {
+        text: blank_contents(text, &blanked)?,
+        hidden: Vec::new(),
+        blanked,
+    })
+}
+
+/// The pairs of `sorted` (`(open, close)` offsets of nested or disjoint delimiters, by
+/// `open`) that no other pair holds: a nested pair follows the one it is in.
+fn outermost(sorted: impl IntoIterator<Item = (usize, usize)>) -> Vec<(usize, usize)> {
+    let mut out: Vec<(usize, usize)> = Vec::new();
+    for (open, close) in sorted {
+        if out.last().is_none_or(|&(_, c)| open > c) {
+            out.push((open, close));
         }
     }
-    Some(Pruned {
-        text: blank_contents(text, &outermost)?,
-        hidden: Vec::new(),
-        blanked: outermost,
-    })
+    out
 }
 
 /// `text` with the contents of each `(open, close)` pair (the bytes between the two
