@@ -671,6 +671,11 @@ impl WorkspaceModel {
         if let Some(v) = by_type_name.flatten() {
             return agreed_fn(v);
         }
+        // a type's associated function (`JoinSet::new()`, tokio's or a crate's own) is never
+        // a free function of the same name (a crate's `fn new() -> Runtime`)
+        if path.len() >= 2 && path[path.len() - 2].starts_with(|c: char| c.is_ascii_uppercase()) {
+            return None;
+        }
         agreed_fn(self.free_fns_by_name.get(path.last()?)?)
     }
 

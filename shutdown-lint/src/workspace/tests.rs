@@ -204,3 +204,31 @@ fn needed_names_skip_what_disagreeing_candidates_already_decide() {
     assert!(need.contains("Engine::handle"));
     assert!(!need.contains("handle"));
 }
+
+#[test]
+fn a_types_associated_function_is_never_a_free_function_of_that_name() {
+    // conduwuit: `fn new(args) -> Result<Runtime>` in one file made every
+    // `JoinSet::new()` of the workspace a runtime, its `spawn_on` a raw spawn
+    let mut d = Decls::default();
+    d.fns
+        .push(f("app::runtime::new", None, "tokio::runtime::Runtime"));
+    let ws = WorkspaceModel::build([&d]);
+    let call = |path: &str| SymRoot::Call(split_path(path));
+    assert!(
+        roots(
+            &ws,
+            pending(call("tokio::task::JoinSet::new"), &["spawn_on"])
+        )
+        .is_empty()
+    );
+    assert!(roots(&ws, pending(call("app::Pool::new"), &["spawn"])).is_empty());
+    // the function itself, exact or spelled through another module path
+    assert_eq!(
+        roots(&ws, pending(call("app::runtime::new"), &["spawn"])),
+        ["tokio::runtime::Runtime::new"]
+    );
+    assert_eq!(
+        roots(&ws, pending(call("app::main::runtime::new"), &["spawn"])).len(),
+        1
+    );
+}
