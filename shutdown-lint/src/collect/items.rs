@@ -77,8 +77,17 @@ impl Collector<'_, '_> {
         }
         for input in &sig.inputs {
             if let syn::FnArg::Typed(t) = input {
-                let val = self.type_value(&t.ty);
-                self.bind_pat(&t.pat, val);
+                match newtype_param(&t.pat, &t.ty) {
+                    // `State(services): State<Arc<Services>>`: the inner value's type
+                    Some((inner, ty)) => {
+                        let val = self.type_value(ty);
+                        self.bind_pat(inner, val);
+                    }
+                    None => {
+                        let val = self.type_value(&t.ty);
+                        self.bind_pat(&t.pat, val);
+                    }
+                }
             }
         }
         let ret = match &sig.output {
@@ -1042,6 +1051,39 @@ fn ok_or_some_arg(e: &syn::Expr) -> Option<&syn::Expr> {
         && ["Ok", "Some"].iter().any(|w| f.path.is_ident(w));
     match (wraps, call.args.len()) {
         (true, 1) => call.args.first(),
+        _ => None,
+    }
+}
+
+/// A parameter that unwraps a one-field wrapper generic over its content, the way axum's
+/// extractors are written (`State(services): State<Arc<Services>>`, `Extension(rt):
+/// Extension<Handle>`): the inner pattern and the type argument it holds. The wrapper is
+/// recognised by the pattern naming the parameter's own type with one type argument.
+fn newtype_param<'p>(
+    pat: &'p syn::Pat,
+    ty: &'p syn::Type,
+) -> Option<(&'p syn::Pat, &'p syn::Type)> {
+    let syn::Pat::TupleStruct(p) = pat else {
+        return None;
+    };
+    let syn::Type::Path(t) = ty else {
+        return None;
+    };
+    let (Some(named), Some(wrapper)) = (p.path.segments.last(), t.path.segments.last()) else {
+        return None;
+    };
+    if p.elems.len() != 1 || named.ident != wrapper.ident {
+        return None;
+    }
+    let syn::PathArguments::AngleBracketed(args) = &wrapper.arguments else {
+        return None;
+    };
+    let mut types = args.args.iter().filter_map(|a| match a {
+        syn::GenericArgument::Type(t) => Some(t),
+        _ => None,
+    });
+    match (types.next(), types.next()) {
+        (Some(inner), None) => Some((&p.elems[0], inner)),
         _ => None,
     }
 }
