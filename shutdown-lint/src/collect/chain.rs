@@ -19,6 +19,8 @@ impl Collector<'_, '_> {
                 syn::Expr::MethodCall(m) if mapping_closure(m).is_some() => break,
                 // `iter.fold(builder, ClientBuilder::proxy)`: the folded value is the root
                 syn::Expr::MethodCall(m) if is_fold(m) => break,
+                // `h.into().unwrap_or_else(Handle::current)`: the default's runtime handle
+                syn::Expr::MethodCall(m) if self.handle_default(m).is_some() => break,
                 syn::Expr::MethodCall(m) => {
                     layers.push(cur);
                     cur = &m.receiver;
@@ -144,6 +146,9 @@ impl Collector<'_, '_> {
                 // recorded inside the closure already: here a value, as if bound to a name
                 if is_fold(m) {
                     self.folded_value(m).map(Chain::through_binding)
+                } else if let Some(ch) = self.handle_default(m) {
+                    self.visit_expr(&m.receiver);
+                    Some(ch.through_binding())
                 } else {
                     self.mapped_value(m).map(Chain::through_binding)
                 }
@@ -526,6 +531,29 @@ impl Collector<'_, '_> {
         out
     }
 
+    /// A runtime handle an `Option` or `Result` falls back to: `.unwrap_or_else(Handle::current)`,
+    /// `.unwrap_or_else(|| Handle::current())`, `.unwrap_or(Handle::current())` — whatever the
+    /// receiver is (a generic `H: Into<Option<Handle>>` the rules cannot type), the value is a
+    /// runtime's handle, and a spawn on it is the runtime's.
+    fn handle_default(&self, m: &syn::ExprMethodCall) -> Option<Chain> {
+        if m.args.len() != 1 {
+            return None;
+        }
+        let path = match (m.method.to_string().as_str(), &m.args[0]) {
+            ("unwrap_or_else", syn::Expr::Path(p)) => p,
+            ("unwrap_or_else", syn::Expr::Closure(c)) if c.inputs.is_empty() => {
+                called_without_args(&c.body)?
+            }
+            ("unwrap_or", e) => called_without_args(e)?,
+            _ => return None,
+        };
+        let Resolution::Path(root) = self.resolve(&path.path, true) else {
+            return None;
+        };
+        (root.join("::") == known::HANDLE_CURRENT)
+            .then(|| Chain::at(root, self.region(path.path.span())))
+    }
+
     /// The value of `iter.fold(init, f)`: what `f` makes of `init`, for a folding
     /// function that hands back its accumulator changed — a method path of the value's
     /// own type (`fold(builder, ClientBuilder::proxy)`: `builder.proxy(item)` for every
@@ -690,6 +718,17 @@ fn mapping_closure(m: &syn::ExprMethodCall) -> Option<&syn::ExprClosure> {
     }
     match m.args.first()? {
         syn::Expr::Closure(c) if c.inputs.len() == 1 => Some(c),
+        _ => None,
+    }
+}
+
+/// The path of `e` when it is a call of one with no arguments (`Handle::current()`).
+fn called_without_args(e: &syn::Expr) -> Option<&syn::ExprPath> {
+    match e {
+        syn::Expr::Call(c) if c.args.is_empty() => match &*c.func {
+            syn::Expr::Path(p) => Some(p),
+            _ => None,
+        },
         _ => None,
     }
 }

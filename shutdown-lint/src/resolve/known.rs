@@ -136,9 +136,12 @@ pub const DRAINABLE_ROUTED: &[&str] = &[
     "std::thread::spawn",
 ];
 
+/// `tokio::runtime::Handle::current`: the runtime handle a value of type `Handle` stands for.
+pub const HANDLE_CURRENT: &str = "tokio::runtime::Handle::current";
+
 /// Receivers whose `.spawn*` methods are untracked spawns (`Handle::current().spawn(..)`).
 pub const RAW_SPAWN_RECEIVERS: &[&str] = &[
-    "tokio::runtime::Handle::current",
+    HANDLE_CURRENT,
     "tokio::runtime::Handle::try_current",
     "tokio::runtime::Runtime::new",
     "tokio::runtime::Builder::new_multi_thread",
