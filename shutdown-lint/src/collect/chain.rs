@@ -34,6 +34,10 @@ impl Collector<'_, '_> {
                     cur = &a.base;
                 }
                 syn::Expr::Paren(p) if !layers.is_empty() => cur = &p.expr,
+                // `Arc::new(Runtime::new()?)`: a shared pointer's methods are its content's
+                syn::Expr::Call(c) if shared_content(c).is_some() => {
+                    cur = shared_content(c).unwrap_or(cur);
+                }
                 _ => break,
             }
         }
@@ -720,6 +724,30 @@ fn mapping_closure(m: &syn::ExprMethodCall) -> Option<&syn::ExprClosure> {
         syn::Expr::Closure(c) if c.inputs.len() == 1 => Some(c),
         _ => None,
     }
+}
+
+/// What `Arc::new(..)`, `Rc::new(..)` or `Box::new(..)` holds when it is made in place by a
+/// call (`Arc::new(Runtime::new()?)`, `Box::new(Client::builder().build()?)`): the
+/// pointer's methods are its content's, so a chain goes on through it. A name wrapped
+/// (`Arc::new(rt)`) is left as it is: its binding is followed where it is used.
+fn shared_content(c: &syn::ExprCall) -> Option<&syn::Expr> {
+    let syn::Expr::Path(p) = &*c.func else {
+        return None;
+    };
+    let [arg] = c.args.iter().collect::<Vec<_>>()[..] else {
+        return None;
+    };
+    let segs = &p.path.segments;
+    let wraps = segs.len() >= 2
+        && segs[segs.len() - 1].ident == "new"
+        && ["Arc", "Rc", "Box"]
+            .iter()
+            .any(|w| segs[segs.len() - 2].ident == w);
+    let made = matches!(
+        arg,
+        syn::Expr::Call(_) | syn::Expr::MethodCall(_) | syn::Expr::Try(_) | syn::Expr::Await(_)
+    );
+    (wraps && made).then_some(arg)
 }
 
 /// The path of `e` when it is a call of one with no arguments (`Handle::current()`).
