@@ -34,6 +34,10 @@ impl Collector<'_, '_> {
                     cur = &a.base;
                 }
                 syn::Expr::Paren(p) if !layers.is_empty() => cur = &p.expr,
+                // `unsafe { STATE.as_ref() }.expect(..)`: the block's value
+                syn::Expr::Unsafe(u) if !layers.is_empty() && block_value(&u.block).is_some() => {
+                    cur = block_value(&u.block).unwrap_or(cur);
+                }
                 // `Arc::new(Runtime::new()?)`: a shared pointer's methods are its content's
                 syn::Expr::Call(c) if shared_content(c).is_some() => {
                     cur = shared_content(c).unwrap_or(cur);
@@ -722,6 +726,14 @@ fn mapping_closure(m: &syn::ExprMethodCall) -> Option<&syn::ExprClosure> {
     }
     match m.args.first()? {
         syn::Expr::Closure(c) if c.inputs.len() == 1 => Some(c),
+        _ => None,
+    }
+}
+
+/// The value of a block that is one expression (`unsafe { STATE.as_ref() }`).
+pub(super) fn block_value(b: &syn::Block) -> Option<&syn::Expr> {
+    match &b.stmts[..] {
+        [syn::Stmt::Expr(e, None)] => Some(e),
         _ => None,
     }
 }

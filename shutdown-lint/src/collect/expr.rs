@@ -105,6 +105,12 @@ impl Collector<'_, '_> {
                 self.want_value = want;
                 return self.visit_expr_value(&g.expr);
             }
+            // `unsafe { STATE.as_ref() }`: the value of its one expression
+            syn::Expr::Unsafe(u) if want && super::chain::block_value(&u.block).is_some() => {
+                self.pending = usage;
+                self.want_value = want;
+                return self.visit_expr_value(super::chain::block_value(&u.block)?);
+            }
             syn::Expr::Reference(r) if want => {
                 self.want_value = true;
                 return self.visit_expr_value(&r.expr);

@@ -196,6 +196,7 @@ impl Collector<'_, '_> {
                             "Arc"
                                 | "Rc"
                                 | "Box"
+                                | "Pin"
                                 | "Option"
                                 | "Result"
                                 | "Lazy"

@@ -312,7 +312,10 @@ fn own_blocks(code: &[u8], start: usize, end: usize) -> Vec<(usize, usize)> {
                 // binding's value becomes (a handle kept or dropped), read with it
                 // `match thread::Builder::new().spawn(..) { Ok(_) => .. }`: the same, the
                 // handle made in the scrutinee
+                // `unsafe { STATE.as_ref() }`: a block kept for its value, usually one
+                // expression, whose names are the statement's own
                 if !after_type_name(code, start, k)
+                    && !after_word(code, start, k, b"unsafe")
                     && !matches_a_binding(code, start, k)
                     && !matches_a_spawn(code, start, k)
                 {
@@ -421,6 +424,13 @@ fn matches_a_spawn(code: &[u8], start: usize, at: usize) -> bool {
     rest.first().is_some_and(u8::is_ascii_whitespace)
         && open == 0
         && rest.windows(5).any(|w| w == b"spawn")
+}
+
+/// Whether the last word of `code[start..at]` is `word` (the keyword before a block).
+fn after_word(code: &[u8], start: usize, at: usize, word: &[u8]) -> bool {
+    let before = code[start..at].trim_ascii_end();
+    before.ends_with(word)
+        && (before.len() == word.len() || !is_ident(before[before.len() - word.len() - 1]))
 }
 
 fn after_type_name(code: &[u8], start: usize, at: usize) -> bool {
@@ -553,6 +563,17 @@ mod tests {
     fn statements_naming_no_word_go() {
         let src = "fn f() { let a = 1 + 2; log(a); tokio::spawn(work()); Ok(()) }";
         assert_eq!(pruned(src, &["spawn"]), "fn f() { tokio::spawn(work()); }");
+    }
+
+    #[test]
+    fn an_unsafe_block_is_its_statements_own_text() {
+        // ockam: `let app_state = unsafe { APPLICATION_STATE.as_ref() }.expect(..);`, the
+        // block's one expression is the value the kept statement binds
+        let src = "fn f() { let s = unsafe { STATE.as_ref() }.expect(\"x\"); s.rt().spawn(w); }";
+        assert_eq!(
+            pruned(src, &["spawn"]),
+            "fn f() { let s = unsafe { STATE.as_ref() }.expect(\"x\"); s.rt().spawn(w); }"
+        );
     }
 
     #[test]
