@@ -547,13 +547,17 @@ impl Collector<'_, '_> {
         if m.args.len() != 1 {
             return None;
         }
-        let path = match (m.method.to_string().as_str(), &m.args[0]) {
-            ("unwrap_or_else", syn::Expr::Path(p)) => p,
-            ("unwrap_or_else", syn::Expr::Closure(c)) if c.inputs.is_empty() => {
-                called_without_args(&c.body)?
+        // (compared as an identifier: this is asked of every method call of a chain)
+        let path = if m.method == "unwrap_or_else" {
+            match &m.args[0] {
+                syn::Expr::Path(p) => p,
+                syn::Expr::Closure(c) if c.inputs.is_empty() => called_without_args(&c.body)?,
+                _ => return None,
             }
-            ("unwrap_or", e) => called_without_args(e)?,
-            _ => return None,
+        } else if m.method == "unwrap_or" {
+            called_without_args(&m.args[0])?
+        } else {
+            return None;
         };
         let Resolution::Path(root) = self.resolve(&path.path, true) else {
             return None;
@@ -746,9 +750,7 @@ fn shared_content(c: &syn::ExprCall) -> Option<&syn::Expr> {
     let syn::Expr::Path(p) = &*c.func else {
         return None;
     };
-    let [arg] = c.args.iter().collect::<Vec<_>>()[..] else {
-        return None;
-    };
+    let arg = c.args.first().filter(|_| c.args.len() == 1)?;
     let segs = &p.path.segments;
     let wraps = segs.len() >= 2
         && segs[segs.len() - 1].ident == "new"

@@ -308,12 +308,12 @@ fn own_blocks(code: &[u8], start: usize, end: usize) -> Vec<(usize, usize)> {
                 };
                 // `Foo { a, b }`, `Self { .. } = self`: a struct's literal or pattern is
                 // the statement's own text (its names are bound or used right there)
+                // `unsafe { STATE.as_ref() }`: a block kept for its value, usually one
+                // expression, whose names are the statement's own
                 // `match handle { Ok(_) => {} .. }` on a binding: its arms are what the
                 // binding's value becomes (a handle kept or dropped), read with it
                 // `match thread::Builder::new().spawn(..) { Ok(_) => .. }`: the same, the
                 // handle made in the scrutinee
-                // `unsafe { STATE.as_ref() }`: a block kept for its value, usually one
-                // expression, whose names are the statement's own
                 if !after_type_name(code, start, k)
                     && !after_word(code, start, k, b"unsafe")
                     && !matches_a_binding(code, start, k)
