@@ -197,6 +197,8 @@ impl Collector<'_, '_> {
                                 | "Rc"
                                 | "Box"
                                 | "Pin"
+                                | "Mutex"
+                                | "RwLock"
                                 | "Option"
                                 | "Result"
                                 | "Lazy"

@@ -56,6 +56,12 @@ const TRANSPARENT: &[&str] = &[
     "to_owned",
     // a `OnceLock` / `OnceCell` static (`RT.get_or_init(|| Runtime::new()..).spawn(..)`)
     "get_or_init",
+    // a `Mutex` / `RwLock`'s guard (`RUNTIME.lock().unwrap().as_ref()..spawn(..)`)
+    "lock",
+    "blocking_lock",
+    "try_lock",
+    "read",
+    "write",
 ];
 
 /// Indexed declarations of every analysed file.
