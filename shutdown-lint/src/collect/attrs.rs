@@ -31,6 +31,18 @@ pub(super) fn is_windows_only(attrs: &[syn::Attribute]) -> bool {
         .any(|a| cfg_text(a).is_some_and(|t| is_windows_cfg_text(&t)))
 }
 
+/// Shared pointers whose `new(x)` hands `x`'s methods on (`Arc::new(rt)`).
+pub(super) const POINTERS: &[&str] = &["Arc", "Rc", "Box"];
+
+/// Lazily initialised values whose `new(|| ..)` runs the closure on first use.
+pub(super) const LAZIES: &[&str] = &["LazyLock", "LazyCell", "Lazy"];
+
+/// Whether `p` ends in `Type::new` for one of `types` (`Arc::new`, `std::sync::Arc::new`).
+pub(super) fn is_new_of(p: &syn::Path, types: &[&str]) -> bool {
+    let n = p.segments.len();
+    n >= 2 && p.segments[n - 1].ident == "new" && types.iter().any(|t| p.segments[n - 2].ident == t)
+}
+
 pub(super) fn path_segs(p: &syn::Path) -> Vec<String> {
     p.segments.iter().map(|s| s.ident.to_string()).collect()
 }

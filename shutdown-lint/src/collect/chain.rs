@@ -751,12 +751,7 @@ fn shared_content(c: &syn::ExprCall) -> Option<&syn::Expr> {
         return None;
     };
     let arg = c.args.first().filter(|_| c.args.len() == 1)?;
-    let segs = &p.path.segments;
-    let wraps = segs.len() >= 2
-        && segs[segs.len() - 1].ident == "new"
-        && ["Arc", "Rc", "Box"]
-            .iter()
-            .any(|w| segs[segs.len() - 2].ident == w);
+    let wraps = super::attrs::is_new_of(&p.path, super::attrs::POINTERS);
     let made = matches!(
         arg,
         syn::Expr::Call(_) | syn::Expr::MethodCall(_) | syn::Expr::Try(_) | syn::Expr::Await(_)

@@ -254,12 +254,7 @@ fn lazy_init(c: &syn::ExprCall) -> Option<&syn::Expr> {
     let syn::Expr::Path(p) = &*c.func else {
         return None;
     };
-    let segs = super::attrs::path_segs(&p.path);
-    let [.., ty, new] = segs.as_slice() else {
-        return None;
-    };
-    if new != "new" || !matches!(ty.as_str(), "LazyLock" | "LazyCell" | "Lazy") || c.args.len() != 1
-    {
+    if !super::attrs::is_new_of(&p.path, super::attrs::LAZIES) || c.args.len() != 1 {
         return None;
     }
     default_closure_body(&c.args[0])

@@ -730,12 +730,9 @@ fn unwrap_wrappers(mut e: &syn::Expr) -> &syn::Expr {
         && c.args.len() == 1
         && let syn::Expr::Path(p) = strip(&c.func)
     {
-        let segs = super::attrs::path_segs(&p.path);
-        let wraps = match segs.as_slice() {
-            [one] => one == "Some",
-            [.., ty, f] => f == "new" && matches!(ty.as_str(), "Arc" | "Box" | "Rc"),
-            [] => false,
-        };
+        let segs = &p.path.segments;
+        let wraps = (segs.len() == 1 && segs[0].ident == "Some")
+            || super::attrs::is_new_of(&p.path, super::attrs::POINTERS);
         if !wraps {
             break;
         }
@@ -892,11 +889,7 @@ fn closure_of(e: &syn::Expr) -> Option<&syn::ExprClosure> {
             let syn::Expr::Path(p) = strip(&c.func) else {
                 return None;
             };
-            let segs = super::attrs::path_segs(&p.path);
-            let wrapper = segs.len() >= 2
-                && segs[segs.len() - 1] == "new"
-                && matches!(segs[segs.len() - 2].as_str(), "Box" | "Arc" | "Rc");
-            if wrapper {
+            if super::attrs::is_new_of(&p.path, super::attrs::POINTERS) {
                 closure_of(&c.args[0])
             } else {
                 None
@@ -915,13 +908,7 @@ fn lazy_init(e: &syn::Expr) -> Option<&syn::ExprClosure> {
     let syn::Expr::Path(p) = strip(&c.func) else {
         return None;
     };
-    let segs = super::attrs::path_segs(&p.path);
-    let lazy = segs.len() >= 2
-        && segs[segs.len() - 1] == "new"
-        && matches!(
-            segs[segs.len() - 2].as_str(),
-            "LazyLock" | "Lazy" | "LazyCell"
-        );
+    let lazy = super::attrs::is_new_of(&p.path, super::attrs::LAZIES);
     match (lazy, c.args.first()) {
         (true, Some(syn::Expr::Closure(cl))) if c.args.len() == 1 => Some(cl),
         _ => None,
