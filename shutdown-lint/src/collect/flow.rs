@@ -62,6 +62,10 @@ pub enum Use {
     /// Passed as argument number `.1` of the file's function `.0` (`fetch(&self.client,
     /// url)`): its parameter holds the client there.
     PassTo(String, usize),
+    /// Passed as argument number `.1` of the file's method `.0` on `self`
+    /// (`self.service(client)`): its parameter holds the client there (a method's
+    /// locals are read with the whole file's uses).
+    PassToMethod(String, usize),
     /// Passed as argument number `.1` of a free function `.0` this file does not declare
     /// (`check_nodes_status(&client)` after `use infra::cluster::*`), by the last segment
     /// of its path: harmless when that function, declared in another file of the
@@ -85,7 +89,9 @@ pub enum Use {
     Copy(String),
     /// Handed to a stack whose every call a timeout layer bounds, in one chain
     /// (`op.layer(TimeoutLayer::new()).layer(HttpClientLayer::new(HttpClient::with(c)))`,
-    /// opendal): counts as a request with a timeout.
+    /// opendal; tower's `ServiceBuilder::new().layer(timeout).service(c)`, the layer made
+    /// in the chain or bound by a `let` of the function): counts as a request with a
+    /// timeout.
     Layered,
     /// Anything else: passed on, returned, borrowed, cloned, another method.
     Other,
@@ -128,6 +134,9 @@ pub struct ClientFlow {
     /// The parameter names of the file's free functions, by function name (`None` for a
     /// name declared twice, or a parameter that is not a plain name).
     pub fn_params: BTreeMap<String, Option<Vec<Option<String>>>>,
+    /// The same for the methods (taking `self`) of the file's `impl`s, by method name, the
+    /// receiver not counted.
+    pub method_params: BTreeMap<String, Option<Vec<Option<String>>>>,
     /// Names bound to a prepared request (`let req = client.get(u)...build()?;`), and
     /// whether each such binding set `.timeout(..)`.
     pub prepared: BTreeMap<String, Vec<bool>>,
@@ -382,6 +391,15 @@ impl ClientFlow {
                                 .and_then(|ps| ps.get(*i).cloned().flatten())?;
                             reach.clients.insert((Some(f.clone()), param));
                         }
+                        Use::PassToMethod(f, i) => {
+                            let param = self
+                                .method_params
+                                .get(f)
+                                .cloned()
+                                .flatten()
+                                .and_then(|ps| ps.get(*i).cloned().flatten())?;
+                            reach.clients.insert((None, param));
+                        }
                         Use::PassOut(f, i, krate) => {
                             outs.insert((f.clone(), *i, krate.clone()));
                         }
@@ -538,6 +556,7 @@ pub(super) fn summarize_file(file: &syn::File) -> ClientFlow {
         ..Pass::default()
     };
     p.flow.fn_params = items.fns;
+    p.flow.method_params = items.methods;
     p.imports = items.imports;
     p.visit_file(file);
     // a private function that production code only calls inside `timeout(d, ..)`
@@ -609,6 +628,8 @@ pub(super) fn summarize_file(file: &syn::File) -> ClientFlow {
 struct Items {
     structs: BTreeSet<String>,
     fns: BTreeMap<String, Option<Vec<Option<String>>>>,
+    /// Methods taking `self`, the same way ([`ClientFlow::method_params`]).
+    methods: BTreeMap<String, Option<Vec<Option<String>>>>,
     imports: BTreeMap<String, String>,
     /// The free functions declared without `pub`: only this file calls them.
     private_fns: BTreeSet<String>,
@@ -663,6 +684,21 @@ impl<'ast> Visit<'ast> for Items {
         self.fns.insert(name, (!twice).then_some(params));
         visit::visit_item_fn(self, f);
     }
+    fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
+        if f.sig.receiver().is_some() {
+            let params = f
+                .sig
+                .inputs
+                .iter()
+                .skip(1)
+                .map(super::attrs::plain_param_name)
+                .collect();
+            let name = f.sig.ident.to_string();
+            let twice = self.methods.contains_key(&name);
+            self.methods.insert(name, (!twice).then_some(params));
+        }
+        visit::visit_impl_item_fn(self, f);
+    }
     fn visit_expr(&mut self, _: &'ast syn::Expr) {}
 }
 
@@ -699,6 +735,9 @@ struct Pass {
     cur_fn: Option<String>,
     /// Names `use`d by the file, with the first segment of their path.
     imports: BTreeMap<String, String>,
+    /// Locals of the function being walked bound to a value made with a timeout layer
+    /// (`let timeout = self.timeout.map_or_else(.., |d| Either::Right(TimeoutLayer::new(d)));`).
+    timeout_layers: BTreeSet<String>,
 }
 
 fn addr(e: &syn::Expr) -> usize {
@@ -1125,6 +1164,12 @@ impl Pass {
         }
     }
 
+    /// Whether the argument of a stack's `.layer(..)` bounds every call through it: a
+    /// timeout layer made there, or a local bound to one ([`Self::timeout_layers`]).
+    fn bounds_calls(&self, layer: &syn::Expr) -> bool {
+        is_timeout_layer(layer) || name_of(layer).is_some_and(|n| self.timeout_layers.contains(&n))
+    }
+
     /// A method chain on a name: a request, or a `Debug` impl's `field(..)` arguments; or a
     /// stack with a timeout layer, and the names its other layers are made of.
     fn method_chain(&mut self, e: &syn::Expr) {
@@ -1132,13 +1177,47 @@ impl Pass {
         let layers = methods
             .iter()
             .filter(|m| m.method == "layer" && m.args.len() == 1);
-        if layers.clone().any(|m| is_timeout_layer(&m.args[0])) {
+        if layers.clone().any(|m| self.bounds_calls(&m.args[0])) {
             for m in layers {
                 if let Some(a) = wrapped_name(&m.args[0]) {
                     self.done.insert(addr(a));
                     if let Some(n) = name_of(a) {
                         self.note(n, Use::Layered);
                     }
+                }
+            }
+        }
+        // tower's `ServiceBuilder::new()..layer(timeout)..service(client)`: the service
+        // a stack with a timeout layer (or `.timeout(d)`) wraps
+        if let Some(s) = methods
+            .iter()
+            .position(|m| m.method == "service" && m.args.len() == 1)
+            && methods[..s].iter().any(|m| {
+                m.args.len() == 1
+                    && ((m.method == "layer" && self.bounds_calls(&m.args[0]))
+                        || (m.method == "timeout" && is_service_builder(recv)))
+            })
+            && let Some(a) = wrapped_name(&methods[s].args[0])
+        {
+            self.done.insert(addr(a));
+            if let Some(n) = name_of(a) {
+                self.note(n, Use::Layered);
+            }
+        }
+        // `self.service(client)`: a name passed to a method of the file
+        if let Some(first) = methods.first()
+            && matches!(strip(recv), syn::Expr::Path(p) if p.path.is_ident("self"))
+            && let Some(Some(_)) = self.flow.method_params.get(&first.method.to_string())
+        {
+            let method = first.method.to_string();
+            for (i, a) in first.args.iter().enumerate() {
+                let a = match strip(a) {
+                    syn::Expr::Reference(r) => &*r.expr,
+                    a => a,
+                };
+                if let Some(n) = name_of(a) {
+                    self.done.insert(addr(strip(a)));
+                    self.note(n, Use::PassToMethod(method.clone(), i));
                 }
             }
         }
@@ -1243,8 +1322,38 @@ fn block_value_of(b: &syn::Block) -> Vec<&syn::Expr> {
 /// builder methods that configure it (`TimeoutLayer::new().with_timeout(d)`).
 fn is_timeout_layer(e: &syn::Expr) -> bool {
     let (_, inner) = unchain(strip(e));
-    matches!(inner, syn::Expr::Call(c) if matches!(strip(&c.func),
-        syn::Expr::Path(p) if super::attrs::path_segs(&p.path).ends_with(&["TimeoutLayer".into(), "new".into()])))
+    is_call_of(inner, "TimeoutLayer")
+}
+
+/// A call of `..::Type::new(..)`.
+fn is_call_of(e: &syn::Expr, ty: &str) -> bool {
+    matches!(e, syn::Expr::Call(c) if matches!(strip(&c.func), syn::Expr::Path(p)
+        if p.path.segments.len() >= 2
+            && p.path.segments[p.path.segments.len() - 2].ident == ty
+            && p.path.segments[p.path.segments.len() - 1].ident == "new"))
+}
+
+/// tower's `ServiceBuilder::new()`, a chain's receiver.
+fn is_service_builder(recv: &syn::Expr) -> bool {
+    is_call_of(strip(recv), "ServiceBuilder")
+}
+
+/// Whether `e` makes a timeout layer anywhere inside it (a closure's, an `Either`'s):
+/// `self.timeout.map(TimeoutLayer::new)`, `.map_or_else(.., |d|
+/// Either::Right(TimeoutLayer::new(d)))`.
+fn makes_timeout_layer(e: &syn::Expr) -> bool {
+    struct Finds(bool);
+    impl<'ast> Visit<'ast> for Finds {
+        fn visit_path(&mut self, p: &'ast syn::Path) {
+            let n = p.segments.len();
+            self.0 |= n >= 2
+                && p.segments[n - 2].ident == "TimeoutLayer"
+                && p.segments[n - 1].ident == "new";
+        }
+    }
+    let mut f = Finds(false);
+    f.visit_expr(e);
+    f.0
 }
 
 /// The name a layer is made of through one-argument constructors
@@ -1458,18 +1567,22 @@ impl<'ast> Visit<'ast> for Pass {
 
     fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
         let outer = self.cur_fn.replace(f.sig.ident.to_string());
+        let layers = std::mem::take(&mut self.timeout_layers);
         let was_test = self.enter_test(&f.attrs);
         visit::visit_item_fn(self, f);
         self.in_test = was_test;
         self.cur_fn = outer;
+        self.timeout_layers = layers;
     }
 
     fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
         let outer = self.cur_fn.take();
+        let layers = std::mem::take(&mut self.timeout_layers);
         let was_test = self.enter_test(&f.attrs);
         visit::visit_impl_item_fn(self, f);
         self.in_test = was_test;
         self.cur_fn = outer;
+        self.timeout_layers = layers;
     }
 
     fn visit_trait_item_fn(&mut self, f: &'ast syn::TraitItemFn) {
@@ -1513,6 +1626,9 @@ impl<'ast> Visit<'ast> for Pass {
             && init.diverge.is_none()
         {
             self.bind(&i.ident.to_string(), &init.expr);
+            if makes_timeout_layer(&init.expr) {
+                self.timeout_layers.insert(i.ident.to_string());
+            }
         }
         // `let (sender, conn) = http2::handshake(exec, io).await?;`: hyper's connection
         // client is the pair's first value; `let (sender, worker) = if tls { ..; (sender,
