@@ -103,7 +103,7 @@ pub const RAW_SPAWN: RuleMeta = RuleMeta {
 pub const HTTP_NO_TIMEOUT: RuleMeta = RuleMeta {
     name: "http-no-timeout",
     default_severity: Severity::Deny,
-    summary: "HTTP client or request without an overall timeout (reqwest, ureq, hyper, isahc)",
+    summary: "HTTP client or request without an overall timeout (reqwest and its forks wreq / rquest, ureq, hyper, isahc)",
     doc: include_str!("../docs/rules/http-no-timeout.md"),
     kind: RuleKind::File,
 };

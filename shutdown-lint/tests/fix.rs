@@ -125,7 +125,7 @@ fn unsafe_fixes_wait_for_the_flag() {
     let (after, summary) = fix_text("lib.rs", &text, false, None);
     assert_eq!(after, text);
     assert!(
-        summary.contains("6 more are fixable with `--unsafe-fixes` (http-no-timeout 6)"),
+        summary.contains("8 more are fixable with `--unsafe-fixes` (http-no-timeout 8)"),
         "{summary}"
     );
 }

@@ -26,7 +26,7 @@ pub fn fix(cx: &FileCx<'_>, idx: usize, f: &Finding) -> Result<Fix, String> {
         .find(|(p, _, _)| *p == site.root)
         .map(|(_, k, l)| (*k, *l))
         .ok_or("a configured client wrapper: its timeout is set where it is defined")?;
-    if lib.name != known::REQWEST.name && lib.name != known::REQWEST_BLOCKING.name {
+    if !known::is_reqwest_shaped(lib) {
         return Err(format!(
             "{}'s timeout API is not rewritten automatically",
             lib.name

@@ -69,6 +69,8 @@ pub const FACADES: &[(&str, &str)] = &[
 pub const REEXPORT_SCAN_CRATES: &[&str] = &[
     "tokio",
     "reqwest",
+    "wreq",
+    "rquest",
     "ureq",
     "hyper",
     "hyper_util",
@@ -161,6 +163,8 @@ pub const TYPE_CTORS: &[(&str, &str)] = &[
     // a client made elsewhere: its own timeout is unknown (never reported as a client),
     // but a per-request `.timeout(..)` on it is checked against the drain budget
     ("reqwest::Client", "reqwest::Client::new"),
+    ("wreq::Client", "wreq::Client::new"),
+    ("rquest::Client", "rquest::Client::new"),
     (
         "reqwest::blocking::Client",
         "reqwest::blocking::Client::new",
@@ -501,6 +505,28 @@ pub const REQWEST_BLOCKING: HttpLib = HttpLib {
     build_methods: &["build"],
     help: "set the timeout explicitly: `reqwest::blocking::Client::builder().timeout(Duration::from_secs(10)).build()?`",
 };
+/// wreq, a fork of reqwest that emulates browsers' TLS and HTTP/2 fingerprints, with
+/// reqwest's builder API: no timeout by default.
+pub const WREQ: HttpLib = HttpLib {
+    name: "wreq",
+    default_timeout: None,
+    timeout_methods: &["timeout"],
+    build_methods: &["build"],
+    help: "build the client with `wreq::Client::builder().timeout(Duration::from_secs(10)).build()?`, or bound each request where it is sent: `.timeout(d)` on the request, or `tokio::time::timeout(d, req.send())`",
+};
+/// rquest, wreq's name before 2025: the same API, no timeout by default.
+pub const RQUEST: HttpLib = HttpLib {
+    name: "rquest",
+    default_timeout: None,
+    timeout_methods: &["timeout"],
+    build_methods: &["build"],
+    help: "build the client with `rquest::Client::builder().timeout(Duration::from_secs(10)).build()?`, or bound each request where it is sent: `.timeout(d)` on the request, or `tokio::time::timeout(d, req.send())`",
+};
+/// Whether `lib` has reqwest's client API (`Client::builder().timeout(d).build()`, a
+/// request's `.timeout(d)`): reqwest's clients and its forks.
+pub fn is_reqwest_shaped(lib: &HttpLib) -> bool {
+    [REQWEST.name, REQWEST_BLOCKING.name, WREQ.name, RQUEST.name].contains(&lib.name)
+}
 /// ureq 2 and 3: no overall timeout by default.
 pub const UREQ: HttpLib = HttpLib {
     name: "ureq",
@@ -635,6 +661,17 @@ pub const HTTP_CTORS: &[(&str, HttpKind, &HttpLib)] = &[
         &REQWEST,
     ),
     ("reqwest::get", HttpKind::OneShot, &REQWEST),
+    // redlib's `WreqClient::builder().emulation(e).redirect(Policy::none()).build()`
+    ("wreq::Client::new", HttpKind::Client, &WREQ),
+    ("wreq::Client::default", HttpKind::Client, &WREQ),
+    ("wreq::Client::builder", HttpKind::Builder, &WREQ),
+    ("wreq::ClientBuilder::new", HttpKind::Builder, &WREQ),
+    ("wreq::ClientBuilder::default", HttpKind::Builder, &WREQ),
+    ("rquest::Client::new", HttpKind::Client, &RQUEST),
+    ("rquest::Client::default", HttpKind::Client, &RQUEST),
+    ("rquest::Client::builder", HttpKind::Builder, &RQUEST),
+    ("rquest::ClientBuilder::new", HttpKind::Builder, &RQUEST),
+    ("rquest::ClientBuilder::default", HttpKind::Builder, &RQUEST),
     (
         "reqwest::blocking::Client::new",
         HttpKind::Client,
@@ -1318,6 +1355,8 @@ pub const NEEDLES: &[&str] = &[
     "shutdown_macros",
     "drainable",
     "reqwest",
+    "wreq",
+    "rquest",
     "ureq",
     "hyper",
     "isahc",
@@ -1364,6 +1403,8 @@ pub fn all_paths() -> impl Iterator<Item = &'static str> {
             "tokio::signal::unix::SignalKind",
             "reqwest::Client",
             "reqwest::blocking::Client",
+            "wreq::Client",
+            "rquest::Client",
             "ureq::Agent",
             "isahc::HttpClient",
             "shutdown_runtime::Shutdown",
