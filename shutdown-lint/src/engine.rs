@@ -548,7 +548,9 @@ fn pending_names(analyses: &[FileAnalysis]) -> crate::workspace::NameSet {
     let mut names = crate::workspace::NameSet::default();
     for cu in analyses.iter().flat_map(|a| a.pending.iter()) {
         match &cu.chain.pending {
-            Some(crate::model::SymRoot::Call(path)) => names.extend(path.last().cloned()),
+            Some(crate::model::SymRoot::Call(path) | crate::model::SymRoot::Typed(path)) => {
+                names.extend(path.last().cloned())
+            }
             Some(
                 crate::model::SymRoot::Field { name, .. }
                 | crate::model::SymRoot::Method { name, .. },

@@ -109,6 +109,10 @@ pub enum SymRoot {
         /// Method name.
         name: String,
     },
+    /// A parameter or annotated binding declared of a type of the workspace, on which a
+    /// rule's method is called (`runtime.spawn(..)` with `runtime: RuntimeRef`, an alias
+    /// of `Arc<Runtime>` declared in another file): that type, as the model unaliases it.
+    Typed(Canon),
 }
 
 impl Chain {

@@ -117,7 +117,15 @@ impl Collector<'_, '_> {
                     }
                     Some(BindVal::Typed(t)) if symbolic_ok => {
                         let owner = Some(t.clone());
-                        self.method_root(&layers, owner, &mut consumed)
+                        if let Some(syn::Expr::MethodCall(m)) = layers.last()
+                            && TRIGGERS.iter().any(|t| m.method == t)
+                        {
+                            // `runtime.spawn(..)` on `runtime: RuntimeRef`: what the
+                            // declared type is, the workspace model tells (an alias)
+                            Some(self.symbolic(SymRoot::Typed(t.clone()), p.path.span()))
+                        } else {
+                            self.method_root(&layers, owner, &mut consumed)
+                        }
                     }
                     None if symbolic_ok => self.method_root(&layers, None, &mut consumed),
                     _ => None,

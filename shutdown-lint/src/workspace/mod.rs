@@ -577,6 +577,10 @@ impl WorkspaceModel {
                 let f = self.method(owner.as_ref(), name, need)?;
                 Some((f.ret.clone(), Some(f)))
             }
+            SymRoot::Typed(ty) => {
+                need.extend(ty.last().cloned());
+                Some((ty.clone(), None))
+            }
         }
     }
 
