@@ -780,6 +780,30 @@ fn unwrap_wrappers(mut e: &syn::Expr) -> &syn::Expr {
     e
 }
 
+/// The future a one-argument wrapper holds: `Box::pin(fut)`, `TimedFuture::new(fut)` (a
+/// type's constructor; not a function, which may spawn it); `e` itself otherwise.
+fn future_wrapped(e: &syn::Expr) -> &syn::Expr {
+    match strip(e) {
+        syn::Expr::Call(c) if c.args.len() == 1 => match strip(&c.func) {
+            syn::Expr::Path(p)
+                if p.path.segments.len() >= 2
+                    && p.path
+                        .segments
+                        .last()
+                        .is_some_and(|s| s.ident == "new" || s.ident == "pin")
+                    && p.path.segments[p.path.segments.len() - 2]
+                        .ident
+                        .to_string()
+                        .starts_with(|c: char| c.is_ascii_uppercase()) =>
+            {
+                &c.args[0]
+            }
+            _ => e,
+        },
+        _ => e,
+    }
+}
+
 /// The first name a tuple pattern binds: `(sender, conn)`, `(mut sender, _)`.
 fn tuple_head(p: &syn::Pat) -> Option<String> {
     let syn::Pat::Tuple(t) = p else {
@@ -1065,16 +1089,22 @@ impl Pass {
         {
             self.flow.sinks.insert(r, Sink::Closure(n.to_string()));
         }
+        // `let fut = client.request(req);`, also wrapped and as a `match` arm's value
+        // (`let resp = match .. { .. => TimedFuture::new(sender.send_request(req).boxed()) }`)
+        for v in branch_values(init) {
+            let v = strip(future_wrapped(v));
+            let (methods, _) = unchain(v);
+            if methods
+                .first()
+                .is_some_and(|m| REQUEST_METHODS.iter().any(|r| m.method == r))
+                && !awaits(v)
+            {
+                self.bound_requests.insert(addr(v), n.to_string());
+            }
+        }
         let (methods, recv) = unchain(init);
         let names: Vec<String> = methods.iter().map(|m| m.method.to_string()).collect();
         let sends = names.iter().any(|m| SEND_METHODS.contains(&m.as_str()));
-        if names
-            .first()
-            .is_some_and(|m| REQUEST_METHODS.contains(&m.as_str()))
-            && !awaits(init)
-        {
-            self.bound_requests.insert(addr(init), n.to_string());
-        }
         if let Some(b) = name_of(recv)
             && !sends
         {
