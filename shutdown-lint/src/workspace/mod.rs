@@ -577,9 +577,12 @@ impl WorkspaceModel {
                 let f = self.method(owner.as_ref(), name, need)?;
                 Some((f.ret.clone(), Some(f)))
             }
+            // only an alias tells more than the file knew (a type of the workspace's own
+            // `spawn` is no spawner the rules know)
             SymRoot::Typed(ty) => {
                 need.extend(ty.last().cloned());
-                Some((ty.clone(), None))
+                let to = self.unaliased(ty);
+                (to != ty).then(|| (to.clone(), None))
             }
         }
     }
