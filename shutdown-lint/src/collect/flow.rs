@@ -1652,7 +1652,12 @@ impl<'ast> Visit<'ast> for Pass {
     }
 
     fn visit_local(&mut self, l: &'ast syn::Local) {
-        if let (syn::Pat::Ident(i), Some(init)) = (&l.pat, &l.init)
+        // `let client: HyperClient<_, Empty<Bytes>> = ..`: the pattern under the annotation
+        let pat = match &l.pat {
+            syn::Pat::Type(t) => &*t.pat,
+            p => p,
+        };
+        if let (syn::Pat::Ident(i), Some(init)) = (pat, &l.init)
             && init.diverge.is_none()
         {
             self.bind(&i.ident.to_string(), &init.expr);
@@ -1663,7 +1668,7 @@ impl<'ast> Visit<'ast> for Pass {
         // `let (sender, conn) = http2::handshake(exec, io).await?;`: hyper's connection
         // client is the pair's first value; `let (sender, worker) = if tls { ..; (sender,
         // spawn(conn)) } else { .. };` passes each branch's first value on
-        if let (Some(n), Some(init)) = (tuple_head(&l.pat), &l.init)
+        if let (Some(n), Some(init)) = (tuple_head(pat), &l.init)
             && init.diverge.is_none()
         {
             if makes_connection(&init.expr) {
@@ -1680,7 +1685,7 @@ impl<'ast> Visit<'ast> for Pass {
             }
         }
         // `let Ok(client) = builder.build() else { return };`: the `Ok` value
-        if let (Some(n), Some(init)) = (unwrapped_name(&l.pat), &l.init)
+        if let (Some(n), Some(init)) = (unwrapped_name(pat), &l.init)
             && init.diverge.is_some()
         {
             self.bind(&n, &init.expr);
