@@ -62,9 +62,10 @@ pub enum Use {
     /// Passed as argument number `.1` of the file's function `.0` (`fetch(&self.client,
     /// url)`): its parameter holds the client there.
     PassTo(String, usize),
-    /// Passed as argument number `.1` of the file's method `.0` on `self`
-    /// (`self.service(client)`): its parameter holds the client there (a method's
-    /// locals are read with the whole file's uses).
+    /// Passed to the file's method or associated function `.0` as its parameter number
+    /// `.1`, the receiver not counted (`self.service(client)`,
+    /// `Self::check_server_health(&client)`): that parameter holds the client there (a
+    /// method's locals are read with the whole file's uses).
     PassToMethod(String, usize),
     /// Passed as argument number `.1` of a free function `.0` this file does not declare
     /// (`check_nodes_status(&client)` after `use infra::cluster::*`), by the last segment
@@ -134,9 +135,9 @@ pub struct ClientFlow {
     /// The parameter names of the file's free functions, by function name (`None` for a
     /// name declared twice, or a parameter that is not a plain name).
     pub fn_params: BTreeMap<String, Option<Vec<Option<String>>>>,
-    /// The same for the methods (taking `self`) of the file's `impl`s, by method name, the
-    /// receiver not counted.
-    pub method_params: BTreeMap<String, Option<Vec<Option<String>>>>,
+    /// The same for the functions of the file's `impl`s, by name: whether it takes
+    /// `self`, and its other parameters.
+    pub method_params: BTreeMap<String, Option<(bool, Vec<Option<String>>)>>,
     /// Names bound to a prepared request (`let req = client.get(u)...build()?;`), and
     /// whether each such binding set `.timeout(..)`.
     pub prepared: BTreeMap<String, Vec<bool>>,
@@ -397,7 +398,7 @@ impl ClientFlow {
                                 .get(f)
                                 .cloned()
                                 .flatten()
-                                .and_then(|ps| ps.get(*i).cloned().flatten())?;
+                                .and_then(|(_, ps)| ps.get(*i).cloned().flatten())?;
                             reach.clients.insert((None, param));
                         }
                         Use::PassOut(f, i, krate) => {
@@ -628,8 +629,8 @@ pub(super) fn summarize_file(file: &syn::File) -> ClientFlow {
 struct Items {
     structs: BTreeSet<String>,
     fns: BTreeMap<String, Option<Vec<Option<String>>>>,
-    /// Methods taking `self`, the same way ([`ClientFlow::method_params`]).
-    methods: BTreeMap<String, Option<Vec<Option<String>>>>,
+    /// The functions of `impl`s, the same way ([`ClientFlow::method_params`]).
+    methods: BTreeMap<String, Option<(bool, Vec<Option<String>>)>>,
     imports: BTreeMap<String, String>,
     /// The free functions declared without `pub`: only this file calls them.
     private_fns: BTreeSet<String>,
@@ -685,18 +686,18 @@ impl<'ast> Visit<'ast> for Items {
         visit::visit_item_fn(self, f);
     }
     fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
-        if f.sig.receiver().is_some() {
-            let params = f
-                .sig
-                .inputs
-                .iter()
-                .skip(1)
-                .map(super::attrs::plain_param_name)
-                .collect();
-            let name = f.sig.ident.to_string();
-            let twice = self.methods.contains_key(&name);
-            self.methods.insert(name, (!twice).then_some(params));
-        }
+        let receiver = f.sig.receiver().is_some();
+        let params = f
+            .sig
+            .inputs
+            .iter()
+            .skip(usize::from(receiver))
+            .map(super::attrs::plain_param_name)
+            .collect();
+        let name = f.sig.ident.to_string();
+        let twice = self.methods.contains_key(&name);
+        self.methods
+            .insert(name, (!twice).then_some((receiver, params)));
         visit::visit_impl_item_fn(self, f);
     }
     fn visit_expr(&mut self, _: &'ast syn::Expr) {}
@@ -1237,7 +1238,7 @@ impl Pass {
         // `self.service(client)`: a name passed to a method of the file
         if let Some(first) = methods.first()
             && matches!(strip(recv), syn::Expr::Path(p) if p.path.is_ident("self"))
-            && let Some(Some(_)) = self.flow.method_params.get(&first.method.to_string())
+            && let Some(Some((true, _))) = self.flow.method_params.get(&first.method.to_string())
         {
             let method = first.method.to_string();
             for (i, a) in first.args.iter().enumerate() {
@@ -1527,6 +1528,28 @@ impl<'ast> Visit<'ast> for Pass {
             self.timed_exprs.insert(addr(fut));
             if let Some(n) = name_of(fut) {
                 self.timed_futures.insert(n);
+            }
+        }
+        // a name passed to a function of the file's `impl`s (`Self::check(&client)`, the
+        // receiver of `Self::method(self, ..)` not counted)
+        if let syn::Expr::Path(p) = strip(&c.func)
+            && p.qself.is_none()
+            && let [ty, f] = p.path.segments.iter().collect::<Vec<_>>()[..]
+            && ty.arguments.is_none()
+            && (ty.ident == "Self" || self.structs.contains(&ty.ident.to_string()))
+            && let Some(Some((receiver, _))) = self.flow.method_params.get(&f.ident.to_string())
+        {
+            let skip = usize::from(*receiver);
+            let name = f.ident.to_string();
+            for (i, a) in c.args.iter().enumerate().skip(skip) {
+                let a = match strip(a) {
+                    syn::Expr::Reference(r) => &*r.expr,
+                    a => a,
+                };
+                if let Some(n) = name_of(a) {
+                    self.done.insert(addr(strip(a)));
+                    self.note(n, Use::PassToMethod(name.clone(), i - skip));
+                }
             }
         }
         // a name passed to a free function of this file (`fetch(&self.client, u)`), or to
