@@ -137,7 +137,7 @@ pub struct ClientFlow {
     pub fn_params: BTreeMap<String, Option<Vec<Option<String>>>>,
     /// The same for the functions of the file's `impl`s, by name: whether it takes
     /// `self`, and its other parameters.
-    pub method_params: BTreeMap<String, Option<(bool, Vec<Option<String>>)>>,
+    pub method_params: BTreeMap<String, Option<ImplFnParams>>,
     /// Names bound to a prepared request (`let req = client.get(u)...build()?;`), and
     /// whether each such binding set `.timeout(..)`.
     pub prepared: BTreeMap<String, Vec<bool>>,
@@ -155,6 +155,10 @@ pub struct ClientFlow {
     /// clients' chains, not for a chain the workspace types later.
     pub partial: bool,
 }
+
+/// A function of an `impl`: whether it takes `self`, and the names of its other
+/// parameters (`None` for one that is not a plain name).
+pub type ImplFnParams = (bool, Vec<Option<String>>);
 
 /// Functions declared in other files that a client is passed to — by name, the argument
 /// it is, and the crate its path names ([`Use::PassOut`]): what
@@ -630,7 +634,7 @@ struct Items {
     structs: BTreeSet<String>,
     fns: BTreeMap<String, Option<Vec<Option<String>>>>,
     /// The functions of `impl`s, the same way ([`ClientFlow::method_params`]).
-    methods: BTreeMap<String, Option<(bool, Vec<Option<String>>)>>,
+    methods: BTreeMap<String, Option<ImplFnParams>>,
     imports: BTreeMap<String, String>,
     /// The free functions declared without `pub`: only this file calls them.
     private_fns: BTreeSet<String>,
