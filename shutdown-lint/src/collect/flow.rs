@@ -94,6 +94,10 @@ pub enum Use {
     /// in the chain or bound by a `let` of the function): counts as a request with a
     /// timeout.
     Layered,
+    /// The value its free function returns, as it is or built (`builder.build().expect(..)`
+    /// as the body's tail): it goes where each call of that function goes
+    /// ([`ClientFlow::fn_calls`]).
+    Return,
     /// Anything else: passed on, returned, borrowed, cloned, another method.
     Other,
 }
@@ -108,6 +112,9 @@ pub enum Sink {
     Field(String),
     /// The value of a closure bound by `let N = || chain` (or `Box::new(..)`/`Arc::new(..)`).
     Closure(String),
+    /// The tail of the private free function of that name (`fn make_client() -> Client {
+    /// Client::builder()..build().unwrap() }`): where each call of it goes.
+    Return(String),
 }
 
 /// The file's names, how each occurrence is used, and where chains go.
@@ -150,6 +157,10 @@ pub struct ClientFlow {
     pub bounded_fns: BTreeSet<String>,
     /// The private free functions declared once: those [`Self::bounded_fns`] may hold.
     pub boundable_fns: BTreeSet<String>,
+    /// For each private free function declared once, the byte offsets of the paths of its
+    /// calls (`make_client(t)`), each a [`Self::sinks`] key when the call's value goes to a
+    /// name: where a client it returns goes ([`Use::Return`], [`Sink::Return`]).
+    pub fn_calls: BTreeMap<String, Vec<usize>>,
     /// Read from the bodies that may hold what the verdicts of the file's own clients read
     /// ([`crate::prune::FnBodies::unnamed`] dropped the others): it answers for those
     /// clients' chains, not for a chain the workspace types later.
@@ -216,8 +227,30 @@ impl ClientFlow {
                 start.clients.insert((None, n.clone()))
             }
             Sink::Closure(n) => start.makers.insert(n.clone()),
+            Sink::Return(f) => {
+                self.returned_to(f, &mut start)?;
+                return Some(start);
+            }
         };
         Some(start)
+    }
+
+    /// `reach` with the names the calls of function `f` bind its value to; `None` when a
+    /// call's value goes anywhere else, or nothing calls it.
+    fn returned_to(&self, f: &str, reach: &mut Reach) -> Option<()> {
+        let calls = self.fn_calls.get(f).filter(|c| !c.is_empty())?;
+        for c in calls {
+            match self.sinks.get(c)? {
+                Sink::Let(n, g) => reach.clients.insert((g.clone(), n.clone())),
+                Sink::Field(n) => {
+                    reach.fields.insert(n.clone());
+                    reach.clients.insert((None, n.clone()))
+                }
+                Sink::Closure(n) => reach.makers.insert(n.clone()),
+                Sink::Return(_) => return None,
+            };
+        }
+        Some(())
     }
 
     /// [`Self::timed_given`] as far as this file tells: `Some` of the functions the client
@@ -408,6 +441,12 @@ impl ClientFlow {
                         Use::PassOut(f, i, krate) => {
                             outs.insert((f.clone(), *i, krate.clone()));
                         }
+                        // the function's value: where its calls go (read where it is named)
+                        Use::Return => {
+                            let f = scope.as_ref()?;
+                            read(NameRead::OutsideTests(f));
+                            self.returned_to(f, &mut reach)?;
+                        }
                         _ => return None,
                     }
                 }
@@ -597,6 +636,13 @@ pub(super) fn summarize_file(file: &syn::File) -> ClientFlow {
         }
     }
     p.flow.bounded_fns = bounded_fns;
+    // the calls of a private function declared once, when it is named nowhere else
+    p.flow.fn_calls = std::mem::take(&mut p.calls_at)
+        .into_iter()
+        .filter(|(f, calls)| {
+            p.flow.boundable_fns.contains(f) && p.mentions.get(f) == Some(&calls.len())
+        })
+        .collect();
     // `let fut = client.request(req); .. timeout(d, fut)`: the request is bounded; so is
     // `let rb = client.post(u); .. rb.timeout(d).send()` when every use of `rb` is such a
     // send or a step assigned back to it
@@ -740,6 +786,9 @@ struct Pass {
     cur_fn: Option<String>,
     /// Names `use`d by the file, with the first segment of their path.
     imports: BTreeMap<String, String>,
+    /// Outside test code, the byte offsets of the paths of calls of single names
+    /// (`make_client(t)`), by name: [`ClientFlow::fn_calls`].
+    calls_at: BTreeMap<String, Vec<usize>>,
     /// Locals of the function being walked bound to a value made with a timeout layer
     /// (`let timeout = self.timeout.map_or_else(.., |d| Either::Right(TimeoutLayer::new(d)));`).
     timeout_layers: BTreeSet<String>,
@@ -1199,6 +1248,34 @@ impl Pass {
         }
     }
 
+    /// The tail of free function `f`'s body: a client chain (`Client::builder()..build()`)
+    /// or a name holding one, as it is or built (`builder.build().expect(..)`, `Ok(c)`),
+    /// goes where the function's calls go.
+    fn returned(&mut self, f: &str, tail: &syn::Expr) {
+        let mut e = strip(tail);
+        // `Ok(x)`
+        if let syn::Expr::Call(c) = e
+            && c.args.len() == 1
+            && matches!(strip(&c.func), syn::Expr::Path(p) if p.path.is_ident("Ok"))
+        {
+            e = strip(&c.args[0]);
+        }
+        if let Some(r) = root_offset(e) {
+            self.flow.sinks.insert(r, Sink::Return(f.to_string()));
+            return;
+        }
+        let (methods, recv) = unchain(e);
+        if methods
+            .iter()
+            .all(|m| m.method == "build" || OK_KEEPING.iter().any(|k| m.method == k))
+            && let Some(n) = name_of(recv)
+        {
+            self.classified(e);
+            self.done.insert(addr(strip(recv)));
+            self.note(n, Use::Return);
+        }
+    }
+
     /// Whether the argument of a stack's `.layer(..)` bounds every call through it: a
     /// timeout layer made there, or a local bound to one ([`Self::timeout_layers`]).
     fn bounds_calls(&self, layer: &syn::Expr) -> bool {
@@ -1528,6 +1605,15 @@ fn optional_timeout(e: &syn::Expr) -> Option<&syn::Expr> {
 
 impl<'ast> Visit<'ast> for Pass {
     fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+        // a call of a free function of the file: where a client it returns goes
+        if !self.in_test
+            && let syn::Expr::Path(p) = strip(&c.func)
+            && p.qself.is_none()
+            && let Some(f) = p.path.get_ident()
+        {
+            let at = syn::spanned::Spanned::span(&p.path).byte_range().start;
+            self.calls_at.entry(f.to_string()).or_default().push(at);
+        }
         if let Some(fut) = bounded_future(c) {
             self.timed_exprs.insert(addr(fut));
             if let Some(n) = name_of(fut) {
@@ -1626,6 +1712,9 @@ impl<'ast> Visit<'ast> for Pass {
         let outer = self.cur_fn.replace(f.sig.ident.to_string());
         let layers = std::mem::take(&mut self.timeout_layers);
         let was_test = self.enter_test(&f.attrs);
+        if let Some(syn::Stmt::Expr(tail, None)) = f.block.stmts.last() {
+            self.returned(&f.sig.ident.to_string(), tail);
+        }
         visit::visit_item_fn(self, f);
         self.in_test = was_test;
         self.cur_fn = outer;
