@@ -383,6 +383,10 @@ pub struct FnDecl {
     /// that parameter's index, so the builder a caller passes in is still the caller's
     /// chain, without a timeout.
     pub returns_param: Option<usize>,
+    /// Its body calls a `.timeout(..)` method with an argument: a builder wrapper's
+    /// constructor or method that sets its wrapped builder's timeout (`ClientBuilder {
+    /// inner: reqwest::Client::builder().timeout(d) }`).
+    pub sets_timeout: bool,
 }
 
 /// A call written in a function body, by name (for call chains from `main`).

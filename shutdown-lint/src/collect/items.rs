@@ -137,6 +137,11 @@ impl Collector<'_, '_> {
                     p
                 }
             };
+            let sets_timeout = self.open_calls.last().is_some_and(|calls| {
+                calls
+                    .iter()
+                    .any(|c| c.method && c.with_args && &*c.name == "timeout")
+            });
             self.model.decls.fns.push(FnDecl {
                 path,
                 owner: self.self_ty.clone(),
@@ -145,6 +150,7 @@ impl Collector<'_, '_> {
                 builder,
                 builds_param,
                 returns_param,
+                sets_timeout,
             });
         }
         self.resolver_blocks -= 1;
@@ -808,6 +814,7 @@ impl<'ast> Visit<'ast> for Collector<'_, '_> {
                         builder: None,
                         builds_param: None,
                         returns_param: None,
+                        sets_timeout: false,
                     });
                 }
                 self.ctx.in_drainable = false;
@@ -937,6 +944,7 @@ impl Collector<'_, '_> {
                 builder: None,
                 builds_param: None,
                 returns_param: None,
+                sets_timeout: false,
             });
         }
     }

@@ -383,7 +383,10 @@ impl WorkspaceModel {
             if let Some(builder) = self.wrapped_builder(&ty, need) {
                 *met_wrapper = true;
                 return client_wrappers
-                    .then(|| self.through_wrapper(ch, i, &ty, &builder, need))
+                    .then(|| {
+                        let ctor_times = made_by.is_some_and(|f| f.sets_timeout);
+                        self.through_wrapper(ch, i, &ty, &builder, ctor_times, need)
+                    })
                     .flatten();
             }
             // a client wrapper (`struct Client { inner: reqwest::Client, .. }`) made
@@ -486,18 +489,46 @@ impl WorkspaceModel {
         consumed: usize,
         wrapper: &Canon,
         builder: &Canon,
+        ctor_times: bool,
         need: &mut Vec<String>,
     ) -> Option<Chain> {
         let ctor = known::http_builder_ctor(builder)?;
         let (_, lib) = known::http_ctor(ctor)?;
         let build = lib.build_methods.first()?;
         let mut steps: Vec<Step> = Vec::new();
+        // the wrapper's own code sets its builder's timeout (its constructor, a method the
+        // chain calls, its `build`): a timeout step of the library, where the chain starts
+        let timeout_step = |steps: &mut Vec<Step>| {
+            if let Some(t) = lib.timeout_methods.first()
+                && !steps.iter().any(|s| s.name == *t)
+            {
+                steps.insert(
+                    0,
+                    Step {
+                        name: (*t).to_string(),
+                        region: ch.root_region,
+                        args: Vec::new(),
+                    },
+                );
+            }
+        };
+        if ctor_times {
+            timeout_step(&mut steps);
+        }
         let mut inherited = 0;
         let mut wrapped = true;
         for (j, step) in ch.steps.iter().enumerate().skip(consumed) {
             let before = steps.len();
             let name = step.name.as_str();
             if !wrapped || TRANSPARENT.contains(&name) || lib.build_methods.contains(&name) {
+                if wrapped
+                    && lib.build_methods.contains(&name)
+                    && self
+                        .method(Some(wrapper), name, need)
+                        .is_some_and(|f| f.sets_timeout)
+                {
+                    timeout_step(&mut steps);
+                }
                 wrapped &= !lib.build_methods.contains(&name);
                 if wrapped {
                     steps.push(step.clone());
@@ -507,7 +538,11 @@ impl WorkspaceModel {
                     steps.extend(splice_applied(std::slice::from_ref(step)));
                 }
             } else {
-                let ret = self.unalias(self.method(Some(wrapper), name, need)?.ret.clone());
+                let m = self.method(Some(wrapper), name, need)?;
+                if m.sets_timeout {
+                    timeout_step(&mut steps);
+                }
+                let ret = self.unalias(m.ret.clone());
                 if ret == *wrapper {
                     steps.extend(applied(step));
                 } else if known::is_http_client_type(&ret) || self.wraps_client(&ret, need) {

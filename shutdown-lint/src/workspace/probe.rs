@@ -159,6 +159,7 @@ fn probe_models(method: bool, name: &str) -> Vec<WorkspaceModel> {
                     builder: builder.map(|c| Chain::at(split_path(c), Region::default_start())),
                     builds_param: None,
                     returns_param: None,
+                    sets_timeout: false,
                 });
             } else {
                 d.fields
@@ -257,6 +258,7 @@ mod tests {
             builder: None,
             builds_param: None,
             returns_param: None,
+            sets_timeout: false,
         });
         let ws = WorkspaceModel::build([&d]);
         assert!(Probe::new(&ws, &|_| false).typed_as_known(cu).is_none());

@@ -38,6 +38,7 @@ fn f(path: &str, owner: Option<&str>, ret: &str) -> FnDecl {
         builder: None,
         builds_param: None,
         returns_param: None,
+        sets_timeout: false,
     }
 }
 
