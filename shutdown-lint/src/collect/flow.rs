@@ -1276,6 +1276,24 @@ impl Pass {
         }
     }
 
+    /// Notes each argument that is a name, or a borrow of one, as `use_of` its position.
+    fn note_args<'e>(
+        &mut self,
+        args: impl Iterator<Item = (usize, &'e syn::Expr)>,
+        use_of: impl Fn(usize) -> Use,
+    ) {
+        for (i, a) in args {
+            let a = match strip(a) {
+                syn::Expr::Reference(r) => &*r.expr,
+                a => a,
+            };
+            if let Some(n) = name_of(a) {
+                self.done.insert(addr(strip(a)));
+                self.note(n, use_of(i));
+            }
+        }
+    }
+
     /// Whether the argument of a stack's `.layer(..)` bounds every call through it: a
     /// timeout layer made there, or a local bound to one ([`Self::timeout_layers`]).
     fn bounds_calls(&self, layer: &syn::Expr) -> bool {
@@ -1322,16 +1340,9 @@ impl Pass {
             && let Some(Some((true, _))) = self.flow.method_params.get(&first.method.to_string())
         {
             let method = first.method.to_string();
-            for (i, a) in first.args.iter().enumerate() {
-                let a = match strip(a) {
-                    syn::Expr::Reference(r) => &*r.expr,
-                    a => a,
-                };
-                if let Some(n) = name_of(a) {
-                    self.done.insert(addr(strip(a)));
-                    self.note(n, Use::PassToMethod(method.clone(), i));
-                }
-            }
+            self.note_args(first.args.iter().enumerate(), |i| {
+                Use::PassToMethod(method.clone(), i)
+            });
         }
         let names: Vec<String> = methods.iter().map(|m| m.method.to_string()).collect();
         if let Some(n) = name_of(recv)
@@ -1631,16 +1642,9 @@ impl<'ast> Visit<'ast> for Pass {
         {
             let skip = usize::from(*receiver);
             let name = f.ident.to_string();
-            for (i, a) in c.args.iter().enumerate().skip(skip) {
-                let a = match strip(a) {
-                    syn::Expr::Reference(r) => &*r.expr,
-                    a => a,
-                };
-                if let Some(n) = name_of(a) {
-                    self.done.insert(addr(strip(a)));
-                    self.note(n, Use::PassToMethod(name.clone(), i - skip));
-                }
-            }
+            self.note_args(c.args.iter().enumerate().skip(skip), |i| {
+                Use::PassToMethod(name.clone(), i - skip)
+            });
         }
         // a name passed to a free function of this file (`fetch(&self.client, u)`), or to
         // one of a module path (`check(&client)`, `infra::cluster::check(&client)`)
@@ -1648,16 +1652,7 @@ impl<'ast> Visit<'ast> for Pass {
             && p.qself.is_none()
             && let Some(pass) = self.pass_kind(&p.path)
         {
-            for (i, a) in c.args.iter().enumerate() {
-                let a = match strip(a) {
-                    syn::Expr::Reference(r) => &*r.expr,
-                    a => a,
-                };
-                if let Some(n) = name_of(a) {
-                    self.done.insert(addr(strip(a)));
-                    self.note(n, pass(i));
-                }
-            }
+            self.note_args(c.args.iter().enumerate(), pass);
         }
         visit::visit_expr_call(self, c);
     }
