@@ -421,22 +421,12 @@ impl ClientFlow {
                             reach.clients.insert((scope.clone(), f.clone()));
                         }
                         Use::PassTo(f, i) => {
-                            let param = self
-                                .fn_params
-                                .get(f)
-                                .cloned()
-                                .flatten()
-                                .and_then(|ps| ps.get(*i).cloned().flatten())?;
+                            let param = self.fn_params.get(f)?.as_ref()?.get(*i)?.clone()?;
                             reach.clients.insert((Some(f.clone()), param));
                         }
                         Use::PassToMethod(f, i) => {
-                            let param = self
-                                .method_params
-                                .get(f)
-                                .cloned()
-                                .flatten()
-                                .and_then(|(_, ps)| ps.get(*i).cloned().flatten())?;
-                            reach.clients.insert((None, param));
+                            let (_, params) = self.method_params.get(f)?.as_ref()?;
+                            reach.clients.insert((None, params.get(*i)?.clone()?));
                         }
                         Use::PassOut(f, i, krate) => {
                             outs.insert((f.clone(), *i, krate.clone()));
