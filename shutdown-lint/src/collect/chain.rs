@@ -691,7 +691,7 @@ fn is_timeout_layer(e: &syn::Expr) -> bool {
     }
     m.method == "layer"
         && matches!(&m.args[0], syn::Expr::Call(c) if matches!(&*c.func,
-        syn::Expr::Path(p) if super::attrs::path_segs(&p.path).ends_with(&["TimeoutLayer".into(), "new".into()])))
+        syn::Expr::Path(p) if super::attrs::is_new_of(&p.path, &["TimeoutLayer"])))
 }
 
 /// Whether a method named `name` makes a chain on a receiver of unknown type worth asking

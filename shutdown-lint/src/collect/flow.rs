@@ -1441,9 +1441,7 @@ fn is_timeout_layer(e: &syn::Expr) -> bool {
 /// A call of `..::Type::new(..)`.
 fn is_call_of(e: &syn::Expr, ty: &str) -> bool {
     matches!(e, syn::Expr::Call(c) if matches!(strip(&c.func), syn::Expr::Path(p)
-        if p.path.segments.len() >= 2
-            && p.path.segments[p.path.segments.len() - 2].ident == ty
-            && p.path.segments[p.path.segments.len() - 1].ident == "new"))
+        if super::attrs::is_new_of(&p.path, &[ty])))
 }
 
 /// tower's `ServiceBuilder::new()`, a chain's receiver.
@@ -1458,10 +1456,7 @@ fn makes_timeout_layer(e: &syn::Expr) -> bool {
     struct Finds(bool);
     impl<'ast> Visit<'ast> for Finds {
         fn visit_path(&mut self, p: &'ast syn::Path) {
-            let n = p.segments.len();
-            self.0 |= n >= 2
-                && p.segments[n - 2].ident == "TimeoutLayer"
-                && p.segments[n - 1].ident == "new";
+            self.0 |= super::attrs::is_new_of(p, &["TimeoutLayer"]);
         }
     }
     let mut f = Finds(false);
