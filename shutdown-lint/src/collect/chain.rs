@@ -42,6 +42,10 @@ impl Collector<'_, '_> {
                 syn::Expr::Call(c) if shared_content(c).is_some() => {
                     cur = shared_content(c).unwrap_or(cur);
                 }
+                // `Arc::clone(&self.ctx)`: what `self.ctx.clone()` is
+                syn::Expr::Call(c) if pointer_clone(c).is_some() => {
+                    cur = pointer_clone(c).unwrap_or(cur);
+                }
                 _ => break,
             }
         }
@@ -518,6 +522,22 @@ impl Collector<'_, '_> {
             });
             return Some(ch);
         }
+        // a field of a local bound to such a chain (`let ctx = self.ctx.clone();
+        // ctx.runtime.spawn(..)`, cnosdb's compaction job): the same, through the binding —
+        // the field's name alone may name fields of other types elsewhere
+        if let syn::Expr::Path(p) = base
+            && let Some(n) = p.path.get_ident()
+            && let Some(BindVal::Chain(bound)) = self.binding_val(&n.to_string())
+            && bound.pending.is_some()
+        {
+            let mut ch = (**bound).clone().through_binding();
+            ch.steps.push(Step {
+                name: format!("{}{name}", crate::workspace::FIELD_STEP),
+                region: self.region(f.member.span()),
+                args: Vec::new(),
+            });
+            return Some(ch);
+        }
         let owner = match base {
             syn::Expr::Path(p) if p.path.is_ident("self") => self.self_ty.clone(),
             syn::Expr::Path(p) => match p.path.get_ident().map(|i| i.to_string()) {
@@ -765,6 +785,25 @@ fn shared_content(c: &syn::ExprCall) -> Option<&syn::Expr> {
         syn::Expr::Call(_) | syn::Expr::MethodCall(_) | syn::Expr::Try(_) | syn::Expr::Await(_)
     );
     (wraps && made).then_some(arg)
+}
+
+/// What `Arc::clone(&x)` or `Rc::clone(&x)` clones: `x`, whose type the clone has.
+fn pointer_clone(c: &syn::ExprCall) -> Option<&syn::Expr> {
+    let syn::Expr::Path(p) = &*c.func else {
+        return None;
+    };
+    let n = p.path.segments.len();
+    let arg = c.args.first().filter(|_| c.args.len() == 1)?;
+    let clones = n >= 2
+        && p.path.segments[n - 1].ident == "clone"
+        && matches!(
+            p.path.segments[n - 2].ident.to_string().as_str(),
+            "Arc" | "Rc"
+        );
+    match arg {
+        syn::Expr::Reference(r) if clones => Some(&r.expr),
+        _ => None,
+    }
 }
 
 /// The path of `e` when it is a call of one with no arguments (`Handle::current()`).
