@@ -121,26 +121,59 @@ pub fn parse_body(name: &str, tokens: TokenStream) -> Option<MacroBody> {
     if let Ok(file) = syn::parse2::<syn::File>(tokens.clone()) {
         return Some(MacroBody::Items(file.items));
     }
-    braced_groups(tokens)
+    recovered_stmts(tokens)
 }
 
-/// A body that is not Rust as a whole but holds Rust in top-level `{ .. }` groups:
-/// `cfg_if! { if #[cfg(unix)] { .. } else { .. } }`, `cfg_select! { unix => { .. } _ => { .. } }`.
-/// The groups that parse as statements (items included) are analysed, in order.
-fn braced_groups(tokens: TokenStream) -> Option<MacroBody> {
+/// A body that is not Rust as a whole: each statement that parses on its own — split at
+/// the top-level `;` — is analysed, in order, and of one that does not, the `{ .. }` groups
+/// it holds, recursively. async-stream's `stream! { .. }` with a `for await` loop or a
+/// DSL macro in a `let` (`let doc = doc! { field => value };`, tabby's indexer), and
+/// `cfg_if! { if #[cfg(unix)] { .. } else { .. } }`, `cfg_select! { unix => { .. } _ =>
+/// { .. } }`, whose Rust is in the groups. `None` when nothing parses.
+fn recovered_stmts(tokens: TokenStream) -> Option<MacroBody> {
     let mut stmts = Vec::new();
+    recover(tokens, 0, &mut stmts).then_some(MacroBody::Stmts(stmts))
+}
+
+/// [`recovered_stmts`] of `tokens`, `depth` groups deep: whether anything parsed.
+fn recover(tokens: TokenStream, depth: usize, out: &mut Vec<syn::Stmt>) -> bool {
     let mut any = false;
+    let mut segment = TokenStream::new();
     for t in tokens {
-        if let proc_macro2::TokenTree::Group(g) = t
-            && g.delimiter() == proc_macro2::Delimiter::Brace
-            && let Ok(mut s) = syn::Block::parse_within.parse2(g.stream())
-        {
-            any = true;
-            stmts.append(&mut s);
+        let end = matches!(&t, proc_macro2::TokenTree::Punct(p) if p.as_char() == ';');
+        segment.extend([t]);
+        if end {
+            any |= recover_segment(std::mem::take(&mut segment), depth, out);
         }
     }
-    any.then_some(MacroBody::Stmts(stmts))
+    if !segment.is_empty() {
+        any |= recover_segment(segment, depth, out);
+    }
+    any
 }
+
+/// One statement (or several without a `;` between them) of [`recover`].
+fn recover_segment(segment: TokenStream, depth: usize, out: &mut Vec<syn::Stmt>) -> bool {
+    if let Ok(mut s) = syn::Block::parse_within.parse2(segment.clone()) {
+        out.append(&mut s);
+        return true;
+    }
+    if depth >= MAX_RECOVERY_DEPTH {
+        return false;
+    }
+    let mut any = false;
+    for t in segment {
+        if let proc_macro2::TokenTree::Group(g) = t
+            && g.delimiter() == proc_macro2::Delimiter::Brace
+        {
+            any |= recover(g.stream(), depth + 1, out);
+        }
+    }
+    any
+}
+
+/// How many `{ .. }` groups deep [`recover`] looks into statements that do not parse.
+const MAX_RECOVERY_DEPTH: usize = 8;
 
 fn parse_select(input: ParseStream<'_>) -> syn::Result<Vec<SelectBranch>> {
     let mut out = Vec::new();
