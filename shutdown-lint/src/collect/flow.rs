@@ -157,6 +157,17 @@ pub struct ClientFlow {
     pub bounded_fns: BTreeSet<String>,
     /// The private free functions declared once: those [`Self::bounded_fns`] may hold.
     pub boundable_fns: BTreeSet<String>,
+    /// For each entry of [`Self::uses`], at the same index: the private method of an
+    /// inherent `impl` whose body holds it, when it is one of [`Self::boundable_methods`].
+    pub use_methods: BTreeMap<String, Vec<Option<String>>>,
+    /// The private methods of the file's inherent `impl`s declared once (no other `impl`
+    /// of the file declares a function of that name), in a file without out-of-line child
+    /// modules: those [`Self::bounded_methods`] may hold.
+    pub boundable_methods: BTreeSet<String>,
+    /// Of [`Self::boundable_methods`], those production code only calls inside
+    /// `timeout(d, ..)` (`timeout(ttl, self.do_send(uri, req))`, or `let fut =
+    /// self.do_send(..); timeout(ttl, fut)`): the requests made in them count as timed.
+    pub bounded_methods: BTreeSet<String>,
     /// For each private free function declared once, the byte offsets of the paths of its
     /// calls (`make_client(t)`), each a [`Self::sinks`] key when the call's value goes to a
     /// name: where a client it returns goes ([`Use::Return`], [`Sink::Return`]).
@@ -316,6 +327,14 @@ impl ClientFlow {
                     || self.bounded_fns.contains(f))
             {
                 read(NameRead::OutsideTests(f));
+            }
+        }
+        let methods = self.use_methods.get(name).into_iter().flatten();
+        for (u, m) in self.uses.get(name).into_iter().flatten().zip(methods) {
+            if let Some(m) = m
+                && (*u == Use::Request(false) || self.bounded_methods.contains(m))
+            {
+                read(NameRead::OutsideTests(m));
             }
         }
         for fut in self.futures.get(name).into_iter().flatten() {
@@ -626,6 +645,9 @@ pub(super) fn summarize_file(file: &syn::File) -> ClientFlow {
         }
     }
     p.flow.bounded_fns = bounded_fns;
+    // the same for a private method of an inherent `impl` (cnosdb's meta client:
+    // `timeout(ttl, self.do_send_rpc_to_leader(uri, req))`)
+    bound_methods(&mut p, &items.private_methods);
     // the calls of a private function declared once, when it is named nowhere else
     p.flow.fn_calls = std::mem::take(&mut p.calls_at)
         .into_iter()
@@ -663,6 +685,57 @@ pub(super) fn summarize_file(file: &syn::File) -> ClientFlow {
     p.flow
 }
 
+/// Fills [`ClientFlow::boundable_methods`] and [`ClientFlow::bounded_methods`], keeps in
+/// [`ClientFlow::use_methods`] only the boundable ones, and times the requests made in a
+/// bounded one.
+fn bound_methods(p: &mut Pass, private_methods: &BTreeSet<String>) {
+    let boundable: BTreeSet<String> = if p.flow.child_files {
+        BTreeSet::new()
+    } else {
+        private_methods
+            .iter()
+            .filter(|m| matches!(p.flow.method_params.get(*m), Some(Some(_))))
+            .cloned()
+            .collect()
+    };
+    for (m, fut) in std::mem::take(&mut p.method_futures) {
+        if p.timed_futures.contains(&fut) {
+            *p.bounded_method_calls.entry(m).or_default() += 1;
+        }
+    }
+    let bounded: BTreeSet<String> = boundable
+        .iter()
+        .filter(|m| {
+            p.method_mentions
+                .get(*m)
+                .is_some_and(|n| *n > 0 && p.bounded_method_calls.get(*m) == Some(n))
+        })
+        .cloned()
+        .collect();
+    for ms in p.flow.use_methods.values_mut() {
+        for m in ms.iter_mut() {
+            if m.as_ref().is_some_and(|m| !boundable.contains(m)) {
+                *m = None;
+            }
+        }
+    }
+    for (name, us) in &mut p.flow.uses {
+        let ms = p.flow.use_methods.get(name);
+        for (k, u) in us.iter_mut().enumerate() {
+            if *u == Use::Request(false)
+                && ms
+                    .and_then(|ms| ms.get(k))
+                    .and_then(Option::as_ref)
+                    .is_some_and(|m| bounded.contains(m))
+            {
+                *u = Use::Request(true);
+            }
+        }
+    }
+    p.flow.boundable_methods = boundable;
+    p.flow.bounded_methods = bounded;
+}
+
 /// The file's struct names, known before their literals are met, its free functions'
 /// parameter names, and the first segment of the `use` that names each imported name.
 #[derive(Default)]
@@ -674,6 +747,11 @@ struct Items {
     imports: BTreeMap<String, String>,
     /// The free functions declared without `pub`: only this file calls them.
     private_fns: BTreeSet<String>,
+    /// The functions of inherent `impl`s declared without `pub`: only this file (and its
+    /// child modules) calls them.
+    private_methods: BTreeSet<String>,
+    /// Inside an `impl Trait for T`: its functions are the trait's, callable anywhere.
+    in_trait_impl: bool,
 }
 
 /// Records the names a `use` tree imports, each with the tree's first segment.
@@ -735,10 +813,18 @@ impl<'ast> Visit<'ast> for Items {
             .map(super::attrs::plain_param_name)
             .collect();
         let name = f.sig.ident.to_string();
+        if !self.in_trait_impl && matches!(f.vis, syn::Visibility::Inherited) {
+            self.private_methods.insert(name.clone());
+        }
         let twice = self.methods.contains_key(&name);
         self.methods
             .insert(name, (!twice).then_some((receiver, params)));
         visit::visit_impl_item_fn(self, f);
+    }
+    fn visit_item_impl(&mut self, i: &'ast syn::ItemImpl) {
+        let outer = std::mem::replace(&mut self.in_trait_impl, i.trait_.is_some());
+        visit::visit_item_impl(self, i);
+        self.in_trait_impl = outer;
     }
     fn visit_expr(&mut self, _: &'ast syn::Expr) {}
 }
@@ -774,6 +860,17 @@ struct Pass {
     timed_futures: BTreeSet<String>,
     /// The free function whose body the visit is in.
     cur_fn: Option<String>,
+    /// The function of an `impl` whose body the visit is in (`None` inside a free
+    /// function, even one declared in a method's body).
+    cur_method: Option<String>,
+    /// Outside test code: how often each name is called as a method (`x.m(..)`) or
+    /// written as the last segment of a longer path (`Self::m`), and how often it is
+    /// called inside `timeout(d, ..)` — or bound by a `let` whose name `timeout(d, ..)`
+    /// takes ([`Self::method_futures`]): [`ClientFlow::bounded_methods`].
+    method_mentions: BTreeMap<String, usize>,
+    bounded_method_calls: BTreeMap<String, usize>,
+    /// Outside test code, `let fut = self.m(..);`: the method and the name.
+    method_futures: Vec<(String, String)>,
     /// Names `use`d by the file, with the first segment of their path.
     imports: BTreeMap<String, String>,
     /// Outside test code, the byte offsets of the paths of calls of single names
@@ -782,6 +879,20 @@ struct Pass {
     /// Locals of the function being walked bound to a value made with a timeout layer
     /// (`let timeout = self.timeout.map_or_else(.., |d| Either::Right(TimeoutLayer::new(d)));`).
     timeout_layers: BTreeSet<String>,
+}
+
+/// The method `e` calls: `x.m(..)`, or `Self::m(..)` (any path of two segments or more).
+fn called_method(e: &syn::Expr) -> Option<String> {
+    match strip(e) {
+        syn::Expr::MethodCall(c) => Some(c.method.to_string()),
+        syn::Expr::Call(c) => match strip(&c.func) {
+            syn::Expr::Path(p) if p.path.segments.len() >= 2 => {
+                p.path.segments.last().map(|s| s.ident.to_string())
+            }
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 fn addr(e: &syn::Expr) -> usize {
@@ -1087,12 +1198,37 @@ impl Pass {
         was
     }
 
+    /// Counts `e` in [`Self::method_mentions`] when it names a method (`x.m(..)`,
+    /// `Self::m`), and in [`Self::bounded_method_calls`] when it is such a call inside
+    /// `timeout(d, ..)`.
+    fn count_method_mention(&mut self, e: &syn::Expr) {
+        let m = match e {
+            syn::Expr::MethodCall(c) => c.method.to_string(),
+            syn::Expr::Path(p) if p.path.segments.len() >= 2 => match p.path.segments.last() {
+                Some(s) => s.ident.to_string(),
+                None => return,
+            },
+            _ => return,
+        };
+        *self.method_mentions.entry(m).or_default() += 1;
+        if self.timed_depth > 0
+            && let Some(m) = called_method(e)
+        {
+            *self.bounded_method_calls.entry(m).or_default() += 1;
+        }
+    }
+
     fn note(&mut self, name: String, u: Use) {
         self.flow
             .use_fns
             .entry(name.clone())
             .or_default()
             .push(self.cur_fn.clone());
+        self.flow
+            .use_methods
+            .entry(name.clone())
+            .or_default()
+            .push(self.cur_method.clone());
         self.flow
             .use_tests
             .entry(name.clone())
@@ -1690,6 +1826,7 @@ impl<'ast> Visit<'ast> for Pass {
 
     fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
         let outer = self.cur_fn.replace(f.sig.ident.to_string());
+        let outer_method = self.cur_method.take();
         let layers = std::mem::take(&mut self.timeout_layers);
         let was_test = self.enter_test(&f.attrs);
         if let Some(syn::Stmt::Expr(tail, None)) = f.block.stmts.last() {
@@ -1698,23 +1835,28 @@ impl<'ast> Visit<'ast> for Pass {
         visit::visit_item_fn(self, f);
         self.in_test = was_test;
         self.cur_fn = outer;
+        self.cur_method = outer_method;
         self.timeout_layers = layers;
     }
 
     fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
         let outer = self.cur_fn.take();
+        let outer_method = self.cur_method.replace(f.sig.ident.to_string());
         let layers = std::mem::take(&mut self.timeout_layers);
         let was_test = self.enter_test(&f.attrs);
         visit::visit_impl_item_fn(self, f);
         self.in_test = was_test;
         self.cur_fn = outer;
+        self.cur_method = outer_method;
         self.timeout_layers = layers;
     }
 
     fn visit_trait_item_fn(&mut self, f: &'ast syn::TraitItemFn) {
         let outer = self.cur_fn.take();
+        let outer_method = self.cur_method.take();
         visit::visit_trait_item_fn(self, f);
         self.cur_fn = outer;
+        self.cur_method = outer_method;
     }
 
     fn visit_item_static(&mut self, st: &'ast syn::ItemStatic) {
@@ -1760,6 +1902,13 @@ impl<'ast> Visit<'ast> for Pass {
             if makes_timeout_layer(&init.expr) {
                 self.timeout_layers.insert(i.ident.to_string());
             }
+            // `let inner_fut = self.into_future_without_timeout(..);` (mullvad's REST
+            // client, then `timeout(d, inner_fut)`)
+            if !self.in_test
+                && let Some(m) = called_method(&init.expr)
+            {
+                self.method_futures.push((m, i.ident.to_string()));
+            }
         }
         // `let (sender, conn) = http2::handshake(exec, io).await?;`: hyper's connection
         // client is the pair's first value; `let (sender, worker) = if tls { ..; (sender,
@@ -1800,14 +1949,17 @@ impl<'ast> Visit<'ast> for Pass {
                 continue;
             };
             let field = field.to_string();
-            for r in fallback_roots(&f.expr) {
+            // `inner: Arc::new(reqwest::Client::new())` (cnosdb's meta client): the chain
+            // the rules see starts inside the pointer
+            let value = unwrap_wrappers(&f.expr);
+            for r in fallback_roots(value) {
                 self.flow.sinks.insert(r, Sink::Field(field.clone()));
             }
-            if let Some(r) = root_offset(&f.expr) {
+            if let Some(r) = root_offset(value) {
                 self.flow.sinks.insert(r, Sink::Field(field.clone()));
             }
-            if let Some(n) = name_of(&f.expr) {
-                self.done.insert(addr(strip(&f.expr)));
+            if let Some(n) = name_of(value) {
+                self.done.insert(addr(strip(value)));
                 self.note(n, Use::Store(field));
             }
         }
@@ -1863,6 +2015,9 @@ impl<'ast> Visit<'ast> for Pass {
             && let Some(f) = p.path.get_ident()
         {
             *self.bounded_calls.entry(f.to_string()).or_default() += 1;
+        }
+        if !self.in_test {
+            self.count_method_mention(e);
         }
         visit::visit_expr(self, e);
         self.timed_depth -= usize::from(timed);
