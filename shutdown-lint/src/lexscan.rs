@@ -635,8 +635,10 @@ fn path_attr_value(attr: &str) -> Option<String> {
 }
 
 /// Whether a `cfg` predicate holds only in test builds: `test`, `all(test, unix)`,
-/// `any(test, all(test, x))` — but not `any(test, feature = "x")` (compiled whenever the
-/// feature is on) nor `not(test)`. Unparsable text is not test-only.
+/// `any(test, all(test, x))`, a test-support feature (`feature = "test-utils"`,
+/// `any(test, feature = "testing")`: [`is_test_feature`]) — but not `any(test, feature =
+/// "x")` (compiled whenever the feature is on) nor `not(test)`. Unparsable text is not
+/// test-only.
 ///
 /// # Examples
 /// ```
@@ -645,6 +647,9 @@ fn path_attr_value(attr: &str) -> Option<String> {
 /// assert!(cfg_implies_test("all(test, feature = \"x\")"));
 /// assert!(!cfg_implies_test("any(test, feature = \"tokio\")"));
 /// assert!(!cfg_implies_test("not(test)"));
+/// assert!(cfg_implies_test("feature = \"test-utils\""));
+/// assert!(cfg_implies_test("any(test, feature = \"testing\")"));
+/// assert!(!cfg_implies_test("not(feature = \"test-utils\")"));
 /// ```
 pub fn cfg_implies_test(pred: &str) -> bool {
     let toks = cfg_tokens(pred);
@@ -688,6 +693,35 @@ fn cfg_tokens(s: &str) -> Vec<String> {
     out
 }
 
+/// Whether a Cargo feature of this name only turns on test support: one of the words of
+/// its name (split at `-` and `_`) is `test`, `tests`, `testing`, `testutil(s)`,
+/// `testsuite`, `testkit` or `proptest` — `test-utils`, `test-util` (tokio's),
+/// `testing`, `integration-testsuite`, `proptest-impl` — but not `testnet` or `latest`.
+///
+/// # Examples
+/// ```
+/// use shutdown_lint::lexscan::is_test_feature;
+/// assert!(is_test_feature("test-utils"));
+/// assert!(is_test_feature("proptest-impl"));
+/// assert!(!is_test_feature("testnet"));
+/// assert!(!is_test_feature("attestation"));
+/// ```
+pub fn is_test_feature(name: &str) -> bool {
+    name.split(['-', '_']).any(|w| {
+        matches!(
+            w,
+            "test"
+                | "tests"
+                | "testing"
+                | "testutil"
+                | "testutils"
+                | "testsuite"
+                | "testkit"
+                | "proptest"
+        )
+    })
+}
+
 /// Parses one predicate at `pos`; `Some(implies test)`, `None` on bad input.
 fn cfg_expr(toks: &[String], pos: &mut usize, depth: usize) -> Option<bool> {
     if depth > 32 {
@@ -717,8 +751,10 @@ fn cfg_expr(toks: &[String], pos: &mut usize, depth: usize) -> Option<bool> {
         }
         _ => {
             if toks.get(*pos).map(String::as_str) == Some("=") {
-                *pos += 2; // `key = "value"`
-                return Some(false);
+                // `key = "value"`: a test-support feature is compiled for tests only
+                let value = toks.get(*pos + 1).map_or("", |v| v.trim_start_matches('"'));
+                *pos += 2;
+                return Some(word == "feature" && is_test_feature(value));
             }
             Some(word == "test")
         }

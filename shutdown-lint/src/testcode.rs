@@ -72,9 +72,9 @@ pub fn is_build_script(rel: &Path) -> bool {
 }
 
 /// Whether items with these attributes are test code: a `#[cfg(..)]` whose predicate holds
-/// only under `test` (`test`, `all(test, unix)`, `any(test, all(test, x))` — not
-/// `any(test, feature = "x")`, which is compiled whenever the feature is on, nor
-/// `not(test)`), `#[test]`, and test attributes of common frameworks (`#[tokio::test]`,
+/// only under `test` (`test`, `all(test, unix)`, `any(test, all(test, x))`, a test-support
+/// feature such as `feature = "test-utils"` — not `any(test, feature = "x")`, which is
+/// compiled whenever the feature is on, nor `not(test)`), `#[test]`, and test attributes of common frameworks (`#[tokio::test]`,
 /// `#[rstest]`, `#[test_case]`, `#[quickcheck]`, `#[bench]`).
 ///
 /// # Examples

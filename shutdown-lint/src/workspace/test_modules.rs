@@ -10,7 +10,8 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 /// The files declared as test modules by `decls` of the file `declaring` (a crate root, a
-/// `mod.rs` or a plain module file), with the files below them.
+/// `mod.rs` or a plain module file), with the files below them — not a module also
+/// declared outside test code.
 ///
 /// # Examples
 /// ```
@@ -42,7 +43,18 @@ pub fn declared_test_files(declaring: &Path, decls: &[ModDecl]) -> HashSet<PathB
     } else {
         dir.join(&stem)
     };
-    for d in decls.iter().filter(|d| d.cfg_test) {
+    // a module declared twice, for tests and for the rest (etl's `#[cfg(any(test, feature =
+    // "test-utils"))] pub mod client;` beside `#[cfg(not(..))] pub(crate) mod client;`), is
+    // production code
+    let production: HashSet<(&[String], Option<&str>)> = decls
+        .iter()
+        .filter(|d| !d.cfg_test)
+        .map(|d| (&d.path[..], d.path_attr.as_deref()))
+        .collect();
+    for d in decls
+        .iter()
+        .filter(|d| d.cfg_test && !production.contains(&(&d.path[..], d.path_attr.as_deref())))
+    {
         let target = match &d.path_attr {
             Some(p) => dir.join(p),
             None => {
