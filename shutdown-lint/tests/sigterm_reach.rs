@@ -695,3 +695,50 @@ fn a_handler_in_a_method_counts_only_when_something_reached_makes_its_type() {
         ]
     );
 }
+
+/// thin-edge's `tedge-write`: a binary that never touches signals reaches, by the name
+/// `new`, `TermSignals::new` of a path dependency, which listens for SIGINT and SIGTERM.
+/// Nothing it reaches makes a `TermSignals`, so neither handler is its own: it is not
+/// reported as handling Ctrl-C without SIGTERM. The binary that makes one handles both.
+#[test]
+fn a_ctrl_c_site_in_a_method_counts_only_when_something_reached_makes_its_type() {
+    let d = bare_workspace();
+    let root = d.path();
+    package(root, "utils", &[]);
+    write(
+        root,
+        "crates/utils/src/lib.rs",
+        "pub mod atomic;\npub mod signals;\n",
+    );
+    write(
+        root,
+        "crates/utils/src/signals.rs",
+        "use tokio::signal::unix;\n\
+         pub struct TermSignals { sigint: Option<unix::Signal>, sigterm: Option<unix::Signal> }\n\
+         impl TermSignals {\n    pub fn new() -> TermSignals {\n        \
+         let sigint = unix::signal(unix::SignalKind::interrupt()).ok();\n        \
+         let sigterm = unix::signal(unix::SignalKind::terminate()).ok();\n        \
+         TermSignals { sigint, sigterm }\n    }\n}\n",
+    );
+    write(
+        root,
+        "crates/utils/src/atomic.rs",
+        "pub struct Permissions(u32);\n\
+         impl Permissions {\n    pub fn new(mode: u32) -> Self { Permissions(mode) }\n}\n\
+         pub fn write_file(mode: u32) {\n    let _p = Permissions::new(mode);\n}\n",
+    );
+    package(root, "write", &["utils"]);
+    write(
+        root,
+        "crates/write/src/main.rs",
+        "fn main() {\n    utils::atomic::write_file(0o644);\n}\n",
+    );
+    package(root, "tedge", &["utils"]);
+    write(
+        root,
+        "crates/tedge/src/main.rs",
+        "#[tokio::main]\nasync fn main() {\n    let _signals = utils::signals::TermSignals::new();\n}\n",
+    );
+    let got = described(&sigterm_findings(root, root));
+    assert!(got.is_empty(), "{got:#?}");
+}

@@ -389,6 +389,17 @@ pub(crate) fn verdict_and_calls<'a>(
             if !reached(i, &site.item) {
                 continue;
             }
+            // a Ctrl-C site in a method of a type nothing reached makes does not count
+            // either, as a handler there does not (thin-edge's `TermSignals::new`, which
+            // listens for SIGTERM too, reached by the name `new` from a binary that never
+            // makes one)
+            if let Some(ty) = method_type(f.fns, &site.item)
+                && reached_items.is_some()
+                && !live(ty, &reached_fn)
+            {
+                v.unmade.insert(ty.to_string());
+                continue;
+            }
             if site.ctrlc_crate && ctrlc_termination {
                 v.handled.insert("SIGTERM".into());
             }
