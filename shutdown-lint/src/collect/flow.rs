@@ -64,8 +64,9 @@ pub enum Use {
     PassTo(String, usize),
     /// Passed to the file's method or associated function `.0` as its parameter number
     /// `.1`, the receiver not counted (`self.service(client)`,
-    /// `Self::check_server_health(&client)`): that parameter holds the client there (a
-    /// method's locals are read with the whole file's uses).
+    /// `Self::check_server_health(&client)`; `Type::method` for a method called on a
+    /// parameter of that type, `request.into_future(client)`): that parameter holds the
+    /// client there (a method's locals are read with the whole file's uses).
     PassToMethod(String, usize),
     /// Passed as argument number `.1` of a free function `.0` this file does not declare
     /// (`check_nodes_status(&client)` after `use infra::cluster::*`), by the last segment
@@ -145,6 +146,10 @@ pub struct ClientFlow {
     /// The same for the functions of the file's `impl`s, by name: whether it takes
     /// `self`, and its other parameters.
     pub method_params: BTreeMap<String, Option<ImplFnParams>>,
+    /// The same for the functions of the file's inherent `impl`s by `Type::name` (the
+    /// last segment of the `impl`'s type): a method called on a parameter of that type
+    /// ([`Use::PassToMethod`]).
+    pub owned_method_params: BTreeMap<String, Option<ImplFnParams>>,
     /// Names bound to a prepared request (`let req = client.get(u)...build()?;`), and
     /// whether each such binding set `.timeout(..)`.
     pub prepared: BTreeMap<String, Vec<bool>>,
@@ -444,7 +449,11 @@ impl ClientFlow {
                             reach.clients.insert((Some(f.clone()), param));
                         }
                         Use::PassToMethod(f, i) => {
-                            let (_, params) = self.method_params.get(f)?.as_ref()?;
+                            let (_, params) = self
+                                .method_params
+                                .get(f)
+                                .or_else(|| self.owned_method_params.get(f))?
+                                .as_ref()?;
                             reach.clients.insert((None, params.get(*i)?.clone()?));
                         }
                         Use::PassOut(f, i, krate) => {
@@ -610,6 +619,7 @@ pub(super) fn summarize_file(file: &syn::File) -> ClientFlow {
     };
     p.flow.fn_params = items.fns;
     p.flow.method_params = items.methods;
+    p.flow.owned_method_params = items.owned_methods;
     p.imports = items.imports;
     p.visit_file(file);
     // a private function that production code only calls inside `timeout(d, ..)`
@@ -752,6 +762,12 @@ struct Items {
     private_methods: BTreeSet<String>,
     /// Inside an `impl Trait for T`: its functions are the trait's, callable anywhere.
     in_trait_impl: bool,
+    /// The last segment of the type of the `impl` being walked (`Request` of `impl
+    /// Request<Body>`).
+    impl_type: Option<String>,
+    /// The functions of inherent `impl`s by `Type::name` (the last segment of the
+    /// `impl`'s type), the same way ([`ClientFlow::owned_method_params`]).
+    owned_methods: BTreeMap<String, Option<ImplFnParams>>,
 }
 
 /// Records the names a `use` tree imports, each with the tree's first segment.
@@ -805,7 +821,7 @@ impl<'ast> Visit<'ast> for Items {
     }
     fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
         let receiver = f.sig.receiver().is_some();
-        let params = f
+        let params: Vec<Option<String>> = f
             .sig
             .inputs
             .iter()
@@ -816,6 +832,14 @@ impl<'ast> Visit<'ast> for Items {
         if !self.in_trait_impl && matches!(f.vis, syn::Visibility::Inherited) {
             self.private_methods.insert(name.clone());
         }
+        if !self.in_trait_impl
+            && let Some(ty) = &self.impl_type
+        {
+            let key = format!("{ty}::{name}");
+            let twice = self.owned_methods.contains_key(&key);
+            self.owned_methods
+                .insert(key, (!twice).then(|| (receiver, params.clone())));
+        }
         let twice = self.methods.contains_key(&name);
         self.methods
             .insert(name, (!twice).then_some((receiver, params)));
@@ -823,8 +847,10 @@ impl<'ast> Visit<'ast> for Items {
     }
     fn visit_item_impl(&mut self, i: &'ast syn::ItemImpl) {
         let outer = std::mem::replace(&mut self.in_trait_impl, i.trait_.is_some());
+        let outer_ty = std::mem::replace(&mut self.impl_type, type_name(&i.self_ty));
         visit::visit_item_impl(self, i);
         self.in_trait_impl = outer;
+        self.impl_type = outer_ty;
     }
     fn visit_expr(&mut self, _: &'ast syn::Expr) {}
 }
@@ -871,6 +897,9 @@ struct Pass {
     bounded_method_calls: BTreeMap<String, usize>,
     /// Outside test code, `let fut = self.m(..);`: the method and the name.
     method_futures: Vec<(String, String)>,
+    /// The parameters of the function being walked with the last segment of their
+    /// declared type (`request: Request<Body>`: `Request`).
+    param_types: BTreeMap<String, String>,
     /// Names `use`d by the file, with the first segment of their path.
     imports: BTreeMap<String, String>,
     /// Outside test code, the byte offsets of the paths of calls of single names
@@ -879,6 +908,30 @@ struct Pass {
     /// Locals of the function being walked bound to a value made with a timeout layer
     /// (`let timeout = self.timeout.map_or_else(.., |d| Either::Right(TimeoutLayer::new(d)));`).
     timeout_layers: BTreeSet<String>,
+}
+
+/// The last segment of a type's path, through references (`&mut Request<Body>`:
+/// `Request`).
+fn type_name(t: &syn::Type) -> Option<String> {
+    match t {
+        syn::Type::Path(p) if p.qself.is_none() => {
+            p.path.segments.last().map(|s| s.ident.to_string())
+        }
+        syn::Type::Reference(r) => type_name(&r.elem),
+        syn::Type::Paren(p) => type_name(&p.elem),
+        _ => None,
+    }
+}
+
+/// The plain-named parameters of `sig` with [`type_name`] of their types.
+fn param_types(sig: &syn::Signature) -> BTreeMap<String, String> {
+    sig.inputs
+        .iter()
+        .filter_map(|a| match a {
+            syn::FnArg::Typed(t) => Some((super::attrs::plain_param_name(a)?, type_name(&t.ty)?)),
+            syn::FnArg::Receiver(_) => None,
+        })
+        .collect()
 }
 
 /// The method `e` calls: `x.m(..)`, or `Self::m(..)` (any path of two segments or more).
@@ -1198,6 +1251,21 @@ impl Pass {
         was
     }
 
+    /// `Type::method` when `recv` is a parameter declared of a type whose `impl` in this
+    /// file declares `method` once, taking `self`.
+    fn typed_method(&self, recv: &syn::Expr, method: &str) -> Option<String> {
+        let syn::Expr::Path(p) = strip(recv) else {
+            return None;
+        };
+        let ty = self.param_types.get(&p.path.get_ident()?.to_string())?;
+        let key = format!("{ty}::{method}");
+        matches!(
+            self.flow.owned_method_params.get(&key),
+            Some(Some((true, _)))
+        )
+        .then_some(key)
+    }
+
     /// Counts `e` in [`Self::method_mentions`] when it names a method (`x.m(..)`,
     /// `Self::m`), and in [`Self::bounded_method_calls`] when it is such a call inside
     /// `timeout(d, ..)`.
@@ -1413,6 +1481,17 @@ impl Pass {
                 syn::Expr::Reference(r) => &*r.expr,
                 a => a,
             };
+            // a clone of a client shares its pool and its settings (the call itself is
+            // not classified again)
+            let a = match a {
+                syn::Expr::MethodCall(m) if m.method == "clone" && m.args.is_empty() => {
+                    if name_of(&m.receiver).is_some() {
+                        self.inner.insert(addr(a));
+                    }
+                    &*m.receiver
+                }
+                a => a,
+            };
             if let Some(n) = name_of(a) {
                 self.done.insert(addr(strip(a)));
                 self.note(n, use_of(i));
@@ -1459,6 +1538,16 @@ impl Pass {
             if let Some(n) = name_of(a) {
                 self.note(n, Use::Layered);
             }
+        }
+        // a name passed to a method of the file's `impl` of a parameter's declared type
+        // (`request.into_future(self.client.clone(), ..)` with `request: Request<Body>`,
+        // mullvad's REST service), by `Type::method`
+        if let Some(first) = methods.first()
+            && let Some(key) = self.typed_method(recv, &first.method.to_string())
+        {
+            self.note_args(first.args.iter().enumerate(), |i| {
+                Use::PassToMethod(key.clone(), i)
+            });
         }
         // `self.service(client)`: a name passed to a method of the file
         if let Some(first) = methods.first()
@@ -1827,6 +1916,7 @@ impl<'ast> Visit<'ast> for Pass {
     fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
         let outer = self.cur_fn.replace(f.sig.ident.to_string());
         let outer_method = self.cur_method.take();
+        let outer_params = std::mem::replace(&mut self.param_types, param_types(&f.sig));
         let layers = std::mem::take(&mut self.timeout_layers);
         let was_test = self.enter_test(&f.attrs);
         if let Some(syn::Stmt::Expr(tail, None)) = f.block.stmts.last() {
@@ -1836,18 +1926,21 @@ impl<'ast> Visit<'ast> for Pass {
         self.in_test = was_test;
         self.cur_fn = outer;
         self.cur_method = outer_method;
+        self.param_types = outer_params;
         self.timeout_layers = layers;
     }
 
     fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
         let outer = self.cur_fn.take();
         let outer_method = self.cur_method.replace(f.sig.ident.to_string());
+        let outer_params = std::mem::replace(&mut self.param_types, param_types(&f.sig));
         let layers = std::mem::take(&mut self.timeout_layers);
         let was_test = self.enter_test(&f.attrs);
         visit::visit_impl_item_fn(self, f);
         self.in_test = was_test;
         self.cur_fn = outer;
         self.cur_method = outer_method;
+        self.param_types = outer_params;
         self.timeout_layers = layers;
     }
 
@@ -2025,10 +2118,14 @@ impl<'ast> Visit<'ast> for Pass {
 
     fn visit_macro(&mut self, m: &'ast syn::Macro) {
         // a macro's body is not read: every name in it counts as an unknown use
+        // (a segment of a path, `hyper_util::client::legacy::Error`, names no value)
         fn idents(ts: proc_macro2::TokenStream, out: &mut Vec<String>) {
-            for t in ts {
+            let toks: Vec<proc_macro2::TokenTree> = ts.into_iter().collect();
+            let colon = |k: usize| matches!(toks.get(k), Some(proc_macro2::TokenTree::Punct(p)) if p.as_char() == ':');
+            let in_path = |k: usize| (k > 0 && colon(k - 1)) || (colon(k + 1) && colon(k + 2));
+            for (k, t) in toks.iter().enumerate() {
                 match t {
-                    proc_macro2::TokenTree::Ident(i) => out.push(i.to_string()),
+                    proc_macro2::TokenTree::Ident(i) if !in_path(k) => out.push(i.to_string()),
                     proc_macro2::TokenTree::Group(g) => idents(g.stream(), out),
                     _ => {}
                 }
