@@ -181,6 +181,11 @@ pub struct ClientFlow {
     /// ([`crate::prune::FnBodies::unnamed`] dropped the others): it answers for those
     /// clients' chains, not for a chain the workspace types later.
     pub partial: bool,
+    /// Of [`Self::boundable_methods`], those the whole file, read as text, may call
+    /// inside `timeout(d, ..)` ([`may_be_timed_call`]); `None`: not asked, every one may.
+    /// Whether a method is bounded depends on every mention of it, which a partial read
+    /// keeps only when asked to: it is asked only for these.
+    pub timeable_methods: Option<BTreeSet<String>>,
 }
 
 /// A function of an `impl`: whether it takes `self`, and the names of its other
@@ -338,6 +343,7 @@ impl ClientFlow {
         for (u, m) in self.uses.get(name).into_iter().flatten().zip(methods) {
             if let Some(m) = m
                 && (*u == Use::Request(false) || self.bounded_methods.contains(m))
+                && self.timeable_methods.as_ref().is_none_or(|t| t.contains(m))
             {
                 read(NameRead::OutsideTests(m));
             }
@@ -579,6 +585,50 @@ struct Reach {
     fields: BTreeSet<String>,
 }
 
+/// Whether an occurrence of the word `method` in `code` (a file's text with strings and
+/// comments blanked, [`crate::lexscan::code_only`]) may be a call that `timeout(d, ..)`
+/// bounds: `timeout` is written since the `;` before it (`match timeout(ttl,
+/// self.do_send(..)).await`, `timeout(d, async { self.m().await })`), or a `let` binds
+/// its future without awaiting it (`let fut = self.m(..);`). Every call a parse finds
+/// bounded is one of these; a method with none is never bounded.
+///
+/// # Examples
+/// ```
+/// use shutdown_lint::collect::flow::may_be_timed_call;
+/// let code = b"fn a(&self) { let r = self.send(x).await?; }";
+/// assert!(!may_be_timed_call(code, "send"));
+/// // a local of that name is no call
+/// let code = b"fn a(&self) { let (send, b) = split(x); timeout(d, run(send)) }";
+/// assert!(!may_be_timed_call(code, "send"));
+/// let code = b"fn a(&self) { let fut = self.send(x); timeout(d, fut).await }";
+/// assert!(may_be_timed_call(code, "send"));
+/// let code = b"fn a(&self) { match tokio::time::timeout(d, self.send(x)).await {} }";
+/// assert!(may_be_timed_call(code, "send"));
+/// ```
+pub fn may_be_timed_call(code: &[u8], method: &str) -> bool {
+    let mut from = 0;
+    while let Some(at) = crate::lexscan::find_word(code, method.as_bytes(), from) {
+        from = at + method.len();
+        // a call of it (`.m(`, `Self::m(`, `.m::<T>(`), not a local of that name
+        let before = code[..at].trim_ascii_end().last();
+        let after = code[from..].trim_ascii_start().first();
+        if !matches!(before, Some(b'.' | b':')) || !matches!(after, Some(b'(' | b':')) {
+            continue;
+        }
+        let stmt_start = memchr::memrchr(b';', &code[..at]).map_or(0, |i| i + 1);
+        if memchr::memmem::find(&code[stmt_start..at], b"timeout").is_some() {
+            return true;
+        }
+        let line_start = memchr::memrchr3(b';', b'{', b'}', &code[..at]).map_or(0, |i| i + 1);
+        let end = memchr::memchr(b';', &code[at..]).map_or(code.len(), |i| at + i);
+        let bound = code[line_start..at].trim_ascii_start().starts_with(b"let ");
+        if bound && memchr::memmem::find(&code[at..end], b".await").is_none() {
+            return true;
+        }
+    }
+    false
+}
+
 /// Whether [`summarize`] of `text` could ever make [`ClientFlow::per_request_timeouts`]
 /// true, known without parsing: that needs a request that sets `.timeout(..)`
 /// ([`Use::Request`]`(true)`), so the word, and no out-of-line module, which makes
@@ -620,6 +670,20 @@ pub(super) fn summarize_file(file: &syn::File) -> ClientFlow {
     p.flow.fn_params = items.fns;
     p.flow.method_params = items.methods;
     p.flow.owned_method_params = items.owned_methods;
+    for (key, params) in &p.flow.owned_method_params {
+        if let Some((ty, _)) = key.split_once("::")
+            && matches!(params, Some((true, _)))
+            && !p.owned_types.iter().any(|t| t == ty)
+        {
+            p.owned_types.push(ty.to_string());
+        }
+    }
+    p.method_candidates = items
+        .private_methods
+        .iter()
+        .filter(|m| matches!(p.flow.method_params.get(*m), Some(Some(_))))
+        .cloned()
+        .collect();
     p.imports = items.imports;
     p.visit_file(file);
     // a private function that production code only calls inside `timeout(d, ..)`
@@ -847,7 +911,8 @@ impl<'ast> Visit<'ast> for Items {
     }
     fn visit_item_impl(&mut self, i: &'ast syn::ItemImpl) {
         let outer = std::mem::replace(&mut self.in_trait_impl, i.trait_.is_some());
-        let outer_ty = std::mem::replace(&mut self.impl_type, type_name(&i.self_ty));
+        let ty = type_name(&i.self_ty).map(|t| t.to_string());
+        let outer_ty = std::mem::replace(&mut self.impl_type, ty);
         visit::visit_item_impl(self, i);
         self.in_trait_impl = outer;
         self.impl_type = outer_ty;
@@ -886,9 +951,13 @@ struct Pass {
     timed_futures: BTreeSet<String>,
     /// The free function whose body the visit is in.
     cur_fn: Option<String>,
-    /// The function of an `impl` whose body the visit is in (`None` inside a free
-    /// function, even one declared in a method's body).
+    /// The function of an `impl` whose body the visit is in, when it is one of
+    /// [`Self::method_candidates`] (`None` inside a free function, even one declared in a
+    /// method's body).
     cur_method: Option<String>,
+    /// The private functions of the file's inherent `impl`s declared once: the only
+    /// methods whose mentions are counted (a file names most methods of other types).
+    method_candidates: Vec<String>,
     /// Outside test code: how often each name is called as a method (`x.m(..)`) or
     /// written as the last segment of a longer path (`Self::m`), and how often it is
     /// called inside `timeout(d, ..)` — or bound by a `let` whose name `timeout(d, ..)`
@@ -897,9 +966,12 @@ struct Pass {
     bounded_method_calls: BTreeMap<String, usize>,
     /// Outside test code, `let fut = self.m(..);`: the method and the name.
     method_futures: Vec<(String, String)>,
-    /// The parameters of the function being walked with the last segment of their
-    /// declared type (`request: Request<Body>`: `Request`).
+    /// The parameters of the function being walked declared of one of
+    /// [`Self::owned_types`], with the last segment of that type (`request:
+    /// Request<Body>`: `Request`).
     param_types: BTreeMap<String, String>,
+    /// The types whose inherent `impl` in the file declares a method taking `self` once.
+    owned_types: Vec<String>,
     /// Names `use`d by the file, with the first segment of their path.
     imports: BTreeMap<String, String>,
     /// Outside test code, the byte offsets of the paths of calls of single names
@@ -912,35 +984,41 @@ struct Pass {
 
 /// The last segment of a type's path, through references (`&mut Request<Body>`:
 /// `Request`).
-fn type_name(t: &syn::Type) -> Option<String> {
+fn type_name(t: &syn::Type) -> Option<&syn::Ident> {
     match t {
-        syn::Type::Path(p) if p.qself.is_none() => {
-            p.path.segments.last().map(|s| s.ident.to_string())
-        }
+        syn::Type::Path(p) if p.qself.is_none() => p.path.segments.last().map(|s| &s.ident),
         syn::Type::Reference(r) => type_name(&r.elem),
         syn::Type::Paren(p) => type_name(&p.elem),
         _ => None,
     }
 }
 
-/// The plain-named parameters of `sig` with [`type_name`] of their types.
-fn param_types(sig: &syn::Signature) -> BTreeMap<String, String> {
+/// The plain-named parameters of `sig` declared of one of `types` (by [`type_name`]),
+/// with that type.
+fn param_types(sig: &syn::Signature, types: &[String]) -> BTreeMap<String, String> {
+    if types.is_empty() {
+        return BTreeMap::new();
+    }
     sig.inputs
         .iter()
         .filter_map(|a| match a {
-            syn::FnArg::Typed(t) => Some((super::attrs::plain_param_name(a)?, type_name(&t.ty)?)),
+            syn::FnArg::Typed(t) => {
+                let ty = type_name(&t.ty)?;
+                let ty = types.iter().find(|k| ty == k.as_str())?;
+                Some((super::attrs::plain_param_name(a)?, ty.clone()))
+            }
             syn::FnArg::Receiver(_) => None,
         })
         .collect()
 }
 
 /// The method `e` calls: `x.m(..)`, or `Self::m(..)` (any path of two segments or more).
-fn called_method(e: &syn::Expr) -> Option<String> {
+fn called_method(e: &syn::Expr) -> Option<&syn::Ident> {
     match strip(e) {
-        syn::Expr::MethodCall(c) => Some(c.method.to_string()),
+        syn::Expr::MethodCall(c) => Some(&c.method),
         syn::Expr::Call(c) => match strip(&c.func) {
             syn::Expr::Path(p) if p.path.segments.len() >= 2 => {
-                p.path.segments.last().map(|s| s.ident.to_string())
+                p.path.segments.last().map(|s| &s.ident)
             }
             _ => None,
         },
@@ -1270,20 +1348,35 @@ impl Pass {
     /// `Self::m`), and in [`Self::bounded_method_calls`] when it is such a call inside
     /// `timeout(d, ..)`.
     fn count_method_mention(&mut self, e: &syn::Expr) {
-        let m = match e {
-            syn::Expr::MethodCall(c) => c.method.to_string(),
+        if self.method_candidates.is_empty() {
+            return;
+        }
+        let id = match e {
+            syn::Expr::MethodCall(c) => &c.method,
             syn::Expr::Path(p) if p.path.segments.len() >= 2 => match p.path.segments.last() {
-                Some(s) => s.ident.to_string(),
+                Some(s) => &s.ident,
                 None => return,
             },
             _ => return,
         };
-        *self.method_mentions.entry(m).or_default() += 1;
+        let Some(m) = self.candidate(id) else {
+            return;
+        };
+        *self.method_mentions.entry(m.clone()).or_default() += 1;
         if self.timed_depth > 0
-            && let Some(m) = called_method(e)
+            && let Some(id) = called_method(e)
+            && let Some(m) = self.candidate(id)
         {
             *self.bounded_method_calls.entry(m).or_default() += 1;
         }
+    }
+
+    /// The one of [`Self::method_candidates`] named `id`.
+    fn candidate(&self, id: &syn::Ident) -> Option<String> {
+        self.method_candidates
+            .iter()
+            .find(|m| id == m.as_str())
+            .cloned()
     }
 
     fn note(&mut self, name: String, u: Use) {
@@ -1916,7 +2009,10 @@ impl<'ast> Visit<'ast> for Pass {
     fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
         let outer = self.cur_fn.replace(f.sig.ident.to_string());
         let outer_method = self.cur_method.take();
-        let outer_params = std::mem::replace(&mut self.param_types, param_types(&f.sig));
+        let outer_params = std::mem::replace(
+            &mut self.param_types,
+            param_types(&f.sig, &self.owned_types),
+        );
         let layers = std::mem::take(&mut self.timeout_layers);
         let was_test = self.enter_test(&f.attrs);
         if let Some(syn::Stmt::Expr(tail, None)) = f.block.stmts.last() {
@@ -1932,8 +2028,12 @@ impl<'ast> Visit<'ast> for Pass {
 
     fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
         let outer = self.cur_fn.take();
-        let outer_method = self.cur_method.replace(f.sig.ident.to_string());
-        let outer_params = std::mem::replace(&mut self.param_types, param_types(&f.sig));
+        let method = self.candidate(&f.sig.ident);
+        let outer_method = std::mem::replace(&mut self.cur_method, method);
+        let outer_params = std::mem::replace(
+            &mut self.param_types,
+            param_types(&f.sig, &self.owned_types),
+        );
         let layers = std::mem::take(&mut self.timeout_layers);
         let was_test = self.enter_test(&f.attrs);
         visit::visit_impl_item_fn(self, f);
@@ -1998,7 +2098,7 @@ impl<'ast> Visit<'ast> for Pass {
             // `let inner_fut = self.into_future_without_timeout(..);` (mullvad's REST
             // client, then `timeout(d, inner_fut)`)
             if !self.in_test
-                && let Some(m) = called_method(&init.expr)
+                && let Some(m) = called_method(&init.expr).and_then(|m| self.candidate(m))
             {
                 self.method_futures.push((m, i.ident.to_string()));
             }

@@ -222,6 +222,7 @@ fn client_flow_counting_parses(
             .sum::<usize>(),
     );
     let mut words = flow::FlowNames::default();
+    let mut timeable: Option<std::collections::BTreeSet<String>> = None;
     // the last round's dropped bodies and its flow
     let mut last: Option<(Vec<(usize, usize)>, flow::ClientFlow)> = None;
     for _ in 0..FLOW_ROUNDS {
@@ -245,6 +246,20 @@ fn client_flow_counting_parses(
         let Some(mut flow) = summarize_compacted(&kept) else {
             break;
         };
+        // the methods whose every mention is worth reading: those the text may call
+        // inside `timeout(d, ..)` (their signatures, and so the set, are the same in
+        // every round)
+        if !flow.boundable_methods.is_empty() {
+            let timeable = timeable.get_or_insert_with(|| {
+                let code = crate::lexscan::code_only(text);
+                flow.boundable_methods
+                    .iter()
+                    .filter(|m| flow::may_be_timed_call(&code, m))
+                    .cloned()
+                    .collect()
+            });
+            flow.timeable_methods = Some(timeable.clone());
+        }
         let names = flow.names_read(roots);
         if names.within(&words) {
             flow.partial = true;

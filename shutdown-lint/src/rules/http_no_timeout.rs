@@ -267,6 +267,9 @@ fn clients_without_timeout_in(
                         found.push((region, item, msg, lib.help, None));
                     }
                     None if timed_per_request(model, ch) => {}
+                    // built for one request that sets its own timeout, in the same chain
+                    // (Qovery's `blocking::Client::builder()..build()?.put(url)..timeout(d).send()`)
+                    None if one_request_with_timeout(lib, &ch.steps[i + 1..]) => {}
                     None => {
                         // the partial timeouts it does set, which a reader takes for one
                         let mut partial: Vec<String> = Vec::new();
