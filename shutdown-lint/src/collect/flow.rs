@@ -705,19 +705,7 @@ pub(super) fn summarize_file(file: &syn::File) -> ClientFlow {
         })
         .map(|(f, _)| f.clone())
         .collect();
-    for (name, us) in &mut p.flow.uses {
-        let fns = p.flow.use_fns.get(name);
-        for (k, u) in us.iter_mut().enumerate() {
-            if *u == Use::Request(false)
-                && fns
-                    .and_then(|fs| fs.get(k))
-                    .and_then(Option::as_ref)
-                    .is_some_and(|f| bounded_fns.contains(f))
-            {
-                *u = Use::Request(true);
-            }
-        }
-    }
+    time_requests_in(&mut p.flow.uses, &p.flow.use_fns, &bounded_fns);
     p.flow.bounded_fns = bounded_fns;
     // the same for a private method of an inherent `impl` (cnosdb's meta client:
     // `timeout(ttl, self.do_send_rpc_to_leader(uri, req))`)
@@ -759,6 +747,28 @@ pub(super) fn summarize_file(file: &syn::File) -> ClientFlow {
     p.flow
 }
 
+/// Times each untimed request of `uses` made in one of the functions `bounded` (the
+/// function of each use is in `scopes`, at the same index).
+fn time_requests_in(
+    uses: &mut BTreeMap<String, Vec<Use>>,
+    scopes: &BTreeMap<String, Vec<Option<String>>>,
+    bounded: &BTreeSet<String>,
+) {
+    for (name, us) in uses {
+        let fs = scopes.get(name);
+        for (k, u) in us.iter_mut().enumerate() {
+            if *u == Use::Request(false)
+                && fs
+                    .and_then(|fs| fs.get(k))
+                    .and_then(Option::as_ref)
+                    .is_some_and(|f| bounded.contains(f))
+            {
+                *u = Use::Request(true);
+            }
+        }
+    }
+}
+
 /// Fills [`ClientFlow::boundable_methods`] and [`ClientFlow::bounded_methods`], keeps in
 /// [`ClientFlow::use_methods`] only the boundable ones, and times the requests made in a
 /// bounded one.
@@ -793,19 +803,7 @@ fn bound_methods(p: &mut Pass, private_methods: &BTreeSet<String>) {
             }
         }
     }
-    for (name, us) in &mut p.flow.uses {
-        let ms = p.flow.use_methods.get(name);
-        for (k, u) in us.iter_mut().enumerate() {
-            if *u == Use::Request(false)
-                && ms
-                    .and_then(|ms| ms.get(k))
-                    .and_then(Option::as_ref)
-                    .is_some_and(|m| bounded.contains(m))
-            {
-                *u = Use::Request(true);
-            }
-        }
-    }
+    time_requests_in(&mut p.flow.uses, &p.flow.use_methods, &bounded);
     p.flow.boundable_methods = boundable;
     p.flow.bounded_methods = bounded;
 }
