@@ -152,7 +152,10 @@ fn recover(tokens: TokenStream, depth: usize, out: &mut Vec<syn::Stmt>) -> bool 
     any
 }
 
-/// One statement (or several without a `;` between them) of [`recover`].
+/// One statement (or several without a `;` between them) of [`recover`]. One that does not
+/// parse is split after each of its top-level `{ .. }` groups (a `for await x in s { .. }`
+/// loop ends there, and a statement may follow it with no `;`), and a piece that still
+/// does not parse is read by its groups.
 fn recover_segment(segment: TokenStream, depth: usize, out: &mut Vec<syn::Stmt>) -> bool {
     if let Ok(mut s) = syn::Block::parse_within.parse2(segment.clone()) {
         out.append(&mut s);
@@ -162,11 +165,32 @@ fn recover_segment(segment: TokenStream, depth: usize, out: &mut Vec<syn::Stmt>)
         return false;
     }
     let mut any = false;
+    let mut piece = TokenStream::new();
+    let mut pieces = Vec::new();
     for t in segment {
-        if let proc_macro2::TokenTree::Group(g) = t
-            && g.delimiter() == proc_macro2::Delimiter::Brace
-        {
-            any |= recover(g.stream(), depth + 1, out);
+        let ends = matches!(&t, proc_macro2::TokenTree::Group(g)
+            if g.delimiter() == proc_macro2::Delimiter::Brace);
+        piece.extend([t]);
+        if ends {
+            pieces.push(std::mem::take(&mut piece));
+        }
+    }
+    if !piece.is_empty() {
+        pieces.push(piece);
+    }
+    let whole = pieces.len() == 1;
+    for piece in pieces {
+        if !whole && let Ok(mut s) = syn::Block::parse_within.parse2(piece.clone()) {
+            out.append(&mut s);
+            any = true;
+            continue;
+        }
+        for t in piece {
+            if let proc_macro2::TokenTree::Group(g) = t
+                && g.delimiter() == proc_macro2::Delimiter::Brace
+            {
+                any |= recover(g.stream(), depth + 1, out);
+            }
         }
     }
     any
