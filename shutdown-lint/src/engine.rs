@@ -1196,8 +1196,11 @@ fn file_context(job: &Job) -> FileContext {
             module_path_under_root(pkg, &job.abs).unwrap_or(guess.module_path)
         };
         // a build script (`build.rs` beside `Cargo.toml`) runs at compile time, never in
-        // the service a deploy stops: skipped with test code
-        ctx.is_test_file = guess.is_test_file || crate::testcode::is_build_script(rel);
+        // the service a deploy stops, and a test-support package (`integration-tests`,
+        // `e2e`) never ships: skipped with test code
+        ctx.is_test_file = guess.is_test_file
+            || crate::testcode::is_build_script(rel)
+            || crate::testcode::is_test_package(&pkg.crate_name, &pkg.dir);
         ctx.is_example_file = guess.is_example_file;
     } else {
         let guess = FileContext::from_path(&job.display);

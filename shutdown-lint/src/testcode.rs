@@ -3,7 +3,8 @@
 //! files named `tests.rs` / `test.rs` (the usual target of `#[cfg(test)] mod tests;`), and
 //! examples under `examples/` — and by attribute (`#[cfg(test)]`, `#[test]`, `#[tokio::test]`,
 //! ..) on items, statements and out-of-line modules. A package's build script is skipped
-//! with test code: it runs at compile time, never in the service.
+//! with test code: it runs at compile time, never in the service; so is a test-support
+//! package (`integration-tests`, `client-api-test`, `e2e`: [`is_test_package`]).
 
 use std::path::{Component, Path};
 
@@ -55,6 +56,33 @@ pub fn classify(rel: &Path) -> CodeKind {
         }
     }
     CodeKind::Normal
+}
+
+/// Whether a package is test support by its name or its directory's name: a word of
+/// either (split at `-` and `_`) is one of a test-support feature's
+/// ([`crate::lexscan::is_test_feature`]: `test`, `tests`, `testing`, `test-utils`, ..) or
+/// `e2e` — `client-api-test`, `integration-tests`, `e2e_test`, `martin-e2e-tests`; not
+/// `testnet` or `attestation`. Its code is test code.
+///
+/// # Examples
+///
+/// ```
+/// use shutdown_lint::testcode::is_test_package;
+/// assert!(is_test_package("rustfs_test_utils", "test-utils".as_ref()));
+/// assert!(is_test_package("e2e_test", "e2e_test".as_ref()));
+/// assert!(is_test_package("sozu_e2e", "e2e".as_ref()));
+/// assert!(!is_test_package("zebra_network", "zebra-network".as_ref()));
+/// assert!(!is_test_package("testnet_faucet", "testnet-faucet".as_ref()));
+/// ```
+pub fn is_test_package(crate_name: &str, dir: &Path) -> bool {
+    let test_word = |name: &str| {
+        crate::lexscan::is_test_feature(name) || name.split(['-', '_']).any(|w| w == "e2e")
+    };
+    test_word(crate_name)
+        || dir
+            .file_name()
+            .and_then(|d| d.to_str())
+            .is_some_and(test_word)
 }
 
 /// Whether `rel`, relative to its package's directory, is the package's build script
