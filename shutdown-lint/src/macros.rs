@@ -137,19 +137,32 @@ fn recovered_stmts(tokens: TokenStream) -> Option<MacroBody> {
 
 /// [`recovered_stmts`] of `tokens`, `depth` groups deep: whether anything parsed.
 fn recover(tokens: TokenStream, depth: usize, out: &mut Vec<syn::Stmt>) -> bool {
+    let is_semi = |t: &proc_macro2::TokenTree| matches!(t, proc_macro2::TokenTree::Punct(p) if p.as_char() == ';');
     let mut any = false;
-    let mut segment = TokenStream::new();
-    for t in tokens {
-        let end = matches!(&t, proc_macro2::TokenTree::Punct(p) if p.as_char() == ';');
-        segment.extend([t]);
-        if end {
-            any |= recover_segment(std::mem::take(&mut segment), depth, out);
-        }
-    }
-    if !segment.is_empty() {
+    for segment in split_after(tokens, is_semi) {
         any |= recover_segment(segment, depth, out);
     }
     any
+}
+
+/// `tokens` cut after each token `ends` holds for (the last piece may end otherwise).
+fn split_after(
+    tokens: TokenStream,
+    ends: impl Fn(&proc_macro2::TokenTree) -> bool,
+) -> Vec<TokenStream> {
+    let mut pieces = Vec::new();
+    let mut piece = TokenStream::new();
+    for t in tokens {
+        let end = ends(&t);
+        piece.extend([t]);
+        if end {
+            pieces.push(std::mem::take(&mut piece));
+        }
+    }
+    if !piece.is_empty() {
+        pieces.push(piece);
+    }
+    pieces
 }
 
 /// One statement (or several without a `;` between them) of [`recover`]. One that does not
@@ -164,20 +177,12 @@ fn recover_segment(segment: TokenStream, depth: usize, out: &mut Vec<syn::Stmt>)
     if depth >= MAX_RECOVERY_DEPTH {
         return false;
     }
+    let is_braces = |t: &proc_macro2::TokenTree| {
+        matches!(t, proc_macro2::TokenTree::Group(g)
+            if g.delimiter() == proc_macro2::Delimiter::Brace)
+    };
     let mut any = false;
-    let mut piece = TokenStream::new();
-    let mut pieces = Vec::new();
-    for t in segment {
-        let ends = matches!(&t, proc_macro2::TokenTree::Group(g)
-            if g.delimiter() == proc_macro2::Delimiter::Brace);
-        piece.extend([t]);
-        if ends {
-            pieces.push(std::mem::take(&mut piece));
-        }
-    }
-    if !piece.is_empty() {
-        pieces.push(piece);
-    }
+    let pieces = split_after(segment, is_braces);
     let whole = pieces.len() == 1;
     for piece in pieces {
         if !whole && let Ok(mut s) = syn::Block::parse_within.parse2(piece.clone()) {
@@ -186,8 +191,8 @@ fn recover_segment(segment: TokenStream, depth: usize, out: &mut Vec<syn::Stmt>)
             continue;
         }
         for t in piece {
-            if let proc_macro2::TokenTree::Group(g) = t
-                && g.delimiter() == proc_macro2::Delimiter::Brace
+            if let proc_macro2::TokenTree::Group(g) = &t
+                && is_braces(&t)
             {
                 any |= recover(g.stream(), depth + 1, out);
             }

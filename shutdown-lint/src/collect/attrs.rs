@@ -39,8 +39,13 @@ pub(super) const LAZIES: &[&str] = &["LazyLock", "LazyCell", "Lazy"];
 
 /// Whether `p` ends in `Type::new` for one of `types` (`Arc::new`, `std::sync::Arc::new`).
 pub(super) fn is_new_of(p: &syn::Path, types: &[&str]) -> bool {
+    is_fn_of(p, "new", types)
+}
+
+/// Whether `p` ends in `Type::f` for one of `types` (`Arc::clone`).
+pub(super) fn is_fn_of(p: &syn::Path, f: &str, types: &[&str]) -> bool {
     let n = p.segments.len();
-    n >= 2 && p.segments[n - 1].ident == "new" && types.iter().any(|t| p.segments[n - 2].ident == t)
+    n >= 2 && p.segments[n - 1].ident == f && types.iter().any(|t| p.segments[n - 2].ident == t)
 }
 
 pub(super) fn path_segs(p: &syn::Path) -> Vec<String> {

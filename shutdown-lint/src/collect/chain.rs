@@ -792,14 +792,8 @@ fn pointer_clone(c: &syn::ExprCall) -> Option<&syn::Expr> {
     let syn::Expr::Path(p) = &*c.func else {
         return None;
     };
-    let n = p.path.segments.len();
     let arg = c.args.first().filter(|_| c.args.len() == 1)?;
-    let clones = n >= 2
-        && p.path.segments[n - 1].ident == "clone"
-        && matches!(
-            p.path.segments[n - 2].ident.to_string().as_str(),
-            "Arc" | "Rc"
-        );
+    let clones = super::attrs::is_fn_of(&p.path, "clone", &["Arc", "Rc"]);
     match arg {
         syn::Expr::Reference(r) if clones => Some(&r.expr),
         _ => None,

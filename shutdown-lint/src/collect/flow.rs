@@ -242,17 +242,11 @@ impl ClientFlow {
     fn start(&self, root: usize) -> Option<Reach> {
         let mut start = Reach::default();
         match self.sinks.get(&root)? {
-            Sink::Let(n, f) => start.clients.insert((f.clone(), n.clone())),
-            Sink::Field(n) => {
-                start.fields.insert(n.clone());
-                start.clients.insert((None, n.clone()))
+            Sink::Return(f) => self.returned_to(f, &mut start)?,
+            sink => {
+                start.add(sink);
             }
-            Sink::Closure(n) => start.makers.insert(n.clone()),
-            Sink::Return(f) => {
-                self.returned_to(f, &mut start)?;
-                return Some(start);
-            }
-        };
+        }
         Some(start)
     }
 
@@ -261,15 +255,7 @@ impl ClientFlow {
     fn returned_to(&self, f: &str, reach: &mut Reach) -> Option<()> {
         let calls = self.fn_calls.get(f).filter(|c| !c.is_empty())?;
         for c in calls {
-            match self.sinks.get(c)? {
-                Sink::Let(n, g) => reach.clients.insert((g.clone(), n.clone())),
-                Sink::Field(n) => {
-                    reach.fields.insert(n.clone());
-                    reach.clients.insert((None, n.clone()))
-                }
-                Sink::Closure(n) => reach.makers.insert(n.clone()),
-                Sink::Return(_) => return None,
-            };
+            reach.add(self.sinks.get(c)?).then_some(())?;
         }
         Some(())
     }
@@ -585,6 +571,27 @@ struct Reach {
     fields: BTreeSet<String>,
 }
 
+impl Reach {
+    /// Adds the name `sink` binds the value to; `false` for a function's tail
+    /// ([`Sink::Return`]), which binds none (its calls do).
+    fn add(&mut self, sink: &Sink) -> bool {
+        match sink {
+            Sink::Let(n, f) => {
+                self.clients.insert((f.clone(), n.clone()));
+            }
+            Sink::Field(n) => {
+                self.fields.insert(n.clone());
+                self.clients.insert((None, n.clone()));
+            }
+            Sink::Closure(n) => {
+                self.makers.insert(n.clone());
+            }
+            Sink::Return(_) => return false,
+        }
+        true
+    }
+}
+
 /// Whether an occurrence of the word `method` in `code` (a file's text with strings and
 /// comments blanked, [`crate::lexscan::code_only`]) may be a call that `timeout(d, ..)`
 /// bounds: `timeout` is written since the `;` before it (`match timeout(ttl,
@@ -709,7 +716,7 @@ pub(super) fn summarize_file(file: &syn::File) -> ClientFlow {
     p.flow.bounded_fns = bounded_fns;
     // the same for a private method of an inherent `impl` (cnosdb's meta client:
     // `timeout(ttl, self.do_send_rpc_to_leader(uri, req))`)
-    bound_methods(&mut p, &items.private_methods);
+    bound_methods(&mut p);
     // the calls of a private function declared once, when it is named nowhere else
     p.flow.fn_calls = std::mem::take(&mut p.calls_at)
         .into_iter()
@@ -772,14 +779,12 @@ fn time_requests_in(
 /// Fills [`ClientFlow::boundable_methods`] and [`ClientFlow::bounded_methods`], keeps in
 /// [`ClientFlow::use_methods`] only the boundable ones, and times the requests made in a
 /// bounded one.
-fn bound_methods(p: &mut Pass, private_methods: &BTreeSet<String>) {
+fn bound_methods(p: &mut Pass) {
     let boundable: BTreeSet<String> = if p.flow.child_files {
         BTreeSet::new()
     } else {
-        private_methods
-            .iter()
-            .filter(|m| matches!(p.flow.method_params.get(*m), Some(Some(_))))
-            .cloned()
+        std::mem::take(&mut p.method_candidates)
+            .into_iter()
             .collect()
     };
     for (m, fut) in std::mem::take(&mut p.method_futures) {
@@ -1327,12 +1332,17 @@ impl Pass {
         was
     }
 
-    /// `Type::method` when `recv` is a parameter declared of a type whose `impl` in this
-    /// file declares `method` once, taking `self`.
-    fn typed_method(&self, recv: &syn::Expr, method: &str) -> Option<String> {
+    /// The [`Use::PassToMethod`] key of `recv.method(..)`, a method of the file taking
+    /// `self`: `method` on `self` (declared once in the file's `impl`s), `Type::method` on
+    /// a parameter declared of a type whose `impl` in this file declares it once.
+    fn passed_method(&self, recv: &syn::Expr, method: &str) -> Option<String> {
         let syn::Expr::Path(p) = strip(recv) else {
             return None;
         };
+        if p.path.is_ident("self") {
+            return matches!(self.flow.method_params.get(method), Some(Some((true, _))))
+                .then(|| method.to_string());
+        }
         let ty = self.param_types.get(&p.path.get_ident()?.to_string())?;
         let key = format!("{ty}::{method}");
         matches!(
@@ -1360,13 +1370,12 @@ impl Pass {
         let Some(m) = self.candidate(id) else {
             return;
         };
-        *self.method_mentions.entry(m.clone()).or_default() += 1;
-        if self.timed_depth > 0
-            && let Some(id) = called_method(e)
-            && let Some(m) = self.candidate(id)
-        {
-            *self.bounded_method_calls.entry(m).or_default() += 1;
+        // (a path is counted where it is written; only a method call is a call here —
+        // `Self::m(..)` is the path's parent)
+        if self.timed_depth > 0 && matches!(e, syn::Expr::MethodCall(_)) {
+            *self.bounded_method_calls.entry(m.clone()).or_default() += 1;
         }
+        *self.method_mentions.entry(m).or_default() += 1;
     }
 
     /// The one of [`Self::method_candidates`] named `id`.
@@ -1630,24 +1639,14 @@ impl Pass {
                 self.note(n, Use::Layered);
             }
         }
-        // a name passed to a method of the file's `impl` of a parameter's declared type
-        // (`request.into_future(self.client.clone(), ..)` with `request: Request<Body>`,
-        // mullvad's REST service), by `Type::method`
+        // a name passed to a method of the file: `self.service(client)`, or on a parameter
+        // of a type whose `impl` the file holds (`request.into_future(self.client.clone())`
+        // with `request: Request<Body>`, mullvad's REST service)
         if let Some(first) = methods.first()
-            && let Some(key) = self.typed_method(recv, &first.method.to_string())
+            && let Some(key) = self.passed_method(recv, &first.method.to_string())
         {
             self.note_args(first.args.iter().enumerate(), |i| {
                 Use::PassToMethod(key.clone(), i)
-            });
-        }
-        // `self.service(client)`: a name passed to a method of the file
-        if let Some(first) = methods.first()
-            && matches!(strip(recv), syn::Expr::Path(p) if p.path.is_ident("self"))
-            && let Some(Some((true, _))) = self.flow.method_params.get(&first.method.to_string())
-        {
-            let method = first.method.to_string();
-            self.note_args(first.args.iter().enumerate(), |i| {
-                Use::PassToMethod(method.clone(), i)
             });
         }
         let names: Vec<String> = methods.iter().map(|m| m.method.to_string()).collect();

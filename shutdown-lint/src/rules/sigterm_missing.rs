@@ -372,32 +372,29 @@ pub(crate) fn verdict_and_calls<'a>(
         None => true,
         Some(set) => set.contains(&(file, item)),
     };
+    // a site in a method of a type nothing reached makes does not count; the type is
+    // noted, so that what to read next looks toward what makes one
+    let mut in_unmade =
+        |fns: &[FnNode], item: &str, unmade: &mut BTreeSet<String>| match method_type(fns, item) {
+            Some(ty) if reached_items.is_some() && !live(ty, &reached_fn) => {
+                unmade.insert(ty.to_string());
+                true
+            }
+            _ => false,
+        };
     for (i, f) in files.iter().enumerate() {
         for (item, sigs) in &f.signals.handled {
             // reached or not: a handler of a type nothing reached makes is looked for
             // through what makes one
-            let reached = reached(i, item);
-            match method_type(f.fns, item) {
-                Some(ty) if reached_items.is_some() && !live(ty, &reached_fn) => {
-                    v.unmade.insert(ty.to_string());
-                }
-                _ if reached => v.handled.extend(sigs.iter().map(|s| s.to_string())),
-                _ => {}
+            if !in_unmade(f.fns, item, &mut v.unmade) && reached(i, item) {
+                v.handled.extend(sigs.iter().map(|s| s.to_string()));
             }
         }
         for site in &f.signals.ctrl_c {
-            if !reached(i, &site.item) {
-                continue;
-            }
-            // a Ctrl-C site in a method of a type nothing reached makes does not count
-            // either, as a handler there does not (thin-edge's `TermSignals::new`, which
-            // listens for SIGTERM too, reached by the name `new` from a binary that never
-            // makes one)
-            if let Some(ty) = method_type(f.fns, &site.item)
-                && reached_items.is_some()
-                && !live(ty, &reached_fn)
-            {
-                v.unmade.insert(ty.to_string());
+            // a Ctrl-C site counts the same way as a handler (thin-edge's
+            // `TermSignals::new`, which listens for SIGTERM too, reached by the name `new`
+            // from a binary that never makes one)
+            if !reached(i, &site.item) || in_unmade(f.fns, &site.item, &mut v.unmade) {
                 continue;
             }
             if site.ctrlc_crate && ctrlc_termination {
