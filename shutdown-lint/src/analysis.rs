@@ -61,6 +61,9 @@ pub struct FileContext {
     pub is_test_file: bool,
     /// The file is an example by location (`examples/`).
     pub is_example_file: bool,
+    /// The file is built only for WebAssembly (a browser package's:
+    /// [`crate::targetcode`]): skipped in every mode.
+    pub is_wasm_file: bool,
     /// Its package's edition (how to parse it).
     pub edition: crate::edition::Edition,
 }
@@ -110,6 +113,7 @@ impl FileContext {
             module_path,
             is_test_file: kind == crate::testcode::CodeKind::Test,
             is_example_file: kind == crate::testcode::CodeKind::Example,
+            is_wasm_file: false,
             edition: crate::edition::Edition::Unknown,
         }
     }
@@ -117,10 +121,11 @@ impl FileContext {
 
 impl FileContext {
     /// Whether `config` skips this file: test code without `include-tests`, an example
-    /// without `include-examples`.
+    /// without `include-examples`, WebAssembly-only code always.
     pub fn skipped(&self, config: &Config) -> bool {
         (self.is_test_file && !config.include_tests)
             || (self.is_example_file && !config.include_examples)
+            || self.is_wasm_file
     }
 }
 

@@ -740,13 +740,15 @@ fn asking_chains(
 }
 
 /// The files declared `#[cfg(test)] mod x;` out of line, by their index in `jobs`, whose
-/// config does not lint tests: test code, whatever their path says.
+/// config does not lint tests: test code, whatever their path says; and those declared for
+/// WebAssembly only (`#[cfg(target_arch = "wasm32")] mod x;`), never linted.
 fn test_module_files(
     jobs: &[Job],
     analyses: &[FileAnalysis],
     configs: &[Config],
 ) -> HashSet<usize> {
     let mut declared: HashSet<PathBuf> = HashSet::new();
+    let mut wasm: HashSet<PathBuf> = HashSet::new();
     for (j, a) in jobs.iter().zip(analyses) {
         if a.mod_decls.iter().any(|d| d.cfg_test) {
             declared.extend(crate::workspace::test_modules::declared_test_files(
@@ -754,10 +756,26 @@ fn test_module_files(
                 &a.mod_decls,
             ));
         }
+        if a.mod_decls.iter().any(|d| d.wasm_only) {
+            // the same reading, asked of the WebAssembly-only declarations
+            let as_wasm: Vec<crate::model::ModDecl> = a
+                .mod_decls
+                .iter()
+                .map(|d| crate::model::ModDecl {
+                    cfg_test: d.wasm_only,
+                    ..d.clone()
+                })
+                .collect();
+            wasm.extend(crate::workspace::test_modules::declared_test_files(
+                &j.abs, &as_wasm,
+            ));
+        }
     }
     jobs.iter()
         .enumerate()
-        .filter(|(_, j)| !configs[j.cfg].include_tests && declared.contains(&j.abs))
+        .filter(|(_, j)| {
+            wasm.contains(&j.abs) || (!configs[j.cfg].include_tests && declared.contains(&j.abs))
+        })
         .map(|(i, _)| i)
         .collect()
 }
@@ -1202,6 +1220,8 @@ fn file_context(job: &Job) -> FileContext {
             || crate::testcode::is_build_script(rel)
             || crate::testcode::is_test_package(&pkg.crate_name, &pkg.dir);
         ctx.is_example_file = guess.is_example_file;
+        // a browser's WebAssembly module: no process a deploy stops
+        ctx.is_wasm_file = pkg.browser;
     } else {
         let guess = FileContext::from_path(&job.display);
         ctx.module_path = guess.module_path;

@@ -440,18 +440,21 @@ pub fn mod_decls(text: &str) -> Vec<crate::model::ModDecl> {
             _ => {}
         }
     }
-    // inline modules: their keyword and closing brace, and whether a test cfg is on them
-    let inline: Vec<(usize, usize, &str, bool)> = found
+    // inline modules: their keyword and closing brace, and whether a test cfg (and a
+    // WebAssembly-only one) is on them
+    let inline: Vec<(usize, usize, &str, bool, bool)> = found
         .iter()
         .filter_map(|(at, name, close)| {
             close.map(|c| {
+                let attrs = outer_attrs(text, &code, *at);
                 (
                     *at,
                     c,
                     name.as_str(),
-                    outer_attrs(text, &code, *at)
+                    attrs.iter().any(|a| attr_is_test_cfg(a)),
+                    attrs
                         .iter()
-                        .any(|a| attr_is_test_cfg(a)),
+                        .any(|a| crate::targetcode::is_wasm_only_attr_text(a)),
                 )
             })
         })
@@ -461,7 +464,7 @@ pub fn mod_decls(text: &str) -> Vec<crate::model::ModDecl> {
         if close.is_some() {
             continue;
         }
-        let parents: Vec<&(usize, usize, &str, bool)> =
+        let parents: Vec<&(usize, usize, &str, bool, bool)> =
             inline.iter().filter(|m| m.0 < *at && *at < m.1).collect();
         let attrs = outer_attrs(text, &code, *at);
         let mut path: Vec<String> = parents.iter().map(|m| m.2.to_string()).collect();
@@ -470,6 +473,10 @@ pub fn mod_decls(text: &str) -> Vec<crate::model::ModDecl> {
             path,
             path_attr: attrs.iter().find_map(|a| path_attr_value(a)),
             cfg_test: attrs.iter().any(|a| attr_is_test_cfg(a)) || parents.iter().any(|m| m.3),
+            wasm_only: attrs
+                .iter()
+                .any(|a| crate::targetcode::is_wasm_only_attr_text(a))
+                || parents.iter().any(|m| m.4),
         });
     }
     out
@@ -636,9 +643,10 @@ fn path_attr_value(attr: &str) -> Option<String> {
 
 /// Whether a `cfg` predicate holds only in test builds: `test`, `all(test, unix)`,
 /// `any(test, all(test, x))`, a test-support feature (`feature = "test-utils"`,
-/// `any(test, feature = "testing")`: [`is_test_feature`]) — but not `any(test, feature =
-/// "x")` (compiled whenever the feature is on) nor `not(test)`. Unparsable text is not
-/// test-only.
+/// `any(test, feature = "testing")`: [`is_test_feature`]), a custom cfg a build script sets
+/// whose name is made the same way (`with_testing`, linera's alias of `any(test, feature =
+/// "test")`) — but not `any(test, feature = "x")` (compiled whenever the feature is on)
+/// nor `not(test)`. Unparsable text is not test-only.
 ///
 /// # Examples
 /// ```
@@ -650,11 +658,63 @@ fn path_attr_value(attr: &str) -> Option<String> {
 /// assert!(cfg_implies_test("feature = \"test-utils\""));
 /// assert!(cfg_implies_test("any(test, feature = \"testing\")"));
 /// assert!(!cfg_implies_test("not(feature = \"test-utils\")"));
+/// assert!(cfg_implies_test("with_testing"));
+/// assert!(!cfg_implies_test("tokio_unstable"));
 /// ```
 pub fn cfg_implies_test(pred: &str) -> bool {
+    cfg_implies(pred, CfgOnly::Test)
+}
+
+/// Whether a `cfg` predicate holds only when compiling for WebAssembly: `target_family =
+/// "wasm"`, `target_arch = "wasm32"` (or `"wasm64"`), `all(target_arch = "wasm32", feature
+/// = "web")` — not `not(target_arch = "wasm32")`, nor a feature or custom cfg whose name
+/// says `wasm` (`feature = "wasmtime"` compiles a native host that runs WebAssembly).
+/// Such code runs in a browser or a WASI host: no process a deploy's SIGTERM reaches, no
+/// runtime to drain.
+///
+/// # Examples
+/// ```
+/// use shutdown_lint::lexscan::cfg_implies_wasm;
+/// assert!(cfg_implies_wasm("target_family = \"wasm\""));
+/// assert!(cfg_implies_wasm("all(target_arch = \"wasm32\", feature = \"web\")"));
+/// assert!(!cfg_implies_wasm("not(target_arch = \"wasm32\")"));
+/// assert!(!cfg_implies_wasm("any(target_arch = \"wasm32\", unix)"));
+/// assert!(!cfg_implies_wasm("feature = \"wasm\""));
+/// ```
+pub fn cfg_implies_wasm(pred: &str) -> bool {
+    cfg_implies(pred, CfgOnly::Wasm)
+}
+
+/// What a predicate is asked to imply.
+#[derive(Clone, Copy)]
+enum CfgOnly {
+    /// A test build ([`cfg_implies_test`]).
+    Test,
+    /// A WebAssembly target ([`cfg_implies_wasm`]).
+    Wasm,
+}
+
+impl CfgOnly {
+    /// Whether one atom of a predicate (`test`, `feature = "x"`: `key` and its value)
+    /// implies it.
+    fn atom(self, key: &str, value: Option<&str>) -> bool {
+        match (self, value) {
+            // `test`, and custom cfgs named like a test-support feature
+            (Self::Test, None) => is_test_feature(key),
+            (Self::Test, Some(v)) => key == "feature" && is_test_feature(v),
+            (Self::Wasm, None) => false,
+            (Self::Wasm, Some(v)) => {
+                (key == "target_family" && v == "wasm")
+                    || (key == "target_arch" && matches!(v, "wasm32" | "wasm64"))
+            }
+        }
+    }
+}
+
+fn cfg_implies(pred: &str, only: CfgOnly) -> bool {
     let toks = cfg_tokens(pred);
     let mut pos = 0;
-    let r = cfg_expr(&toks, &mut pos, 0);
+    let r = cfg_expr(&toks, &mut pos, 0, only);
     r == Some(true) && pos == toks.len()
 }
 
@@ -722,8 +782,8 @@ pub fn is_test_feature(name: &str) -> bool {
     })
 }
 
-/// Parses one predicate at `pos`; `Some(implies test)`, `None` on bad input.
-fn cfg_expr(toks: &[String], pos: &mut usize, depth: usize) -> Option<bool> {
+/// Parses one predicate at `pos`; `Some(implies only)`, `None` on bad input.
+fn cfg_expr(toks: &[String], pos: &mut usize, depth: usize, only: CfgOnly) -> Option<bool> {
     if depth > 32 {
         return None;
     }
@@ -737,7 +797,7 @@ fn cfg_expr(toks: &[String], pos: &mut usize, depth: usize) -> Option<bool> {
             *pos += 1;
             let mut parts = Vec::new();
             while toks.get(*pos).map(String::as_str) != Some(")") {
-                parts.push(cfg_expr(toks, pos, depth + 1)?);
+                parts.push(cfg_expr(toks, pos, depth + 1, only)?);
                 if toks.get(*pos).map(String::as_str) == Some(",") {
                     *pos += 1;
                 }
@@ -751,12 +811,12 @@ fn cfg_expr(toks: &[String], pos: &mut usize, depth: usize) -> Option<bool> {
         }
         _ => {
             if toks.get(*pos).map(String::as_str) == Some("=") {
-                // `key = "value"`: a test-support feature is compiled for tests only
+                // `key = "value"`
                 let value = toks.get(*pos + 1).map_or("", |v| v.trim_start_matches('"'));
                 *pos += 2;
-                return Some(word == "feature" && is_test_feature(value));
+                return Some(only.atom(&word, Some(value)));
             }
-            Some(word == "test")
+            Some(only.atom(&word, None))
         }
     }
 }

@@ -43,5 +43,6 @@ pub mod resolve;
 pub mod rules;
 pub mod source;
 pub mod suppress;
+pub mod targetcode;
 pub mod testcode;
 pub mod workspace;

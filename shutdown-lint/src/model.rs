@@ -300,6 +300,9 @@ pub struct ModDecl {
     pub path_attr: Option<String>,
     /// Declared under `#[cfg(test)]` (or another test attribute): the file is test code.
     pub cfg_test: bool,
+    /// Declared for WebAssembly only (`#[cfg(target_arch = "wasm32")]`): the file is not
+    /// linted ([`crate::targetcode`]).
+    pub wasm_only: bool,
 }
 
 /// What a file declares that other files may ask about (the workspace model's input):

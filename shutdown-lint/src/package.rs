@@ -45,6 +45,9 @@ pub struct Package {
     /// Some linked dependency can install a signal handler ([`signal_capable`]), or one's
     /// features could not be read: only then can this package's code handle a signal.
     pub may_handle_signals: bool,
+    /// A browser's WebAssembly module ([`crate::targetcode::is_browser_package`]): not
+    /// linted.
+    pub browser: bool,
 }
 
 /// The `features = [..]` of a dependency's table (empty when it has none).
@@ -92,6 +95,10 @@ fn signal_capable(real: &str, features: &[String], version: Option<&str>) -> boo
 #[derive(Debug, Deserialize, Default)]
 struct Manifest {
     package: Option<PkgSection>,
+    /// `[lib]`: only its `crate-type` is read here (the targets are read by
+    /// [`crate::manifest::targets`]); any value, so a malformed one loses nothing else.
+    #[serde(default)]
+    lib: Option<toml::Value>,
     #[serde(default)]
     dependencies: BTreeMap<String, toml::Value>,
     #[serde(default, rename = "dev-dependencies")]
@@ -244,6 +251,12 @@ impl Package {
                 p.ctrlc_termination = true;
             }
         }
+        let unconditional: Vec<&str> = m.dependencies.keys().map(String::as_str).collect();
+        p.browser = crate::targetcode::is_browser_package(
+            &crate::manifest::strings(m.lib.as_ref().and_then(|l| l.get("crate-type"))),
+            !p.bins.is_empty(),
+            &unconditional,
+        );
         Some(p)
     }
 

@@ -728,6 +728,13 @@ impl Writes<'_> {
             pattern_fields: Vec::new(),
         }
     }
+
+    /// Whether the item `attrs` are on is not read: test code when tests are skipped,
+    /// code built only for WebAssembly always.
+    fn skipped(&self, attrs: &[syn::Attribute]) -> bool {
+        (self.skip_tests && super::attrs::is_test_attrs(attrs))
+            || crate::targetcode::is_wasm_only_attrs(attrs)
+    }
 }
 
 /// A default a field's declaration gives in an attribute: clap's `default_value_t = 60` /
@@ -1184,13 +1191,13 @@ impl<'ast> Visit<'ast> for Writes<'ast> {
             syn::Item::Impl(im) => &im.attrs,
             _ => return visit::visit_item(self, i),
         };
-        if !(self.skip_tests && super::attrs::is_test_attrs(attrs)) {
+        if !self.skipped(attrs) {
             visit::visit_item(self, i);
         }
     }
 
     fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
-        if !(self.skip_tests && super::attrs::is_test_attrs(&f.attrs)) {
+        if !self.skipped(&f.attrs) {
             let saved = self.enter_fn(&f.sig);
             visit::visit_impl_item_fn(self, f);
             self.leave_fn(saved);

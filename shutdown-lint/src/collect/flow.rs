@@ -339,19 +339,25 @@ impl ClientFlow {
         }
     }
 
-    /// The uses of a name, of one function's body (`Some`) or of the whole file.
+    /// The uses of a name, of one function's body (`Some`) or of the whole file — outside
+    /// test code, but for a local of a test function (all of whose uses are test code): a
+    /// production function's statement built only for tests or WebAssembly
+    /// (`#[cfg(target_family = "wasm")] let res = req.send().await?;`) is not one of its
+    /// uses.
     fn uses_in<'a>(&'a self, f: &'a Option<String>, n: &str) -> impl Iterator<Item = &'a Use> {
         let fns = self.use_fns.get(n);
         let tests = self.use_tests.get(n);
+        let in_f = move |k: usize| fns.and_then(|fs| fs.get(k)).is_some_and(|g| g == f);
+        let test = move |k: usize| tests.and_then(|t| t.get(k)).is_some_and(|t| *t);
+        let len = self.uses.get(n).map_or(0, Vec::len);
+        // a function with a use outside test code is not a test
+        let production = f.is_none() || (0..len).any(|k| in_f(k) && !test(k));
         self.uses
             .get(n)
             .into_iter()
             .flatten()
             .enumerate()
-            .filter(move |(k, _)| match f {
-                None => !tests.and_then(|t| t.get(*k)).is_some_and(|t| *t),
-                Some(_) => fns.and_then(|fs| fs.get(*k)).is_some_and(|g| g == f),
-            })
+            .filter(move |(k, _)| (f.is_none() || in_f(*k)) && !(production && test(*k)))
             .map(|(_, u)| u)
     }
 
@@ -1328,7 +1334,9 @@ impl Pass {
     /// Marks the visit as inside test code when `attrs` say so; returns the mark before.
     fn enter_test(&mut self, attrs: &[syn::Attribute]) -> bool {
         let was = self.in_test;
-        self.in_test |= crate::testcode::is_test_attrs(attrs);
+        // code built only for WebAssembly is no more the service's than a test is
+        self.in_test |=
+            crate::testcode::is_test_attrs(attrs) || crate::targetcode::is_wasm_only_attrs(attrs);
         was
     }
 
@@ -2077,6 +2085,21 @@ impl<'ast> Visit<'ast> for Pass {
             self.flow.pub_fields.insert(i.to_string());
         }
         visit::visit_field(self, f);
+    }
+
+    fn visit_stmt(&mut self, s: &'ast syn::Stmt) {
+        // a statement of test code or of a WebAssembly build (surrealdb's
+        // `#[cfg(target_family = "wasm")] let res = req.send().await?;` beside the timed
+        // native request)
+        let attrs = match s {
+            syn::Stmt::Local(l) => &l.attrs[..],
+            syn::Stmt::Expr(e, _) => super::attrs::expr_attrs(e),
+            syn::Stmt::Macro(m) => &m.attrs[..],
+            syn::Stmt::Item(_) => &[],
+        };
+        let was_test = self.enter_test(attrs);
+        visit::visit_stmt(self, s);
+        self.in_test = was_test;
     }
 
     fn visit_local(&mut self, l: &'ast syn::Local) {

@@ -114,12 +114,14 @@ impl<'a, 'i> Collector<'a, 'i> {
             .resolve(p.leading_colon.is_some(), &path_segs(p), value)
     }
 
+    /// Whether what `attrs` are on is not linted: test code when tests are not (counted),
+    /// code built only for WebAssembly always ([`crate::targetcode`]).
     pub(super) fn skip_test(&mut self, attrs: &[syn::Attribute]) -> bool {
         if !self.opts.include_tests && is_test_attrs(attrs) {
             self.model.test_items_skipped += 1;
             return true;
         }
-        false
+        crate::targetcode::is_wasm_only_attrs(attrs)
     }
 
     /// Marks what follows as test code when `attrs` make it so and tests are analysed (when

@@ -1,0 +1,69 @@
+//! Code built only for WebAssembly, which no rule lints in any mode: it runs in a browser or
+//! a WASI host, where there is no process a deploy's SIGTERM reaches and no runtime to
+//! drain. By attribute — `#[cfg(target_family = "wasm")]`, `#[cfg(target_arch = "wasm32")]`
+//! ([`crate::lexscan::cfg_implies_wasm`]) on items, statements and out-of-line modules —
+//! and by package: a browser package ([`is_browser_package`]).
+//!
+//! Unlike test code ([`crate::testcode`]), nothing asks for it: `include-tests` does not
+//! lint it either.
+
+/// Whether items with these attributes are compiled only for WebAssembly: a `#[cfg(..)]`
+/// whose predicate holds only there (`target_family = "wasm"`, `all(target_arch =
+/// "wasm32", feature = "web")`; not `not(target_arch = "wasm32")`).
+///
+/// # Examples
+///
+/// ```
+/// let item: syn::ItemFn = syn::parse_quote! { #[cfg(target_family = "wasm")] fn f() {} };
+/// assert!(shutdown_lint::targetcode::is_wasm_only_attrs(&item.attrs));
+/// let item: syn::ItemFn = syn::parse_quote! { #[cfg(not(target_arch = "wasm32"))] fn f() {} };
+/// assert!(!shutdown_lint::targetcode::is_wasm_only_attrs(&item.attrs));
+/// ```
+pub fn is_wasm_only_attrs(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| {
+        a.path().is_ident("cfg")
+            && matches!(&a.meta, syn::Meta::List(l)
+                if crate::lexscan::cfg_implies_wasm(&l.tokens.to_string()))
+    })
+}
+
+/// [`is_wasm_only_attrs`] for one attribute read as text, the inside of `#[..]` (the pruner
+/// and the lexical scans read attributes before the parse): `cfg(target_arch = "wasm32")`.
+pub(crate) fn is_wasm_only_attr_text(inner: &str) -> bool {
+    inner
+        .trim()
+        .strip_prefix("cfg")
+        .map(str::trim_start)
+        .and_then(|r| r.strip_prefix('('))
+        .and_then(|r| r.trim_end().strip_suffix(')'))
+        .is_some_and(crate::lexscan::cfg_implies_wasm)
+}
+
+/// The dependencies that make a `cdylib` a WebAssembly module for a browser.
+const BROWSER_BINDINGS: &[&str] = &["wasm-bindgen", "web-sys", "js-sys"];
+
+/// Whether a package is a browser's WebAssembly module: its library is a `cdylib` (what
+/// `wasm-pack` builds), it has no binary, and it depends, on every target, on
+/// `wasm-bindgen`, `web-sys` or `js-sys` (linera's block explorer, glaredb's `glaredb_wasm`).
+/// A Python extension (`cdylib` with pyo3) is not one.
+///
+/// # Examples
+///
+/// ```
+/// use shutdown_lint::targetcode::is_browser_package;
+/// assert!(is_browser_package(&["cdylib"], false, &["web-sys", "reqwest"]));
+/// assert!(!is_browser_package(&["cdylib"], false, &["pyo3"]));
+/// assert!(!is_browser_package(&["rlib"], false, &["wasm-bindgen"]));
+/// assert!(!is_browser_package(&["cdylib"], true, &["wasm-bindgen"]));
+/// ```
+pub fn is_browser_package<S: AsRef<str>, D: AsRef<str>>(
+    lib_crate_types: &[S],
+    has_binaries: bool,
+    unconditional_deps: &[D],
+) -> bool {
+    lib_crate_types.iter().any(|t| t.as_ref() == "cdylib")
+        && !has_binaries
+        && unconditional_deps
+            .iter()
+            .any(|d| BROWSER_BINDINGS.contains(&d.as_ref()))
+}
