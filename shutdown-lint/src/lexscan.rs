@@ -484,7 +484,7 @@ pub fn mod_decls(text: &str) -> Vec<crate::model::ModDecl> {
 
 /// The contents of the outer attributes of the item whose keyword is at `at` (visibility
 /// and `unsafe` skipped): `#[cfg(test)] pub(crate) mod x;` gives `["cfg(test)"]`.
-fn outer_attrs<'t>(text: &'t str, code: &[u8], at: usize) -> Vec<&'t str> {
+pub(crate) fn outer_attrs<'t>(text: &'t str, code: &[u8], at: usize) -> Vec<&'t str> {
     let mut out = Vec::new();
     let mut i = at;
     loop {

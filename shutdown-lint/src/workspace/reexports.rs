@@ -45,10 +45,44 @@ pub const KNOWN_REEXPORTERS: &[(&str, &str)] = &[
 const MAX_MOD_DEPTH: usize = 3;
 /// Most files read per dependency.
 const MAX_FILES: usize = 64;
+/// The same bounds for the package's own crate, whose every module is read
+/// ([`Reading::Own`]).
+const MAX_OWN_MOD_DEPTH: usize = 8;
+const MAX_OWN_FILES: usize = 4096;
+
+/// How a crate's sources are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Reading {
+    /// A dependency: only what it exports (`pub use` in public modules).
+    Dependency,
+    /// The linted package's own library: also its private imports and modules, and its
+    /// glob imports of its own modules. ord's `lib.rs` imports `std::thread` and
+    /// `tokio::task` privately and every module below says `use super::*;`, so
+    /// `thread::spawn` in `index/updater.rs` is `std::thread::spawn` through two globs:
+    /// each module globbing another gets that module's names (`$crate::index::thread` →
+    /// `std::thread`).
+    Own,
+}
+
+impl Reading {
+    fn max_files(self) -> usize {
+        match self {
+            Reading::Dependency => MAX_FILES,
+            Reading::Own => MAX_OWN_FILES,
+        }
+    }
+
+    fn max_depth(self) -> usize {
+        match self {
+            Reading::Dependency => MAX_MOD_DEPTH,
+            Reading::Own => MAX_OWN_MOD_DEPTH,
+        }
+    }
+}
 
 /// Re-exports found per crate source directory, for the whole run (a dependency shared
 /// by many packages is read once).
-static CACHE: Mutex<Option<HashMap<PathBuf, Rewrites>>> = Mutex::new(None);
+static CACHE: Mutex<Option<HashMap<(PathBuf, Reading), Rewrites>>> = Mutex::new(None);
 
 /// Lockfiles read in this run, by path.
 type LockCache = HashMap<PathBuf, Option<std::sync::Arc<Lockfile>>>;
@@ -95,7 +129,7 @@ pub fn for_package_in(pkg: &Package, cargo_home: Option<&Path>) -> Vec<(String, 
     let mut out = Vec::new();
     let lock = Lockfile::find_cached(&pkg.dir);
     if let Some(lib) = &pkg.lib {
-        out.extend(crate_reexports(&pkg.crate_name, lib));
+        out.extend(crate_reexports(&pkg.crate_name, lib, Reading::Own));
     }
     for (local, real, dir) in &pkg.deps {
         let real_ident = real.replace('-', "_");
@@ -112,7 +146,7 @@ pub fn for_package_in(pkg: &Package, cargo_home: Option<&Path>) -> Vec<(String, 
                 .filter(|p| p.is_file()),
         };
         match src {
-            Some(lib) => out.extend(crate_reexports(local, &lib)),
+            Some(lib) => out.extend(crate_reexports(local, &lib, Reading::Dependency)),
             None => {
                 // sources absent: the documented table
                 for (from, to) in KNOWN_REEXPORTERS {
@@ -136,11 +170,11 @@ fn lib_root(dir: &Path) -> Option<PathBuf> {
 
 /// Re-exports of known crates by the crate whose library root is `lib`, named `local`
 /// where it is used.
-fn crate_reexports(local: &str, lib: &Path) -> Vec<(String, String)> {
+fn crate_reexports(local: &str, lib: &Path, reading: Reading) -> Vec<(String, String)> {
     // one spelling per crate: `app/../common/src/lib.rs` and `web/../common/src/lib.rs` are
     // one dependency, read once
-    let key = crate::paths::normalize(lib);
-    let lib = key.as_path();
+    let key = (crate::paths::normalize(lib), reading);
+    let lib = key.0.as_path();
     if let Some(found) = CACHE
         .lock()
         .unwrap_or_else(|e| e.into_inner())
@@ -149,8 +183,9 @@ fn crate_reexports(local: &str, lib: &Path) -> Vec<(String, String)> {
     {
         return rename(found, local);
     }
-    let found = if may_reexport(lib) {
-        scan_crate(lib)
+    // the own crate's private imports of `std::thread` need no known dependency
+    let found = if reading == Reading::Own || may_reexport(lib) {
+        scan_crate(lib, reading)
     } else {
         Vec::new()
     };
@@ -170,7 +205,7 @@ pub fn clear_cache() {
     *LOCKS.lock().unwrap_or_else(|e| e.into_inner()) = None;
     *INDEXES.lock().unwrap_or_else(|e| e.into_inner()) = None;
     if let Some(c) = CACHE.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
-        c.retain(|path, _| is_registry_source(path));
+        c.retain(|(path, _), _| is_registry_source(path));
     }
 }
 
@@ -240,13 +275,16 @@ fn rename(found: &[(String, String)], local: &str) -> Vec<(String, String)> {
 }
 
 /// Reads the crate's module tree from `lib` (bounded) and collects `pub use` of known
-/// crates, as `$crate::module::name` → `target`.
-fn scan_crate(lib: &Path) -> Vec<(String, String)> {
+/// crates, as `$crate::module::name` → `target` (for the own crate also its private
+/// imports, carried through its glob imports of its own modules: [`Reading::Own`]).
+fn scan_crate(lib: &Path, reading: Reading) -> Vec<(String, String)> {
     let mut out = Vec::new();
+    let mut imports = Vec::new();
+    let mut globs = Vec::new();
     let mut seen = HashSet::new();
     let mut stack = vec![(lib.to_path_buf(), vec!["$crate".to_string()], true)];
     while let Some((file, module, owns_dir)) = stack.pop() {
-        if !seen.insert(file.clone()) || seen.len() > MAX_FILES {
+        if !seen.insert(file.clone()) || seen.len() > reading.max_files() {
             continue;
         }
         let Ok(text) = std::fs::read_to_string(&file) else {
@@ -258,8 +296,16 @@ fn scan_crate(lib: &Path) -> Vec<(String, String)> {
         } else {
             dir.join(file.file_stem().unwrap_or_default())
         };
-        scan_file(&text, &module, &base, &mut out, &mut stack);
+        let mut scan = Scan {
+            reading,
+            out: &mut out,
+            imports: &mut imports,
+            stack: &mut stack,
+            globs: &mut globs,
+        };
+        scan_file(&text, &module, &base, &mut scan);
     }
+    through_globs(&mut out, &imports, &globs);
     // a module named like a known crate maps to itself (so the path is not taken for that
     // crate's by its name), unless it re-exports the crate whole (`pub use reqwest::*;`
     // inside it): then that rewrite stands
@@ -272,21 +318,99 @@ fn scan_crate(lib: &Path) -> Vec<(String, String)> {
     out
 }
 
+/// Gives each module that globs another (`use super::*;` in `$crate::index`) the names
+/// found for that one — exported (`out`) or imported privately (`imports`: `$crate::thread`
+/// → `std::thread` gives `$crate::index::thread` → `std::thread`) — to a fixed point
+/// (bounded: a cycle of globs adds nothing new). Only what a glob reaches joins `out`: the
+/// globbed module's private imports and what they become in the globbing ones; a module's
+/// own imports are read in its own file, and every rewrite is a word the pruner keeps
+/// bodies for.
+fn through_globs(
+    out: &mut Vec<(String, String)>,
+    imports: &[(String, String)],
+    globs: &[(String, String)],
+) {
+    if globs.is_empty() {
+        return;
+    }
+    let mut all: Vec<(String, String)> = out.iter().chain(imports).cloned().collect();
+    let mut known: HashSet<(String, String)> = out.iter().cloned().collect();
+    // a globbed module's private imports: the resolver asks the globbed module
+    // (`super::*` in `$crate::index` asks `$crate::thread`)
+    for (_, target) in globs {
+        let prefix = format!("{target}::");
+        for pair in imports {
+            if pair
+                .0
+                .strip_prefix(&prefix)
+                .is_some_and(|n| !n.contains("::"))
+                && known.insert(pair.clone())
+            {
+                out.push(pair.clone());
+            }
+        }
+    }
+    for _ in 0..MAX_OWN_MOD_DEPTH * 2 {
+        let mut added = Vec::new();
+        for (module, target) in globs {
+            let prefix = format!("{target}::");
+            for (from, to) in all.iter() {
+                if let Some(name) = from.strip_prefix(&prefix)
+                    && !name.contains("::")
+                {
+                    let pair = (format!("{module}::{name}"), to.clone());
+                    if known.insert(pair.clone()) {
+                        added.push(pair);
+                    }
+                }
+            }
+        }
+        if added.is_empty() {
+            break;
+        }
+        out.extend(added.iter().cloned());
+        all.extend(added);
+    }
+}
+
+/// Where one file's scan puts what it finds.
+struct Scan<'a> {
+    reading: Reading,
+    /// Rewrites found: `$crate::module::name` → target.
+    out: &'a mut Vec<(String, String)>,
+    /// The own crate's private imports of known crates, the same way: only a glob of
+    /// their module makes them rewrites ([`through_globs`]).
+    imports: &'a mut Vec<(String, String)>,
+    /// Module files still to read.
+    stack: &'a mut Stack,
+    /// Glob imports of the crate's own modules: (module, module globbed), both as
+    /// `$crate::..` paths ([`Reading::Own`] only).
+    globs: &'a mut Vec<(String, String)>,
+}
+
 /// One file of a dependency, read without parsing it: its code (comments and literals
 /// blanked) is walked for `pub mod name;` (queued), `pub mod name { .. }` (entered) and
 /// `pub use ..;` of a known crate (only that item is parsed). Anything inside a private
-/// module, a function or an `impl` is not exported and is skipped.
-fn scan_file(
-    text: &str,
-    module: &[String],
-    base: &Path,
-    out: &mut Vec<(String, String)>,
-    stack: &mut Stack,
-) {
+/// module, a function or an `impl` is not exported and is skipped. The own crate
+/// ([`Reading::Own`]) is read whole: private modules are followed and private imports
+/// read too.
+fn scan_file(text: &str, module: &[String], base: &Path, scan: &mut Scan<'_>) {
     use crate::lexscan::is_ident;
-    let wants_uses =
-        text.contains("pub use") && REEXPORT_SCAN_CRATES.iter().any(|c| text.contains(c));
-    if !wants_uses && !text.contains("pub mod") {
+    let own = scan.reading == Reading::Own;
+    let exports = || has(text, "pub use") && REEXPORT_SCAN_CRATES.iter().any(|c| has(text, c));
+    let wants_uses = if own {
+        // cheapest first: most files of a crate declare no module and glob nothing, and
+        // what such a file imports reaches no other module (a sibling's `use
+        // super::leaf::*;` of a leaf is rare)
+        let globs = has(text, "::*");
+        if (!globs && !has(text, "mod ") || only_unit_tests_below(text)) && !exports() {
+            return;
+        }
+        globs || names_interesting(text)
+    } else {
+        exports()
+    };
+    if !wants_uses && !has(text, if own { "mod" } else { "pub mod" }) {
         // nothing exported from here, and no public module to follow (most files)
         return;
     }
@@ -339,62 +463,60 @@ fn scan_file(
         }
         let starts_word = i == 0 || !is_ident(code[i - 1]);
         if !(starts_word && (c.is_ascii_alphabetic() || c == b'_')) {
-            i += 1;
+            // on to the next byte that may matter: a brace, a `;` or a word's start
+            // (blanked comments and literals are long runs of nothing)
+            i += 1 + code[i + 1..]
+                .iter()
+                .position(|&b| {
+                    matches!(b, b'{' | b'}' | b';') || b.is_ascii_alphabetic() || b == b'_'
+                })
+                .unwrap_or(code.len() - i - 1);
             continue;
         }
         let word = ident_at(i);
         let after = i + word.len();
+        // the module the word is in, built only for the items read
+        let here = || [module, &frames[..]].concat();
         match word {
             b"pub" => {
                 let j = skip_ws(after);
                 if code.get(j) == Some(&b'(') {
-                    // `pub(crate)`: not exported
+                    // `pub(crate)`: not exported (the own crate reads what follows as it
+                    // reads a private item)
                     i = j;
                     continue;
                 }
                 match ident_at(j) {
-                    b"use" if wants_uses => {
-                        let Some(semi) = code[j..].iter().position(|&c| c == b';') else {
-                            break;
-                        };
-                        if let Ok(u) = syn::parse_str::<syn::ItemUse>(&text[i..j + semi + 1]) {
-                            let sub = [module, &frames].concat();
-                            use_tree(&u.tree, &mut Vec::new(), &sub, out);
-                        }
-                        i = j + semi + 1;
-                    }
+                    b"use" if wants_uses => match read_use(text, &code, (i, j), &here(), scan) {
+                        Some(end) => i = end,
+                        None => break,
+                    },
                     b"mod" => {
-                        let k = skip_ws(j + 3);
-                        let name = String::from_utf8_lossy(ident_at(k)).into_owned();
-                        let m = skip_ws(k + name.len());
-                        let depth = module.len() + frames.len();
-                        if is_known_crate(&name) {
-                            // a module of its own named like a known crate (meilisearch's
-                            // `http_client::reqwest`, whose `Client` wraps reqwest's): only
-                            // what it re-exports is that crate's
-                            let sub = [module, &frames].concat();
-                            let own = join(&sub, &name);
-                            out.push((own.clone(), own));
-                        }
-                        match code.get(m) {
-                            Some(b';') if !name.is_empty() => {
-                                let sub = [module, &frames].concat();
-                                let mut dir = base.to_path_buf();
-                                for f in &frames {
-                                    dir.push(f);
-                                }
-                                push_mod_file(&name, &sub, &dir, stack);
-                                i = m + 1;
-                            }
-                            Some(b'{') if !name.is_empty() && depth <= MAX_MOD_DEPTH => {
-                                pending_mod = Some(Some(name));
-                                i = m;
-                            }
-                            _ => i = m.max(j + 3),
-                        }
+                        i = read_mod(
+                            (text, &code),
+                            j,
+                            (&here(), &frames),
+                            base,
+                            &mut pending_mod,
+                            scan,
+                        );
                     }
                     _ => i = j,
                 }
+            }
+            b"use" if own && wants_uses => match read_use(text, &code, (i, i), &here(), scan) {
+                Some(end) => i = end,
+                None => break,
+            },
+            b"mod" if own => {
+                i = read_mod(
+                    (text, &code),
+                    i,
+                    (&here(), &frames),
+                    base,
+                    &mut pending_mod,
+                    scan,
+                );
             }
             // a private module, a function, an impl, ...: what its braces hold is not exported
             b"mod" | b"fn" | b"impl" | b"trait" | b"macro_rules" => {
@@ -406,11 +528,187 @@ fn scan_file(
     }
 }
 
+/// Reads the `use ..;` whose keyword is at `at.1` (the item starting at `at.0`, before any
+/// `pub`) in module `here`: the rewrites of known crates it imports, and (own crate) its
+/// globs of the crate's own modules. The offset after it, `None` when it never ends.
+fn read_use(
+    text: &str,
+    code: &[u8],
+    (from, kw): (usize, usize),
+    here: &[String],
+    scan: &mut Scan<'_>,
+) -> Option<usize> {
+    let semi = code[kw..].iter().position(|&c| c == b';')?;
+    let item = &text[from..kw + semi + 1];
+    // most imports name nothing the rules know and glob nothing: not parsed
+    let wanted = item.contains('*') || names_interesting(item);
+    if wanted && let Ok(u) = syn::parse_str::<syn::ItemUse>(item) {
+        let own = scan.reading == Reading::Own;
+        let exported = matches!(u.vis, syn::Visibility::Public(_));
+        let to = if exported {
+            &mut *scan.out
+        } else {
+            &mut *scan.imports
+        };
+        use_tree(&u.tree, &mut Vec::new(), here, own, to);
+        if own {
+            own_globs(&u.tree, &mut Vec::new(), here, scan.globs);
+        }
+    }
+    Some(kw + semi + 1)
+}
+
+/// Whether the one module a file declares is its unit tests, with every glob in them
+/// (`#[cfg(test)] mod tests { use super::*; .. }`, most files of a crate): the own crate's
+/// reading skips such a file, read as text (a comment naming `mod ` reads it whole).
+fn only_unit_tests_below(text: &str) -> bool {
+    let Some(at) = memchr::memmem::find(text.as_bytes(), b"mod ") else {
+        return false;
+    };
+    // the attributes on the lines above it (`#[cfg(test)]`, `#[allow(..)]`)
+    let test = text[..at]
+        .lines()
+        .rev()
+        .map(str::trim)
+        .skip_while(|l| l.is_empty())
+        .take_while(|l| l.starts_with("#["))
+        .any(|l| l == "#[cfg(test)]");
+    test && !has(&text[at + 4..], "mod ")
+        && memchr::memmem::find(text.as_bytes(), b"::*").is_none_or(|g| g > at)
+}
+
+/// Whether `text` names a crate [`use_tree`] keeps (or, for the own crate, `thread`).
+fn names_interesting(text: &str) -> bool {
+    has(text, "thread") || REEXPORT_SCAN_CRATES.iter().any(|c| has(text, c))
+}
+
+/// `text.contains(word)` by SIMD search (`str::contains` is the slower two-way search,
+/// and the own crate's reading asks it of every file).
+fn has(text: &str, word: &str) -> bool {
+    memchr::memmem::find(text.as_bytes(), word.as_bytes()).is_some()
+}
+
+/// Reads the `mod name` whose keyword is at `kw` in module `here` (inside the inline
+/// modules `frames` of the file): a file to queue, or braces to enter (through
+/// `pending_mod`). The offset to go on from.
+fn read_mod(
+    (text, code): (&str, &[u8]),
+    kw: usize,
+    (here, frames): (&[String], &[String]),
+    base: &Path,
+    pending_mod: &mut Option<Option<String>>,
+    scan: &mut Scan<'_>,
+) -> usize {
+    let ident_at = |i: usize| -> String {
+        let end = code[i..]
+            .iter()
+            .position(|&c| !crate::lexscan::is_ident(c))
+            .map_or(code.len(), |n| i + n);
+        String::from_utf8_lossy(&code[i..end]).into_owned()
+    };
+    let skip_ws = |mut i: usize| {
+        while i < code.len() && code[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        i
+    };
+    let k = skip_ws(kw + 3);
+    let name = ident_at(k);
+    let m = skip_ws(k + name.len());
+    if is_known_crate(&name) {
+        // a module of its own named like a known crate (meilisearch's
+        // `http_client::reqwest`, whose `Client` wraps reqwest's): only what it
+        // re-exports is that crate's
+        let own = join(here, &name);
+        scan.out.push((own.clone(), own));
+    }
+    // the own crate's test modules (`#[cfg(test)] mod tests { use super::*; .. }`) are not
+    // read: their globs would hand every module's imports on to them, and no other module
+    // names what a test module imports
+    if scan.reading == Reading::Own
+        && crate::lexscan::outer_attrs(text, code, kw)
+            .iter()
+            .any(|a| crate::testcode::is_test_attr_text(a))
+    {
+        if code.get(m) == Some(&b'{') {
+            *pending_mod = Some(None);
+            return m;
+        }
+        return m.max(kw + 3);
+    }
+    match code.get(m) {
+        Some(b';') if !name.is_empty() => {
+            let mut dir = base.to_path_buf();
+            for f in frames {
+                dir.push(f);
+            }
+            push_mod_file(&name, here, &dir, scan);
+            m + 1
+        }
+        Some(b'{') if !name.is_empty() && here.len() <= scan.reading.max_depth() => {
+            *pending_mod = Some(Some(name));
+            m
+        }
+        _ => m.max(kw + 3),
+    }
+}
+
+/// The glob imports of the crate's own modules in a `use` tree read in module `here`
+/// (`use super::*;`, `use crate::index::*;`, `use self::inner::*;`), as (`here`, module
+/// globbed), both `$crate::..` paths.
+fn own_globs(
+    tree: &syn::UseTree,
+    prefix: &mut Vec<String>,
+    here: &[String],
+    out: &mut Vec<(String, String)>,
+) {
+    match tree {
+        syn::UseTree::Path(p) => {
+            prefix.push(p.ident.to_string());
+            own_globs(&p.tree, prefix, here, out);
+            prefix.pop();
+        }
+        syn::UseTree::Group(g) => {
+            for t in &g.items {
+                own_globs(t, prefix, here, out);
+            }
+        }
+        syn::UseTree::Glob(_) => {
+            // `crate::a` from the top, `self::a` from here, `super::a` from the parent
+            let (mut target, skip) = match prefix.first().map(String::as_str) {
+                Some("crate") => (vec!["$crate".to_string()], 1),
+                Some("self") => (here.to_vec(), 1),
+                Some("super") => (here.to_vec(), 0),
+                _ => return,
+            };
+            for s in prefix.iter().skip(skip) {
+                if s == "super" {
+                    if target.len() <= 1 {
+                        return;
+                    }
+                    target.pop();
+                } else if s == "self" || s == "crate" {
+                    return;
+                } else {
+                    target.push(s.clone());
+                }
+            }
+            if target != here {
+                out.push((here.join("::"), target.join("::")));
+            }
+        }
+        syn::UseTree::Name(_) | syn::UseTree::Rename(_) => {}
+    }
+}
+
 type Stack = Vec<(PathBuf, Vec<String>, bool)>;
 
 /// Queues the file of `pub mod name;` declared in `module` (files under `base`).
-fn push_mod_file(name: &str, module: &[String], base: &Path, stack: &mut Stack) {
-    if module.len() > MAX_MOD_DEPTH || !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
+fn push_mod_file(name: &str, module: &[String], base: &Path, scan: &mut Scan<'_>) {
+    let stack = &mut *scan.stack;
+    if module.len() > scan.reading.max_depth()
+        || !name.chars().all(|c| c.is_alphanumeric() || c == '_')
+    {
         return;
     }
     let mut sub = module.to_vec();
@@ -424,20 +722,25 @@ fn push_mod_file(name: &str, module: &[String], base: &Path, stack: &mut Stack) 
     }
 }
 
+/// The rewrites of known crates a `use` tree read in `module` imports (`own`: the own
+/// crate's, whose `std::thread` imports count too — a module globbing this one calls
+/// `thread::spawn` through them).
 fn use_tree(
     tree: &syn::UseTree,
     prefix: &mut Vec<String>,
     module: &[String],
+    own: bool,
     out: &mut Vec<(String, String)>,
 ) {
     let known = |p: &[String]| {
         p.first()
             .is_some_and(|f| REEXPORT_SCAN_CRATES.contains(&f.trim_start_matches("::")))
+            || (own && p.len() >= 2 && p[0].trim_start_matches("::") == "std" && p[1] == "thread")
     };
     match tree {
         syn::UseTree::Path(p) => {
             prefix.push(p.ident.to_string());
-            use_tree(&p.tree, prefix, module, out);
+            use_tree(&p.tree, prefix, module, own, out);
             prefix.pop();
         }
         syn::UseTree::Name(n) => {
@@ -470,7 +773,7 @@ fn use_tree(
         }
         syn::UseTree::Group(g) => {
             for t in &g.items {
-                use_tree(t, prefix, module, out);
+                use_tree(t, prefix, module, own, out);
             }
         }
     }
@@ -683,7 +986,54 @@ pub fn cargo_home() -> Option<PathBuf> {
 
 #[cfg(test)]
 mod tests {
-    use super::{names_known_dependency, scan_file};
+    use super::{Reading, Scan, names_known_dependency, scan_crate, scan_file};
+
+    /// The own crate is read whole: ord's private `use {std::thread, tokio::task};` at the
+    /// root reaches `index/updater.rs` through two `use super::*;`, and a private module's
+    /// own glob of a sibling (`use crate::index::*;`) too; a function's imports do not.
+    #[test]
+    fn the_own_crate_carries_private_imports_through_its_globs() {
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path().join("src");
+        std::fs::create_dir_all(src.join("index")).unwrap();
+        std::fs::write(
+            src.join("lib.rs"),
+            "use {std::{sync::Arc, thread}, tokio::task};\npub mod index;\nmod other;\n\
+             fn f() { use tokio::spawn as in_fn; }\n",
+        )
+        .unwrap();
+        std::fs::write(
+            src.join("index.rs"),
+            "use {super::*, std::fmt};\nmod updater;\n",
+        )
+        .unwrap();
+        std::fs::write(src.join("index/updater.rs"), "use super::*;\n").unwrap();
+        std::fs::write(src.join("other.rs"), "pub(crate) use crate::index::*;\n").unwrap();
+        let mut own = scan_crate(&src.join("lib.rs"), Reading::Own);
+        own.sort();
+        let pair = |a: &str, b: &str| (a.to_string(), b.to_string());
+        for m in [
+            "$crate",
+            "$crate::index",
+            "$crate::index::updater",
+            "$crate::other",
+        ] {
+            assert!(
+                own.contains(&pair(&format!("{m}::thread"), "std::thread")),
+                "{m}: {own:?}"
+            );
+            assert!(
+                own.contains(&pair(&format!("{m}::task"), "tokio::task")),
+                "{m}: {own:?}"
+            );
+        }
+        assert!(
+            !own.iter()
+                .any(|(f, _)| f.ends_with("in_fn") || f.ends_with("Arc"))
+        );
+        // a dependency exports none of it
+        assert!(scan_crate(&src.join("lib.rs"), Reading::Dependency).is_empty());
+    }
 
     /// Only what a public module path reaches is exported: a `pub use` in a function, an
     /// `impl`, a private module or a `macro_rules!` body is not, whatever nests around it;
@@ -699,12 +1049,20 @@ mod tests {
                     pub use tokio as rt;\n";
         let mut out = Vec::new();
         let mut stack = Vec::new();
+        let mut globs = Vec::new();
+        let mut imports = Vec::new();
+        let mut scan = Scan {
+            reading: Reading::Dependency,
+            out: &mut out,
+            imports: &mut imports,
+            stack: &mut stack,
+            globs: &mut globs,
+        };
         scan_file(
             text,
             &["$crate".to_string()],
             std::path::Path::new("/nowhere"),
-            &mut out,
-            &mut stack,
+            &mut scan,
         );
         out.sort();
         assert_eq!(
