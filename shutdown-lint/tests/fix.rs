@@ -392,6 +392,25 @@ fn every_finding_gets_an_outcome() {
 }
 
 #[test]
+fn a_spawn_on_actix_runtime_is_reported_and_left_as_written() {
+    // a tracked spawn would run on tokio's runtime, not on actix's local set
+    let text = "fn start(runtime: &actix_web::rt::Runtime) {\n    runtime.spawn(async {});\n}\n";
+    let dir = package("lib.rs", text, None);
+    let report = plan(&[dir.path().to_path_buf()], &options(dir.path(), true)).unwrap();
+    assert_eq!(report.before.active().count(), 1);
+    assert!(
+        report
+            .outcomes
+            .values()
+            .all(|o| matches!(o, Outcome::NoFix(w) if w.contains("actix's local set"))),
+        "{:?}",
+        report.outcomes
+    );
+    let (fixed, _) = fix_text("lib.rs", text, true, None);
+    assert_eq!(fixed, text);
+}
+
+#[test]
 fn a_binary_that_serves_and_handles_no_signal_is_left_to_the_user() {
     // the runtime's signals alone would not reach this server's shutdown (an admin channel)
     let text = "#[tokio::main]\nasync fn main() {\n    let (tx, rx) = tokio::sync::oneshot::channel::<()>();\n    let l = tokio::net::TcpListener::bind(\"0.0.0.0:8080\").await.unwrap();\n    axum::serve(l, routes(tx))\n        .with_graceful_shutdown(async { rx.await.ok(); })\n        .await\n        .unwrap();\n}\n";

@@ -12,7 +12,8 @@
 //!
 //! The name comes from the spawned expression ([`super::name`]), else the enclosing item.
 //! `tokio::task::Builder` spawns (they return `io::Result`) and other runtimes' spawns
-//! (`actix_rt::spawn`) have no tracked equivalent and are left as they are.
+//! (`actix_rt::spawn`, `.spawn(..)` on an `actix_rt::Runtime`) have no tracked equivalent
+//! and are left as they are.
 
 use super::cx::FileCx;
 use super::edit::{Applicability, Edit, Fix};
@@ -110,10 +111,13 @@ pub fn fix(cx: &FileCx<'_>, idx: usize, f: &Finding) -> Result<Fix, String> {
     };
     let method = site.steps[i].0.as_str();
     let Some(is_handle) = receiver_is_handle(&site.root) else {
-        return Err(format!(
-            "`.{method}(..)` on `{}` returns `io::Result`; no tracked equivalent",
-            site.root.rsplit_once("::").map_or("", |(a, _)| a)
-        ));
+        let recv = site.root.rsplit_once("::").map_or("", |(a, _)| a);
+        return Err(if site.root.starts_with("actix_rt::") {
+            // a tracked spawn would run on tokio's runtime, not on actix's local set
+            format!("`.{method}(..)` on `{recv}` runs on actix's local set; no tracked equivalent")
+        } else {
+            format!("`.{method}(..)` on `{recv}` returns `io::Result`; no tracked equivalent")
+        });
     };
     let tracked = match method {
         "spawn" => "spawn_on",

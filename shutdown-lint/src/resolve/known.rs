@@ -149,6 +149,9 @@ pub const RAW_SPAWN_RECEIVERS: &[&str] = &[
     "tokio::runtime::Builder::new_multi_thread",
     "tokio::runtime::Builder::new_current_thread",
     "tokio::task::Builder::new",
+    // actix's runtime (a tokio runtime with a local set: `Runtime::spawn` is a
+    // `spawn_local` on it; feldera's `runtime.spawn(..)` on `&actix_web::rt::Runtime`)
+    "actix_rt::Runtime::new",
 ];
 
 /// Types whose values the rules know, and the constructor a value of the type stands for
@@ -156,6 +159,7 @@ pub const RAW_SPAWN_RECEIVERS: &[&str] = &[
 pub const TYPE_CTORS: &[(&str, &str)] = &[
     ("tokio::runtime::Handle", "tokio::runtime::Handle::current"),
     ("tokio::runtime::Runtime", "tokio::runtime::Runtime::new"),
+    ("actix_rt::Runtime", "actix_rt::Runtime::new"),
     (
         "shutdown_runtime::Shutdown",
         "shutdown_runtime::Shutdown::new",

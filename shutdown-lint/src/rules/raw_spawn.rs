@@ -34,7 +34,7 @@ fn help(root: &str, method: Option<&str>, written: Option<&str>, in_macro: bool)
         ("tokio::task::spawn_local", None) => {
             format!("use `shutdown_runtime::spawn_local(..)`{drainable}")
         }
-        ("actix_rt::spawn" | "ntex_rt::spawn", None) => {
+        ("actix_rt::spawn" | "ntex_rt::spawn", None) | ("actix_rt::Runtime::new", Some(_)) => {
             "use `shutdown_runtime::spawn_local(..)` (actix and ntex run their tasks on tokio's \
              local set) so shutdown can drain the task"
                 .into()
@@ -98,6 +98,7 @@ fn routed_by_drainable(root: &str) -> bool {
 fn receiver_type(root: &str, before: &[crate::model::Step]) -> &'static str {
     let named = |name: &str| before.iter().any(|s| s.name == name);
     match root.rsplit("::").nth(1) {
+        _ if root.starts_with("actix_rt::") => "actix_rt::Runtime",
         _ if named("handle") => "Handle",
         Some("Builder") if root.starts_with("tokio::runtime::") && named("build") => "Runtime",
         // tokio's task builder (`tokio::task::Builder::new().name(..).spawn(..)`)
