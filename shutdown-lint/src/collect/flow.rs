@@ -1362,9 +1362,24 @@ impl Pass {
 
     /// Counts `e` in [`Self::method_mentions`] when it names a method (`x.m(..)`,
     /// `Self::m`), and in [`Self::bounded_method_calls`] when it is such a call inside
-    /// `timeout(d, ..)`.
+    /// `timeout(d, ..)` (`timeout(d, self.m(..))`, `timeout(d, Self::m(self, ..))`).
     fn count_method_mention(&mut self, e: &syn::Expr) {
         if self.method_candidates.is_empty() {
+            return;
+        }
+        // `Self::m(self, ..)`: a call of the path, which is counted as a mention itself
+        if let syn::Expr::Call(c) = e {
+            if self.timed_depth > 0
+                && let syn::Expr::Path(p) = strip(&c.func)
+                && p.path.segments.len() >= 2
+                && let Some(m) = p
+                    .path
+                    .segments
+                    .last()
+                    .and_then(|s| self.candidate(&s.ident))
+            {
+                *self.bounded_method_calls.entry(m).or_default() += 1;
+            }
             return;
         }
         let id = match e {
@@ -1379,7 +1394,7 @@ impl Pass {
             return;
         };
         // (a path is counted where it is written; only a method call is a call here —
-        // `Self::m(..)` is the path's parent)
+        // `Self::m(..)` is the path's parent, counted above)
         if self.timed_depth > 0 && matches!(e, syn::Expr::MethodCall(_)) {
             *self.bounded_method_calls.entry(m.clone()).or_default() += 1;
         }
