@@ -523,6 +523,11 @@ pub struct FileModel {
     /// `killpg(pgid, SIGINT)`, `child.send_signal(SIGTERM)`): a signal named there is sent
     /// to another process, not handled.
     pub signal_sends: Vec<Region>,
+    /// Comparisons (`sig == SIGINT`, `assert_eq!(caught, SIGINT)`, `matches!(..)`): a
+    /// Ctrl-C constant named there is no Ctrl-C site (the handler is installed elsewhere);
+    /// a SIGTERM constant still counts as handling SIGTERM (`Signals::new(TERM_SIGNALS)`
+    /// then `if sig == SIGTERM`).
+    pub signal_compares: Vec<Region>,
     /// Where the file's names carry an HTTP client (read only for a file that builds one,
     /// and not for a file streamed item by item).
     pub client_flow: Option<crate::collect::flow::ClientFlow>,

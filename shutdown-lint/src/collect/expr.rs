@@ -95,6 +95,12 @@ impl Collector<'_, '_> {
                 self.want_value = want;
                 return self.visit_chain(e, usage);
             }
+            // `sig == SIGINT`: a signal compared, not a handler installed
+            syn::Expr::Binary(b) if matches!(b.op, syn::BinOp::Eq(_) | syn::BinOp::Ne(_)) => {
+                let region = self.region(b.span());
+                self.model.signal_compares.push(region);
+                visit::visit_expr(self, e);
+            }
             syn::Expr::Paren(p) => {
                 self.pending = usage;
                 self.want_value = want;

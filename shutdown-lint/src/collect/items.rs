@@ -412,6 +412,15 @@ impl Collector<'_, '_> {
         // the macro itself, as `name!` (no function is named so): a rule can see that a
         // method spawns through a macro of the workspace (`background_spawn!(..)`)
         self.record_call(format!("{name}!"), false);
+        // `assert_eq!(caught_signal.unwrap(), SIGINT)` (omicron's dev tools, after their
+        // `Signals::new(&[SIGINT])`): a signal compared, not a handler installed
+        if matches!(
+            name.as_str(),
+            "assert_eq" | "assert_ne" | "debug_assert_eq" | "debug_assert_ne" | "matches"
+        ) {
+            let region = self.region(mac.delimiter.span().join());
+            self.model.signal_compares.push(region);
+        }
         if mac.tokens.is_empty() || macros::is_opaque(&name) {
             return None;
         }
