@@ -1211,6 +1211,9 @@ impl<'ast> Visit<'ast> for Writes<'ast> {
     }
 
     fn visit_arm(&mut self, a: &'ast syn::Arm) {
+        if self.skipped(&a.attrs) {
+            return;
+        }
         let depth = self.pattern_fields.len();
         if let syn::Pat::Struct(ps) = &a.pat
             && let Some(owner) = last_ident(&ps.path)

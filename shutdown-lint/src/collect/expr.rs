@@ -273,6 +273,14 @@ impl Collector<'_, '_> {
                 let scrutinee = scrutinee.map(|c| BindVal::Chain(Box::new(c)));
                 let mut out = None;
                 for arm in &m.arms {
+                    // an arm built only for tests or WebAssembly (omicron's
+                    // `#[cfg(any(test, feature = "testing"))] Mode::Test { .. } =>
+                    // reqwest::Client::new()`)
+                    if self.skip_test(&arm.attrs) {
+                        continue;
+                    }
+                    let saved = self.ctx.clone();
+                    self.mark_test(&arm.attrs);
                     self.signal_as_value(&arm.body);
                     self.enter_scope_empty();
                     self.bind_unwrapped(&arm.pat, scrutinee.clone());
@@ -283,6 +291,7 @@ impl Collector<'_, '_> {
                     let v = self.visit_expr_value(&arm.body);
                     out = out.or(v);
                     self.leave_scope_empty();
+                    self.ctx = saved;
                 }
                 return out;
             }

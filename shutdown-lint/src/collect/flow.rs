@@ -2102,6 +2102,13 @@ impl<'ast> Visit<'ast> for Pass {
         visit::visit_field(self, f);
     }
 
+    fn visit_arm(&mut self, a: &'ast syn::Arm) {
+        // a `match` arm built only for tests or WebAssembly
+        let was_test = self.enter_test(&a.attrs);
+        visit::visit_arm(self, a);
+        self.in_test = was_test;
+    }
+
     fn visit_stmt(&mut self, s: &'ast syn::Stmt) {
         // a statement of test code or of a WebAssembly build (surrealdb's
         // `#[cfg(target_family = "wasm")] let res = req.send().await?;` beside the timed
