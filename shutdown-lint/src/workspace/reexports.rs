@@ -477,7 +477,8 @@ fn scan_file(text: &str, module: &[String], base: &Path, scan: &mut Scan<'_>) {
         let after = i + word.len();
         // the module the word is in, built only for the items read
         let here = || [module, &frames[..]].concat();
-        match word {
+        // the keyword the item starts with, after any `pub`, and where the item starts
+        let (from, kw, keyword) = match word {
             b"pub" => {
                 let j = skip_ws(after);
                 if code.get(j) == Some(&b'(') {
@@ -486,43 +487,29 @@ fn scan_file(text: &str, module: &[String], base: &Path, scan: &mut Scan<'_>) {
                     i = j;
                     continue;
                 }
-                match ident_at(j) {
-                    b"use" if wants_uses => match read_use(text, &code, (i, j), &here(), scan) {
-                        Some(end) => i = end,
-                        None => break,
-                    },
-                    b"mod" => {
-                        i = read_mod(
-                            (text, &code),
-                            j,
-                            (&here(), &frames),
-                            base,
-                            &mut pending_mod,
-                            scan,
-                        );
-                    }
-                    _ => i = j,
+                (i, j, ident_at(j))
+            }
+            _ => (i, i, word),
+        };
+        let public = kw != from;
+        match keyword {
+            b"use" if wants_uses && (public || own) => {
+                match read_use(text, &code, (from, kw), &here(), scan) {
+                    Some(end) => i = end,
+                    None => break,
                 }
             }
-            b"use" if own && wants_uses => match read_use(text, &code, (i, i), &here(), scan) {
-                Some(end) => i = end,
-                None => break,
-            },
-            b"mod" if own => {
-                i = read_mod(
-                    (text, &code),
-                    i,
-                    (&here(), &frames),
-                    base,
-                    &mut pending_mod,
-                    scan,
-                );
+            b"mod" if public || own => {
+                let at = (&here()[..], &frames[..]);
+                i = read_mod((text, &code), kw, at, base, &mut pending_mod, scan);
             }
             // a private module, a function, an impl, ...: what its braces hold is not exported
-            b"mod" | b"fn" | b"impl" | b"trait" | b"macro_rules" => {
+            b"mod" | b"fn" | b"impl" | b"trait" | b"macro_rules" if !public => {
                 pending_mod = Some(None);
                 i = after;
             }
+            // `pub fn`, `pub struct`, ..: read from the keyword on
+            _ if public => i = kw,
             _ => i = after,
         }
     }
