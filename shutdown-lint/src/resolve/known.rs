@@ -825,6 +825,8 @@ pub const CTRLC_CRATE: &[&str] = &["ctrlc::set_handler", "ctrlc::try_set_handler
 pub const SIGTERM: &[&str] = &[
     "tokio::signal::unix::SignalKind::terminate",
     "signal_hook::consts::SIGTERM",
+    // `Signals::new(TERM_SIGNALS)`: SIGTERM, SIGQUIT and SIGINT
+    "signal_hook::consts::TERM_SIGNALS",
     "libc::SIGTERM",
     "nix::sys::signal::SIGTERM",
     "shutdown_runtime::signals::install",
@@ -1330,6 +1332,11 @@ pub const SIGNALS: &[(&str, &[&str])] = &[
     ("signal_hook::consts::SIGHUP", &["SIGHUP"]),
     ("signal_hook::consts::SIGUSR1", &["SIGUSR1"]),
     ("signal_hook::consts::SIGUSR2", &["SIGUSR2"]),
+    // signal-hook's set of the signals that ask a program to end
+    (
+        "signal_hook::consts::TERM_SIGNALS",
+        &["SIGTERM", "SIGQUIT", "SIGINT"],
+    ),
     ("nix::sys::signal::SIGTERM", &["SIGTERM"]),
     ("nix::sys::signal::SIGINT", &["SIGINT"]),
     ("nix::sys::signal::SIGQUIT", &["SIGQUIT"]),
