@@ -1218,7 +1218,8 @@ fn file_context(job: &Job) -> FileContext {
         // `e2e`) never ships: skipped with test code
         ctx.is_test_file = guess.is_test_file
             || crate::testcode::is_build_script(rel)
-            || crate::testcode::is_test_package(&pkg.crate_name, &pkg.dir);
+            || crate::testcode::is_test_package(&pkg.crate_name, &pkg.dir)
+            || pkg.in_test_dir;
         ctx.is_example_file = guess.is_example_file;
         // a browser's WebAssembly module: no process a deploy stops
         ctx.is_wasm_file = pkg.browser;

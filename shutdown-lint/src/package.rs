@@ -48,6 +48,9 @@ pub struct Package {
     /// A browser's WebAssembly module ([`crate::targetcode::is_browser_package`]): not
     /// linted.
     pub browser: bool,
+    /// The package lies in a test-support directory of its workspace
+    /// ([`crate::testcode::is_in_test_dir`]: `testing/stress`): test code.
+    pub in_test_dir: bool,
 }
 
 /// The `features = [..]` of a dependency's table (empty when it has none).
@@ -251,6 +254,14 @@ impl Package {
                 p.ctrlc_termination = true;
             }
         }
+        // only a member of that workspace: a fixture crate below a workspace's directory
+        // belongs to none
+        p.in_test_dir = ws().is_some_and(|(root, doc)| {
+            dir.strip_prefix(root).is_ok_and(|rel| {
+                crate::testcode::is_in_test_dir(rel)
+                    && crate::manifest::workspace::lists_member(doc, rel)
+            })
+        });
         let unconditional: Vec<&str> = m.dependencies.keys().map(String::as_str).collect();
         p.browser = crate::targetcode::is_browser_package(
             &crate::manifest::strings(m.lib.as_ref().and_then(|l| l.get("crate-type"))),

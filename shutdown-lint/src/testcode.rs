@@ -85,6 +85,29 @@ pub fn is_test_package(crate_name: &str, dir: &Path) -> bool {
             .is_some_and(test_word)
 }
 
+/// Whether a package's directory, relative to its workspace's root, lies in a directory of
+/// test support: one of its directories is named like a test-support package
+/// ([`is_test_package`]'s words: turso's `testing/stress`, `testing/sqltest`, a
+/// `tests/e2e-harness` crate) — the workspace root's own place on disk does not count.
+///
+/// # Examples
+///
+/// ```
+/// use shutdown_lint::testcode::is_in_test_dir;
+/// assert!(is_in_test_dir("testing/stress".as_ref()));
+/// assert!(is_in_test_dir("crates/e2e/runner".as_ref()));
+/// assert!(!is_in_test_dir("crates/server".as_ref()));
+/// assert!(!is_in_test_dir("testnet/node".as_ref()));
+/// ```
+pub fn is_in_test_dir(rel: &Path) -> bool {
+    rel.components().any(|c| match c {
+        Component::Normal(d) => d.to_str().is_some_and(|d| {
+            crate::lexscan::is_test_feature(d) || d.split(['-', '_']).any(|w| w == "e2e")
+        }),
+        _ => false,
+    })
+}
+
 /// Whether `rel`, relative to its package's directory, is the package's build script
 /// (`build.rs` beside `Cargo.toml`): compile-time code, skipped with test code.
 ///

@@ -254,6 +254,35 @@ impl Workspace {
     }
 }
 
+/// Whether the workspace manifest `doc` lists the package at `rel` (relative to the
+/// workspace's root) as a member — by path or by glob in `members`, and not under
+/// `exclude` — read without touching the disk: a package that only lies below a
+/// workspace's directory (a fixture crate) is not one of its members.
+///
+/// # Examples
+/// ```
+/// let doc: toml::Table = toml::from_str("[workspace]\nmembers = [\"crates/*\", \"testing/stress\"]\nexclude = [\"crates/old\"]").unwrap();
+/// use shutdown_lint::manifest::workspace::lists_member;
+/// assert!(lists_member(&doc, "testing/stress".as_ref()));
+/// assert!(lists_member(&doc, "crates/server".as_ref()));
+/// assert!(!lists_member(&doc, "crates/old".as_ref()));
+/// assert!(!lists_member(&doc, "shutdown-lint/tests/fixtures".as_ref()));
+/// ```
+pub fn lists_member(doc: &toml::Table, rel: &Path) -> bool {
+    let ws = doc.get("workspace").and_then(|w| w.as_table());
+    let strings = |key: &str| super::strings(ws.and_then(|w| w.get(key)));
+    let matches = |pattern: &str| {
+        let pattern = normalize(Path::new(pattern.trim_end_matches('/')));
+        pattern == rel
+            || Glob::new(&pattern.to_string_lossy())
+                .is_ok_and(|g| g.compile_matcher().is_match(rel))
+    };
+    strings("members").iter().any(|m| matches(m))
+        && !strings("exclude")
+            .iter()
+            .any(|e| rel.starts_with(normalize(Path::new(e))))
+}
+
 fn expand_member(root: &Path, member: &str) -> Vec<PathBuf> {
     if !member.contains(['*', '?', '[']) {
         let dir = normalize(&root.join(member));
