@@ -757,17 +757,10 @@ fn test_module_files(
             ));
         }
         if a.mod_decls.iter().any(|d| d.wasm_only) {
-            // the same reading, asked of the WebAssembly-only declarations
-            let as_wasm: Vec<crate::model::ModDecl> = a
-                .mod_decls
-                .iter()
-                .map(|d| crate::model::ModDecl {
-                    cfg_test: d.wasm_only,
-                    ..d.clone()
-                })
-                .collect();
-            wasm.extend(crate::workspace::test_modules::declared_test_files(
-                &j.abs, &as_wasm,
+            wasm.extend(crate::workspace::test_modules::declared_files(
+                &j.abs,
+                &a.mod_decls,
+                |d| d.wasm_only,
             ));
         }
     }

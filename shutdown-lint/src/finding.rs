@@ -86,4 +86,18 @@ impl Region {
             len: 0,
         }
     }
+
+    /// Whether `inner` lies within this region, by byte offsets.
+    ///
+    /// # Examples
+    /// ```
+    /// use shutdown_lint::finding::Region;
+    /// let at = |offset, len| Region { offset, len, ..Region::default_start() };
+    /// assert!(at(10, 20).encloses(at(12, 5)));
+    /// assert!(at(10, 20).encloses(at(10, 20)));
+    /// assert!(!at(10, 20).encloses(at(25, 10)));
+    /// ```
+    pub fn encloses(&self, inner: Region) -> bool {
+        self.offset <= inner.offset && inner.offset + inner.len <= self.offset + self.len
+    }
 }

@@ -623,12 +623,18 @@ pub(crate) fn matching(code: &[u8], open: usize, l: u8, r: u8) -> Option<usize> 
 
 /// Whether an attribute's contents (`cfg(all(test, unix))`) hold only in test builds.
 fn attr_is_test_cfg(attr: &str) -> bool {
+    cfg_predicate(attr).is_some_and(cfg_implies_test)
+}
+
+/// The predicate of a `cfg` attribute read as text, the inside of `#[..]`:
+/// `cfg(all(test, unix))` gives `all(test, unix)`; any other attribute (`cfg_attr(..)`,
+/// `path = ".."`) gives `None`.
+pub(crate) fn cfg_predicate(attr: &str) -> Option<&str> {
     attr.trim()
         .strip_prefix("cfg")
         .map(str::trim_start)
         .and_then(|r| r.strip_prefix('('))
         .and_then(|r| r.trim_end().strip_suffix(')'))
-        .is_some_and(cfg_implies_test)
 }
 
 /// The file of a `path = "x/y.rs"` attribute's contents.

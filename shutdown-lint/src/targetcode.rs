@@ -30,13 +30,7 @@ pub fn is_wasm_only_attrs(attrs: &[syn::Attribute]) -> bool {
 /// [`is_wasm_only_attrs`] for one attribute read as text, the inside of `#[..]` (the pruner
 /// and the lexical scans read attributes before the parse): `cfg(target_arch = "wasm32")`.
 pub(crate) fn is_wasm_only_attr_text(inner: &str) -> bool {
-    inner
-        .trim()
-        .strip_prefix("cfg")
-        .map(str::trim_start)
-        .and_then(|r| r.strip_prefix('('))
-        .and_then(|r| r.trim_end().strip_suffix(')'))
-        .is_some_and(crate::lexscan::cfg_implies_wasm)
+    crate::lexscan::cfg_predicate(inner).is_some_and(crate::lexscan::cfg_implies_wasm)
 }
 
 /// The dependencies that make a `cdylib` a WebAssembly module for a browser.

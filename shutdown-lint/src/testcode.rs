@@ -75,14 +75,17 @@ pub fn classify(rel: &Path) -> CodeKind {
 /// assert!(!is_test_package("testnet_faucet", "testnet-faucet".as_ref()));
 /// ```
 pub fn is_test_package(crate_name: &str, dir: &Path) -> bool {
-    let test_word = |name: &str| {
-        crate::lexscan::is_test_feature(name) || name.split(['-', '_']).any(|w| w == "e2e")
-    };
-    test_word(crate_name)
+    is_test_support_name(crate_name)
         || dir
             .file_name()
             .and_then(|d| d.to_str())
-            .is_some_and(test_word)
+            .is_some_and(is_test_support_name)
+}
+
+/// Whether a package's or directory's name says test support: a test-support feature's
+/// word ([`crate::lexscan::is_test_feature`]) or `e2e`.
+fn is_test_support_name(name: &str) -> bool {
+    crate::lexscan::is_test_feature(name) || name.split(['-', '_']).any(|w| w == "e2e")
 }
 
 /// Whether a package's directory, relative to its workspace's root, lies in a directory of
@@ -101,9 +104,7 @@ pub fn is_test_package(crate_name: &str, dir: &Path) -> bool {
 /// ```
 pub fn is_in_test_dir(rel: &Path) -> bool {
     rel.components().any(|c| match c {
-        Component::Normal(d) => d.to_str().is_some_and(|d| {
-            crate::lexscan::is_test_feature(d) || d.split(['-', '_']).any(|w| w == "e2e")
-        }),
+        Component::Normal(d) => d.to_str().is_some_and(is_test_support_name),
         _ => false,
     })
 }
@@ -161,12 +162,8 @@ pub fn is_test_attrs(attrs: &[syn::Attribute]) -> bool {
 /// `test_case(1)`.
 pub(crate) fn is_test_attr_text(inner: &str) -> bool {
     let inner = inner.trim();
-    if let Some(rest) = inner.strip_prefix("cfg") {
-        let rest = rest.trim_start();
-        return rest
-            .strip_prefix('(')
-            .and_then(|r| r.trim_end().strip_suffix(')'))
-            .is_some_and(crate::lexscan::cfg_implies_test);
+    if inner.starts_with("cfg") {
+        return crate::lexscan::cfg_predicate(inner).is_some_and(crate::lexscan::cfg_implies_test);
     }
     let path = inner.split(['(', '=']).next().unwrap_or("").trim();
     is_test_framework_attr(path.rsplit("::").next().unwrap_or("").trim())

@@ -63,12 +63,7 @@ pub struct SignalSites {
 pub fn signal_sites(model: &FileModel) -> SignalSites {
     let mut s = SignalSites::default();
     // a signal named in a call that sends it (`killpg(pgid, SIGINT)`) is not handled here
-    let sent = |region: Region| {
-        model
-            .signal_sends
-            .iter()
-            .any(|a| a.offset <= region.offset && region.offset + region.len <= a.offset + a.len)
-    };
+    let sent = |region: Region| model.signal_sends.iter().any(|a| a.encloses(region));
     // an actix-web server told `.disable_signals()` handles no signal itself (meilisearch,
     // which exits on Ctrl-C and so is cut by SIGTERM): by the offset of its root call
     let signals_off: Vec<usize> = model
@@ -79,12 +74,7 @@ pub fn signal_sites(model: &FileModel) -> SignalSites {
         .collect();
     // `assert_eq!(caught_signal.unwrap(), SIGINT)` after `Signals::new(&[SIGINT])`
     // (omicron's dev tools): the comparison is no second Ctrl-C site
-    let compared = |region: Region| {
-        model
-            .signal_compares
-            .iter()
-            .any(|a| a.offset <= region.offset && region.offset + region.len <= a.offset + a.len)
-    };
+    let compared = |region: Region| model.signal_compares.iter().any(|a| a.encloses(region));
     let mut consider = |path: String, region: Region, item: &str, windows: bool| {
         if sent(region) || signals_off.contains(&region.offset) {
             return;

@@ -333,19 +333,18 @@ fn through_globs(
     if globs.is_empty() {
         return;
     }
+    // the name `path` gives an item directly in `module` (`$crate::thread` in `$crate`)
+    let name_in = |path: &'_ str, module: &str| -> Option<String> {
+        let name = path.strip_prefix(module)?.strip_prefix("::")?;
+        (!name.contains("::")).then(|| name.to_string())
+    };
     let mut all: Vec<(String, String)> = out.iter().chain(imports).cloned().collect();
     let mut known: HashSet<(String, String)> = out.iter().cloned().collect();
     // a globbed module's private imports: the resolver asks the globbed module
     // (`super::*` in `$crate::index` asks `$crate::thread`)
     for (_, target) in globs {
-        let prefix = format!("{target}::");
         for pair in imports {
-            if pair
-                .0
-                .strip_prefix(&prefix)
-                .is_some_and(|n| !n.contains("::"))
-                && known.insert(pair.clone())
-            {
+            if name_in(&pair.0, target).is_some() && known.insert(pair.clone()) {
                 out.push(pair.clone());
             }
         }
@@ -353,11 +352,8 @@ fn through_globs(
     for _ in 0..MAX_OWN_MOD_DEPTH * 2 {
         let mut added = Vec::new();
         for (module, target) in globs {
-            let prefix = format!("{target}::");
             for (from, to) in all.iter() {
-                if let Some(name) = from.strip_prefix(&prefix)
-                    && !name.contains("::")
-                {
+                if let Some(name) = name_in(from, target) {
                     let pair = (format!("{module}::{name}"), to.clone());
                     if known.insert(pair.clone()) {
                         added.push(pair);
@@ -418,19 +414,8 @@ fn scan_file(text: &str, module: &[String], base: &Path, scan: &mut Scan<'_>) {
     // the public inline modules the scan is in (any other brace is crossed whole)
     let mut frames: Vec<String> = Vec::new();
     let mut pending_mod: Option<Option<String>> = None;
-    let ident_at = |i: usize| -> &[u8] {
-        let end = code[i..]
-            .iter()
-            .position(|&c| !is_ident(c))
-            .map_or(code.len(), |n| i + n);
-        &code[i..end]
-    };
-    let skip_ws = |mut i: usize| {
-        while i < code.len() && code[i].is_ascii_whitespace() {
-            i += 1;
-        }
-        i
-    };
+    let ident_at = |i: usize| ident_at(&code, i);
+    let skip_ws = |i: usize| crate::lexscan::skip_ws(&code, i);
     let mut i = 0;
     while i < code.len() {
         let c = code[i];
@@ -559,9 +544,19 @@ fn only_unit_tests_below(text: &str) -> bool {
         .map(str::trim)
         .skip_while(|l| l.is_empty())
         .take_while(|l| l.starts_with("#["))
-        .any(|l| l == "#[cfg(test)]");
+        .filter_map(|l| l.strip_prefix("#[")?.strip_suffix(']'))
+        .any(crate::testcode::is_test_attr_text);
     test && !has(&text[at + 4..], "mod ")
         && memchr::memmem::find(text.as_bytes(), b"::*").is_none_or(|g| g > at)
+}
+
+/// The identifier starting at `i` of `code` (empty when none does).
+fn ident_at(code: &[u8], i: usize) -> &[u8] {
+    let end = code[i..]
+        .iter()
+        .position(|&c| !crate::lexscan::is_ident(c))
+        .map_or(code.len(), |n| i + n);
+    &code[i..end]
 }
 
 /// Whether `text` names a crate [`use_tree`] keeps (or, for the own crate, `thread`).
@@ -586,22 +581,10 @@ fn read_mod(
     pending_mod: &mut Option<Option<String>>,
     scan: &mut Scan<'_>,
 ) -> usize {
-    let ident_at = |i: usize| -> String {
-        let end = code[i..]
-            .iter()
-            .position(|&c| !crate::lexscan::is_ident(c))
-            .map_or(code.len(), |n| i + n);
-        String::from_utf8_lossy(&code[i..end]).into_owned()
-    };
-    let skip_ws = |mut i: usize| {
-        while i < code.len() && code[i].is_ascii_whitespace() {
-            i += 1;
-        }
-        i
-    };
-    let k = skip_ws(kw + 3);
-    let name = ident_at(k);
-    let m = skip_ws(k + name.len());
+    use crate::lexscan::skip_ws;
+    let k = skip_ws(code, kw + 3);
+    let name = String::from_utf8_lossy(ident_at(code, k)).into_owned();
+    let m = skip_ws(code, k + name.len());
     if is_known_crate(&name) {
         // a module of its own named like a known crate (meilisearch's
         // `http_client::reqwest`, whose `Client` wraps reqwest's): only what it

@@ -24,6 +24,17 @@ use std::path::{Path, PathBuf};
 /// assert!(files.contains(&dir.path().join("src/helpers.rs")));
 /// ```
 pub fn declared_test_files(declaring: &Path, decls: &[ModDecl]) -> HashSet<PathBuf> {
+    declared_files(declaring, decls, |d| d.cfg_test)
+}
+
+/// [`declared_test_files`] for the declarations `picked` selects (the engine also asks for
+/// those built only for WebAssembly, [`ModDecl::wasm_only`]): their files, with the files
+/// below them — not a module also declared without that mark.
+pub fn declared_files(
+    declaring: &Path,
+    decls: &[ModDecl],
+    picked: impl Fn(&ModDecl) -> bool,
+) -> HashSet<PathBuf> {
     let mut out = HashSet::new();
     let dir = declaring
         .parent()
@@ -48,12 +59,12 @@ pub fn declared_test_files(declaring: &Path, decls: &[ModDecl]) -> HashSet<PathB
     // production code
     let production: HashSet<(&[String], Option<&str>)> = decls
         .iter()
-        .filter(|d| !d.cfg_test)
+        .filter(|d| !picked(d))
         .map(|d| (&d.path[..], d.path_attr.as_deref()))
         .collect();
     for d in decls
         .iter()
-        .filter(|d| d.cfg_test && !production.contains(&(&d.path[..], d.path_attr.as_deref())))
+        .filter(|d| picked(d) && !production.contains(&(&d.path[..], d.path_attr.as_deref())))
     {
         let target = match &d.path_attr {
             Some(p) => dir.join(p),
