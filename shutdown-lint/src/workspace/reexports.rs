@@ -128,8 +128,16 @@ pub fn for_package(pkg: &Package) -> Vec<(String, String)> {
 pub fn for_package_in(pkg: &Package, cargo_home: Option<&Path>) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let lock = Lockfile::find_cached(&pkg.dir);
-    if let Some(lib) = &pkg.lib {
-        out.extend(crate_reexports(&pkg.crate_name, lib, Reading::Own));
+    match &pkg.lib {
+        Some(lib) => out.extend(crate_reexports(&pkg.crate_name, lib, Reading::Own)),
+        // a package of one binary (a service's `src/main.rs`): the binary is the crate its
+        // `crate::prelude::*` names (beside a library or another binary, `crate::` of a
+        // binary is not theirs, and their module trees would be read as one)
+        None => {
+            if let [(_, bin)] = &pkg.bins[..] {
+                out.extend(crate_reexports(&pkg.crate_name, bin, Reading::Own));
+            }
+        }
     }
     for (local, real, dir) in &pkg.deps {
         let real_ident = real.replace('-', "_");
