@@ -410,6 +410,25 @@ fn a_spawn_on_actix_runtime_is_reported_and_left_as_written() {
     assert_eq!(fixed, text);
 }
 
+/// A thread started by the workspace's own function (radicle's `thread::spawn(nid,
+/// label, f)` returning the `JoinHandle`) is reported where the handle is dropped and left
+/// with the reason: the call is the workspace's function, not `std::thread::spawn`.
+#[test]
+fn a_thread_a_workspace_function_starts_is_reported_and_left_as_written() {
+    let text = "mod thread {\n    pub fn spawn(label: &str, f: fn()) -> std::thread::JoinHandle<()> {\n        std::thread::Builder::new().name(label.into()).spawn(f).expect(\"no NUL\")\n    }\n}\n\npub fn listen() {\n    thread::spawn(\"control\", || ());\n}\n";
+    let dir = package("lib.rs", text, None);
+    let report = plan(&[dir.path().to_path_buf()], &options(dir.path(), true)).unwrap();
+    assert_eq!(report.before.active().count(), 1);
+    assert!(
+        report.outcomes.values().all(|o| matches!(o,
+            Outcome::NoFix(w) if w.contains("`thread::spawn(..)` is the workspace's own function"))),
+        "{:?}",
+        report.outcomes
+    );
+    let (fixed, _) = fix_text("lib.rs", text, true, None);
+    assert_eq!(fixed, text);
+}
+
 #[test]
 fn a_binary_that_serves_and_handles_no_signal_is_left_to_the_user() {
     // the runtime's signals alone would not reach this server's shutdown (an admin channel)

@@ -74,7 +74,12 @@ impl Collector<'_, '_> {
         }
         // a root only the workspace model can tell is worth building when a method that a
         // rule looks at is applied, or when the value is bound
+        // .. or when the statement drops what a function named as a spawn returns
+        // (`thread::spawn(&nid, "control", f);` of the workspace's own `spawn`, which
+        // returns a thread's handle)
+        let drops_result = usage == Usage::Dropped && drops_spawned(cur, &layers);
         let symbolic_ok = self.want_value
+            || drops_result
             || layers.iter().any(
                 |l| matches!(l, syn::Expr::MethodCall(m) if is_trigger(&m.method.to_string())),
             );
@@ -212,6 +217,7 @@ impl Collector<'_, '_> {
             // a binding of a chain recorded already: every later use counts too
             // (`let t = starter.start();` then `t.await`)
             let triggered = ch.pending.is_none()
+                || drops_result
                 || (ch.via_binding && ch.origin.is_some())
                 || ch.steps[ch.inherited.min(ch.steps.len())..]
                     .iter()
@@ -719,6 +725,32 @@ fn is_timeout_layer(e: &syn::Expr) -> bool {
 /// wrapper of the workspace (`build_with_policies`, `danger_build_no_ip_policy`).
 pub(super) fn is_trigger(name: &str) -> bool {
     TRIGGERS.contains(&name) || name.split('_').any(|w| w == "build")
+}
+
+/// Whether a statement that ends with `layers` (outermost first) on `root` drops what a
+/// function or method named as a known spawn returns ([`crate::prune::is_spawn_name`]:
+/// `spawn`, `spawn_thread`, ..): only `?` and the steps that hand a `JoinHandle` on in the
+/// `Result` or `Option` they return ([`crate::rules::detached_thread::passes_on`]) come
+/// after the call. For a receiver's method, the innermost layer is the call itself. (Any
+/// other name would cost a lookup for most statements of a file, and the pruner blanks
+/// statements naming no such word anyway.)
+fn drops_spawned(root: &syn::Expr, layers: &[&syn::Expr]) -> bool {
+    let (name, steps) = match (root, layers.split_last()) {
+        (syn::Expr::Call(c), _) => match &*c.func {
+            syn::Expr::Path(p) => (p.path.segments.last().map(|s| s.ident.to_string()), layers),
+            _ => return false,
+        },
+        (_, Some((syn::Expr::MethodCall(m), steps))) => (Some(m.method.to_string()), steps),
+        _ => return false,
+    };
+    if !name.is_some_and(|n| crate::prune::is_spawn_name(&n)) {
+        return false;
+    }
+    steps.iter().all(|l| match l {
+        syn::Expr::Try(_) => true,
+        syn::Expr::MethodCall(m) => crate::rules::detached_thread::passes_on(&m.method.to_string()),
+        _ => false,
+    })
 }
 
 /// Methods a rule looks at: a chain whose root only the workspace model can tell is

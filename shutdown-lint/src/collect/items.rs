@@ -91,7 +91,11 @@ impl Collector<'_, '_> {
             }
         }
         let ret = match &sig.output {
-            syn::ReturnType::Type(_, ty) if self.resolver_blocks == 1 => self.type_canon(ty),
+            syn::ReturnType::Type(_, ty) if self.resolver_blocks == 1 => self
+                .type_canon(ty)
+                // a borrowed thread handle (`fn worker(&self) -> &JoinHandle<()>`) is no
+                // thread its caller started: a caller dropping it detaches nothing
+                .filter(|c| !(is_thread_handle(c) && is_borrowed(ty))),
             _ => None,
         };
         let returns_builder = ret.as_ref().is_some_and(|r| known::is_http_builder_type(r));
@@ -1137,5 +1141,25 @@ impl<'ast> syn::visit::Visit<'ast> for NamesTimeout {
 
     fn visit_macro(&mut self, m: &'ast syn::Macro) {
         self.0 |= m.tokens.to_string().contains("timeout");
+    }
+}
+
+/// Whether `ty` is `std::thread::JoinHandle`.
+fn is_thread_handle(ty: &[String]) -> bool {
+    known::type_ctor(ty) == Some(known::THREAD_SPAWN_FN)
+}
+
+/// Whether `ty` is a reference, or holds one where [`Collector::type_canon`] peels it
+/// (`Option<&T>`, `Result<&T, E>`).
+fn is_borrowed(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Reference(_) => true,
+        syn::Type::Paren(p) => is_borrowed(&p.elem),
+        syn::Type::Group(g) => is_borrowed(&g.elem),
+        syn::Type::Path(p) => p.path.segments.last().is_some_and(|last| {
+            matches!(&last.arguments, syn::PathArguments::AngleBracketed(a)
+                if a.args.first().is_some_and(|g| matches!(g, syn::GenericArgument::Type(t) if is_borrowed(t))))
+        }),
+        _ => false,
     }
 }

@@ -36,6 +36,10 @@ pub struct FixSite {
     pub via_binding: bool,
     /// The chain's value is thrown away (a statement, `let _ =`).
     pub dropped: bool,
+    /// The function of the workspace the value came from, as written, when the workspace
+    /// model typed its result (`thread::spawn` of radicle's own `fn spawn(nid, label, f)
+    /// -> JoinHandle<T>`): the call at the site is that function's, not the root's.
+    pub via: Option<String>,
 }
 
 impl FixSite {
@@ -103,6 +107,7 @@ pub fn from_model(model: &FileModel) -> Vec<FixSite> {
             inherited: cu.chain.inherited,
             via_binding: cu.chain.via_binding,
             dropped: cu.usage == Usage::Dropped,
+            via: cu.chain.via.clone().filter(|_| cu.chain.received),
         });
     }
     for r in &model.refs {
@@ -116,6 +121,7 @@ pub fn from_model(model: &FileModel) -> Vec<FixSite> {
                 inherited: 0,
                 via_binding: false,
                 dropped: false,
+                via: None,
             });
         }
     }

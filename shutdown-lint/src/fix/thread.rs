@@ -30,6 +30,11 @@ pub fn fix(cx: &FileCx<'_>, idx: usize, f: &Finding) -> Result<Fix, String> {
         needs_macros: false,
     };
     match part {
+        // a function of the workspace that starts the thread and returns its handle
+        None if site.root == known::THREAD_SPAWN_FN && site.via.is_some() => Err(format!(
+            "`{}(..)` is the workspace's own function returning the thread's `JoinHandle`: keep the handle and join it on shutdown",
+            site.via.as_deref().unwrap_or_default()
+        )),
         None if site.root == known::THREAD_SPAWN_FN => {
             let call = cx
                 .call_at(&f.region)

@@ -106,14 +106,6 @@ pub const FILE_ONLY_NEEDLES: &[&str] = &[
 /// (`self.spawn_shell_task(..)`, `respawn`) keeps no body (a re-export renaming a spawn is
 /// an imported name or a re-export word of its own).
 fn spawn_name(bytes: &[u8], start: usize, end: usize, needles: &[String]) -> bool {
-    static KNOWN: OnceLock<std::collections::HashSet<&'static str>> = OnceLock::new();
-    let known = KNOWN.get_or_init(|| {
-        crate::resolve::known::all_paths()
-            .filter_map(|p| p.rsplit("::").next())
-            .filter(|last| last.contains("spawn"))
-            .chain(["spawn"])
-            .collect()
-    });
     let mut a = start;
     while a > 0 && is_ident(bytes[a - 1]) {
         a -= 1;
@@ -126,8 +118,30 @@ fn spawn_name(bytes: &[u8], start: usize, end: usize, needles: &[String]) -> boo
     // a macro that spawns (`background_spawn!(..)`: an `Executor` wrapping its own spawn)
     let macro_call = bytes.get(b) == Some(&b'!') && bytes.get(b + 1) != Some(&b'=');
     macro_call
-        || std::str::from_utf8(ident).is_ok_and(|i| known.contains(i))
+        || std::str::from_utf8(ident).is_ok_and(is_spawn_name)
         || needles.iter().any(|n| n.as_bytes() == ident)
+}
+
+/// Whether `ident` is the name of a spawn a rule knows (`spawn`, `spawn_blocking`,
+/// `spawn_local`, `spawn_thread`, ..): a statement naming one is kept by the pruner.
+///
+/// # Examples
+/// ```
+/// use shutdown_lint::prune::is_spawn_name;
+/// assert!(is_spawn_name("spawn") && is_spawn_name("spawn_blocking"));
+/// assert!(!is_spawn_name("spawn_shell_task") && !is_spawn_name("respawn"));
+/// ```
+pub fn is_spawn_name(ident: &str) -> bool {
+    static KNOWN: OnceLock<std::collections::HashSet<&'static str>> = OnceLock::new();
+    KNOWN
+        .get_or_init(|| {
+            crate::resolve::known::all_paths()
+                .filter_map(|p| p.rsplit("::").next())
+                .filter(|last| last.contains("spawn"))
+                .chain(["spawn"])
+                .collect()
+        })
+        .contains(ident)
 }
 
 /// What [`BodyFilter::prune_with`] blanks besides function bodies naming no word.

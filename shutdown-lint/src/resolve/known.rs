@@ -224,6 +224,10 @@ pub const TYPE_CTORS: &[(&str, &str)] = &[
         "dropshot::HttpServerStarter",
         "dropshot::HttpServerStarter::new",
     ),
+    // a thread a function of the workspace starts and hands back (radicle's
+    // `thread::spawn(&nid, "control", f)` over `Builder::spawn`): a caller that drops the
+    // handle detaches it; only a function's result, by value, stands for a spawn
+    ("std::thread::JoinHandle", THREAD_SPAWN_FN),
 ];
 
 /// The constructor a value of type `ty` stands for ([`TYPE_CTORS`]).

@@ -24,6 +24,13 @@ const TRANSPARENT: &[&str] = &[
 /// `let _ = spawn(..).is_ok();`.
 const DISCARDING: &[&str] = &["is_ok", "is_err", "err"];
 
+/// Whether a method may come after a call in a statement that drops its thread's handle
+/// ([`TRANSPARENT`] or [`DISCARDING`]): a call of a function of the workspace followed by
+/// only these is looked up, in case it returns a thread's handle.
+pub(crate) fn passes_on(method: &str) -> bool {
+    TRANSPARENT.contains(&method) || DISCARDING.contains(&method)
+}
+
 /// Whether a chain dropped after `steps` drops the thread's handle.
 fn drops_handle(steps: &[crate::model::Step]) -> bool {
     let passed_on = match steps.split_last() {

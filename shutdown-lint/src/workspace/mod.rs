@@ -347,6 +347,14 @@ impl WorkspaceModel {
                 return Some(built_by_helper(ch, b, &[]));
             }
             if let Some(ctor) = known::type_ctor(&ty) {
+                // a thread's handle only from the function the call names, not one of the
+                // same name elsewhere (`spawn` is a common name)
+                if ctor == known::THREAD_SPAWN_FN
+                    && made_by.is_some()
+                    && !made_by.is_some_and(|f| called_as(root, f))
+                {
+                    return None;
+                }
                 // an empty `Option` of a client filled in here (spin's
                 // `self.client.get_or_insert_with(Default::default)`): a client made here,
                 // with its library's defaults
@@ -359,9 +367,11 @@ impl WorkspaceModel {
                 }
                 let mut out = rewrite(ch, i, crate::resolve::split_path(ctor), Vec::new());
                 // a client held in a field or returned by a function was made elsewhere:
-                // like a binding, it is not the place its construction is judged
+                // like a binding, it is not the place its construction is judged; a
+                // thread's handle held in a field was spawned elsewhere too
                 out.via_binding |=
-                    matches!(known::http_ctor(ctor), Some((known::HttpKind::Client, _)));
+                    matches!(known::http_ctor(ctor), Some((known::HttpKind::Client, _)))
+                        || (ctor == known::THREAD_SPAWN_FN && made_by.is_none());
                 return Some(out);
             }
             if known::is_http_builder_type(&ty) {
@@ -874,6 +884,17 @@ fn filled_with_default(ctor: &str) -> Option<&'static str> {
 
 /// `ch` with its first `consumed` steps replaced by a root the rules know (and the steps a
 /// helper applied to it, written elsewhere).
+/// Whether `root` calls `f` by its own path: the same path, or the same below the crate's
+/// name (`radicle_node::runtime::thread::spawn` called from another crate of the
+/// workspace, declared as `crate::runtime::thread::spawn`). A method is the one its
+/// lookup found.
+fn called_as(root: &SymRoot, f: &FnDecl) -> bool {
+    match root {
+        SymRoot::Call(path) => path.get(1..) == f.path.get(1..),
+        _ => true,
+    }
+}
+
 fn rewrite(ch: &Chain, consumed: usize, root: Canon, prefix: Vec<Step>) -> Chain {
     let root_region = match consumed {
         0 => ch.root_region,

@@ -233,3 +233,39 @@ fn a_types_associated_function_is_never_a_free_function_of_that_name() {
         1
     );
 }
+
+/// A function returning a thread's `JoinHandle` by value stands for a thread it starts;
+/// one returning a borrowed handle declares nothing the rules read, and a handle held in a
+/// field was started elsewhere (a chain on it is no spawn here).
+#[test]
+fn a_function_returning_a_thread_handle_by_value_starts_a_thread() {
+    let src = "use std::thread::JoinHandle;\n\
+               pub fn spawn(f: fn()) -> JoinHandle<()> { std::thread::spawn(f) }\n\
+               pub fn spawn_thread(h: &JoinHandle<()>) -> Option<&JoinHandle<()>> { Some(h) }\n\
+               pub struct W { worker: Option<JoinHandle<()>> }\n";
+    let a = crate::analysis::analyze_source(
+        "src/lib.rs".as_ref(),
+        src,
+        &crate::config::Config::default(),
+    );
+    let declared: Vec<String> = a.decls.fns.iter().map(|f| f.name.clone()).collect();
+    assert_eq!(
+        declared,
+        ["spawn"],
+        "the borrowed handle's function is not declared"
+    );
+    let ws = WorkspaceModel::build([&a.decls]);
+    let call = pending(SymRoot::Call(split_path("crate::spawn")), &[]);
+    let typed = ws.resolve(&[call]);
+    assert_eq!(typed[0].chain.root_str(), "std::thread::spawn");
+    assert!(!typed[0].chain.via_binding, "judged where it is called");
+    let field = pending(
+        SymRoot::Field {
+            owner: Some(split_path("crate::W")),
+            name: "worker".into(),
+        },
+        &["take"],
+    );
+    let typed = ws.resolve(&[field]);
+    assert!(typed.iter().all(|c| c.chain.via_binding), "{typed:?}");
+}
