@@ -275,9 +275,11 @@ pub struct ChainUse {
     /// The value, bound to a name, was later used as a plain value (moved, passed on,
     /// stored), not only through method calls.
     pub escapes: bool,
-    /// The value, bound to a name, was handed to a tower stack that bounds every call
-    /// (`ServiceBuilder::new().layer(TimeoutLayer::new(d)).service(client)`).
-    pub bounded_by_layer: bool,
+    /// Every call on the value is bounded: bound to a name, it was handed to a tower
+    /// stack that bounds every call (`ServiceBuilder::new().layer(TimeoutLayer::new(d))
+    /// .service(client)`), or it is a client made for one request whose future
+    /// `timeout(d, ..)` bounds (akri's `timeout(d, hyper::Client::new().request(req))`).
+    pub calls_bounded: bool,
 }
 
 /// A resolved path used as a value (not called) or as an attribute.

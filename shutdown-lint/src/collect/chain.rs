@@ -250,7 +250,7 @@ impl Collector<'_, '_> {
                     usage,
                     ctx,
                     escapes: false,
-                    bounded_by_layer: false,
+                    calls_bounded: false,
                 });
             }
         }
@@ -264,6 +264,7 @@ impl Collector<'_, '_> {
                     known::RAW_SPAWN_FNS.contains(&root.as_str())
                         || known::TRACKED_SPAWN_FNS.contains(&root.as_str())
                 });
+                let bounds = is_timeout_call(c);
                 for (k, a) in c.args.iter().enumerate() {
                     self.pending = if drop_call {
                         Usage::Dropped
@@ -273,6 +274,9 @@ impl Collector<'_, '_> {
                     self.into_task = spawn && matches!(a, syn::Expr::Path(_));
                     let value = self.visit_expr_value(a).or_else(|| self.bound_chain(a));
                     self.into_task = false;
+                    if bounds && k == 1 {
+                        self.note_bounded_request(value.as_ref());
+                    }
                     if let Some(b) = value.filter(is_unbuilt_builder) {
                         builders.push((k, b));
                     }
@@ -366,7 +370,7 @@ impl Collector<'_, '_> {
                     usage,
                     ctx: self.ctx(),
                     escapes: false,
-                    bounded_by_layer: false,
+                    calls_bounded: false,
                 });
             }
         }
@@ -391,6 +395,24 @@ impl Collector<'_, '_> {
         match self.binding_val(&p.path.get_ident()?.to_string())? {
             BindVal::Chain(ch) => Some((**ch).clone()),
             _ => None,
+        }
+    }
+
+    /// The future `timeout(d, ..)` bounds, when it is a request on a client made right
+    /// there (`timeout(d, hyper::Client::new().request(req))`): that client's one request
+    /// is bounded, so its chain is marked bounded. A client bound to a name is the client
+    /// flow's to judge (its other requests may not be).
+    fn note_bounded_request(&mut self, future: Option<&Chain>) {
+        let Some(ch) = future.filter(|ch| !ch.via_binding && ch.pending.is_none()) else {
+            return;
+        };
+        if ch
+            .steps
+            .iter()
+            .any(|s| super::flow::is_request_step(&s.name))
+            && let Some(cu) = ch.origin.and_then(|o| self.model.chains.get_mut(o))
+        {
+            cu.calls_bounded = true;
         }
     }
 
@@ -423,7 +445,7 @@ impl Collector<'_, '_> {
                 && let Some(o) = ch.origin
                 && let Some(cu) = self.model.chains.get_mut(o)
             {
-                cu.bounded_by_layer = true;
+                cu.calls_bounded = true;
             }
         }
     }
@@ -683,7 +705,7 @@ impl Collector<'_, '_> {
             usage: Usage::Kept,
             ctx,
             escapes: false,
-            bounded_by_layer: false,
+            calls_bounded: false,
         });
         true
     }
@@ -725,6 +747,13 @@ fn is_timeout_layer(e: &syn::Expr) -> bool {
 /// wrapper of the workspace (`build_with_policies`, `danger_build_no_ip_policy`).
 pub(super) fn is_trigger(name: &str) -> bool {
     TRIGGERS.contains(&name) || name.split('_').any(|w| w == "build")
+}
+
+/// A call of `timeout(d, fut)` by that name (`tokio::time::timeout`, imported or not).
+fn is_timeout_call(c: &syn::ExprCall) -> bool {
+    c.args.len() == 2
+        && matches!(&*c.func, syn::Expr::Path(p)
+            if p.path.segments.last().is_some_and(|s| s.ident == "timeout"))
 }
 
 /// Whether a statement that ends with `layers` (outermost first) on `root` drops what a

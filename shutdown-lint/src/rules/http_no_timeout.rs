@@ -177,7 +177,7 @@ fn clients_without_timeout_in(
             continue;
         };
         // wrapped in a tower stack that bounds every call (`TimeoutLayer`)
-        if cu.bounded_by_layer {
+        if cu.calls_bounded {
             continue;
         }
         let item = cu.ctx.item.clone();

@@ -237,7 +237,7 @@ impl WorkspaceModel {
                     usage: cu.usage,
                     ctx: cu.ctx.clone(),
                     escapes: cu.escapes,
-                    bounded_by_layer: cu.bounded_by_layer,
+                    calls_bounded: cu.calls_bounded,
                 })
             })
             .collect()

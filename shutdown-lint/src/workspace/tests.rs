@@ -24,7 +24,7 @@ fn pending(root: SymRoot, steps: &[&str]) -> ChainUse {
         usage: Usage::Kept,
         ctx: Ctx::default(),
         escapes: false,
-        bounded_by_layer: false,
+        calls_bounded: false,
     }
 }
 
