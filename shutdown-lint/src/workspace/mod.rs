@@ -884,13 +884,22 @@ fn filled_with_default(ctor: &str) -> Option<&'static str> {
 
 /// `ch` with its first `consumed` steps replaced by a root the rules know (and the steps a
 /// helper applied to it, written elsewhere).
-/// Whether `root` calls `f` by its own path: the same path, or the same below the crate's
-/// name (`radicle_node::runtime::thread::spawn` called from another crate of the
-/// workspace, declared as `crate::runtime::thread::spawn`). A method is the one its
-/// lookup found.
+/// Whether `root` may call `f` by a path to it: the same name, in the same module or one
+/// above it that may re-export it, below the crate's name (`radicle_node::runtime::thread
+/// ::spawn` called from another crate of the workspace, declared as `crate::runtime::
+/// thread::spawn`; hermes's `ibc_relayer::util::spawn_blocking`, declared in
+/// `util::block_on` and re-exported by `util`). Not a function of the same name in a
+/// module beside it (`crate::local::spawn`). A method is the one its lookup found.
 fn called_as(root: &SymRoot, f: &FnDecl) -> bool {
+    let module = |p: &[String]| p.get(1..p.len().saturating_sub(1)).map(<[String]>::to_vec);
     match root {
-        SymRoot::Call(path) => path.get(1..) == f.path.get(1..),
+        SymRoot::Call(path) => {
+            path.last() == f.path.last()
+                && match (module(path), module(&f.path)) {
+                    (Some(called), Some(declared)) => declared.starts_with(&called),
+                    _ => false,
+                }
+        }
         _ => true,
     }
 }
