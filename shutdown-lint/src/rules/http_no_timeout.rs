@@ -73,9 +73,17 @@ fn only_requests_with_timeout(
     if made.escapes || made.usage != crate::model::Usage::Kept {
         return false;
     }
+    // a use of what a request made from it returns (`.send().map(|resp| resp.status())`,
+    // a prepared request bound and sent later) is no use of the client
+    let on_request = |ch: &Chain| {
+        ch.steps[..ch.inherited.min(ch.steps.len())]
+            .iter()
+            .any(|s| crate::collect::flow::is_request_step(&s.name))
+    };
     let mut uses = model
         .resolved_chains()
         .filter(|cu| cu.chain.via_binding && cu.chain.origin == Some(origin))
+        .filter(|cu| !on_request(&cu.chain))
         .peekable();
     uses.peek().is_some()
         && uses.all(|cu| one_request_with_timeout(lib, &cu.chain.steps[cu.chain.inherited..]))
