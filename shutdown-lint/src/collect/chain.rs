@@ -254,6 +254,9 @@ impl Collector<'_, '_> {
                 });
             }
         }
+        if let Some(ch) = chain.as_ref() {
+            self.note_signal_thread(ch, cur, &layers);
+        }
         // visit everything inside: the root's arguments, then each method's arguments
         match cur {
             syn::Expr::Field(f) => self.visit_expr(&f.base),
@@ -413,6 +416,51 @@ impl Collector<'_, '_> {
             && let Some(cu) = ch.origin.and_then(|o| self.model.chains.get_mut(o))
         {
             cu.calls_bounded = true;
+        }
+    }
+
+    /// A thread started here whose body waits for the process's signals
+    /// ([`super::signal_thread`]): its spawn is recorded in
+    /// [`crate::model::FileModel::signal_threads`].
+    fn note_signal_thread(&mut self, ch: &Chain, root: &syn::Expr, layers: &[&syn::Expr]) {
+        // a function of the workspace that may start a thread (`thread::spawn(&nid,
+        // "signals", move || ..)`): the closure it is given
+        if ch.pending.is_some() {
+            if let syn::Expr::Call(c) = root
+                && c.args.iter().any(|a| {
+                    matches!(a, syn::Expr::Closure(_))
+                        && super::signal_thread::listens_for_signals(a)
+                })
+            {
+                self.model.signal_threads.push(ch.root_region.offset);
+            }
+            return;
+        }
+        let Some(after) = ch.thread_handle_after() else {
+            return;
+        };
+        let (at, body) = match after.checked_sub(1) {
+            // `std::thread::spawn(f)`
+            None => match root {
+                syn::Expr::Call(c) => (ch.root_region.offset, c.args.first()),
+                _ => return,
+            },
+            // a `Builder`'s `.spawn(f)`
+            Some(i) => {
+                let at = ch.steps[i].region.offset;
+                let body = layers.iter().find_map(|l| match l {
+                    syn::Expr::MethodCall(m)
+                        if m.method == "spawn" && self.region(m.method.span()).offset == at =>
+                    {
+                        m.args.first()
+                    }
+                    _ => None,
+                });
+                (at, body)
+            }
+        };
+        if body.is_some_and(super::signal_thread::listens_for_signals) {
+            self.model.signal_threads.push(at);
         }
     }
 

@@ -22,6 +22,7 @@ mod expr;
 mod fallback;
 pub mod flow;
 mod items;
+pub mod signal_thread;
 mod state;
 
 use crate::model::FileModel;

@@ -56,6 +56,14 @@ pub fn detached_threads(model: &FileModel) -> Vec<(Region, String)> {
         if !drops_handle(&ch.steps[after..]) {
             continue;
         }
+        // a thread that waits for the process's signals: nothing to join before them
+        let spawned_at = match after.checked_sub(1) {
+            None => ch.root_region.offset,
+            Some(spawn) => ch.steps[spawn].region.offset,
+        };
+        if model.signal_threads.contains(&spawned_at) {
+            continue;
+        }
         match after.checked_sub(1) {
             // `std::thread::spawn(..)`
             None if cu.ctx.in_drainable => {} // routed to a tracked thread by #[drainable]

@@ -1,0 +1,140 @@
+//! Threads that wait for the process's signals: the body a thread runs names a signal
+//! iterator or handler (signal-hook's `Signals` and its `.forever()`, `TERM_SIGNALS`, a
+//! `Signals` type of the workspace — neon's `ShutdownSignals::handle(..)` —, tokio's
+//! `SignalKind`, an enum's `Signal::Terminate` arm), loops over or waits on a value named
+//! for them (`for signal in &mut signals`, `self.signals.recv()`), or calls a function
+//! named as a signal handler
+//! (`signal_handler(..)`, `handle_signals(..)`, `wait_for_signal(..)`).
+//!
+//! Such a thread is how the process hears SIGTERM (shpool, neon's `compute_ctl` and
+//! `storage_broker`, radicle's node, oxide's `tfportd` start one and never join it): it
+//! holds no work of its own, and nothing could join it before the signal it waits for —
+//! reporting its dropped handle as a detached thread would ask for the impossible.
+//! A constant that only names a signal (`kill(pid, SIGTERM)`) is no marker: a thread
+//! that sends one is a supervisor with work of its own.
+
+use syn::visit::{self, Visit};
+
+/// Whether the thread body `body` (the closure passed to `spawn`) waits for signals.
+///
+/// # Examples
+/// ```
+/// use shutdown_lint::collect::signal_thread::listens_for_signals;
+/// let body: syn::Expr = syn::parse_str("move || { for sig in signals.forever() { stop(sig); } }").unwrap();
+/// assert!(listens_for_signals(&body));
+/// let body: syn::Expr = syn::parse_str("move || signal_handler(g, me)").unwrap();
+/// assert!(listens_for_signals(&body));
+/// let body: syn::Expr = syn::parse_str("move || { for s in &mut signals { cleanup(s); } }").unwrap();
+/// assert!(listens_for_signals(&body));
+/// let body: syn::Expr = syn::parse_str("move || loop { work(&rx); kill(pid, SIGTERM); }").unwrap();
+/// assert!(!listens_for_signals(&body));
+/// let body: syn::Expr = syn::parse_str("move || process_signal_batch(rx)").unwrap();
+/// assert!(!listens_for_signals(&body));
+/// ```
+pub fn listens_for_signals(body: &syn::Expr) -> bool {
+    let mut v = Markers { found: false };
+    v.visit_expr(body);
+    v.found
+}
+
+struct Markers {
+    found: bool,
+}
+
+/// A path naming a signal iterator or handler: a segment `Signals` (or ending so:
+/// `ShutdownSignals`), `SignalKind` or `TERM_SIGNALS`, or `Signal::Terminate` /
+/// `Signal::Interrupt`.
+fn is_marker_path(path: &syn::Path) -> bool {
+    let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    segs.iter()
+        .any(|s| s.ends_with("Signals") || s == "SignalKind" || s == "TERM_SIGNALS")
+        || segs.windows(2).any(|w| {
+            w[0] == "Signal" && matches!(w[1].as_str(), "Terminate" | "Interrupt" | "Term" | "Int")
+        })
+}
+
+/// A function named as a signal handler: a word `signal` or `signals` beside a word
+/// that waits for or handles it (`signal_handler`, `handle_signals`, `wait_for_signal`).
+fn is_handler_name(name: &str) -> bool {
+    let words: Vec<&str> = name.split('_').collect();
+    words.iter().any(|w| matches!(*w, "signal" | "signals"))
+        && words.iter().any(|w| {
+            matches!(
+                *w,
+                "handler"
+                    | "handle"
+                    | "handles"
+                    | "wait"
+                    | "waits"
+                    | "listen"
+                    | "listener"
+                    | "catch"
+                    | "watch"
+                    | "watcher"
+            )
+        })
+}
+
+/// A binding named for the signals it yields: `signals`, `term_signals`.
+fn is_signals_name(name: &str) -> bool {
+    name == "signals" || name.ends_with("_signals")
+}
+
+/// Whether `e` is a local or a field named for the signals it yields (`signals`,
+/// `self.signals`, `&mut signals`).
+fn names_signals(e: &syn::Expr) -> bool {
+    match e {
+        syn::Expr::Reference(r) => names_signals(&r.expr),
+        syn::Expr::Paren(p) => names_signals(&p.expr),
+        syn::Expr::Path(p) => p
+            .path
+            .get_ident()
+            .is_some_and(|i| is_signals_name(&i.to_string())),
+        syn::Expr::Field(f) => {
+            matches!(&f.member, syn::Member::Named(n) if is_signals_name(&n.to_string()))
+        }
+        _ => false,
+    }
+}
+
+impl<'ast> Visit<'ast> for Markers {
+    fn visit_path(&mut self, p: &'ast syn::Path) {
+        self.found |= is_marker_path(p);
+        visit::visit_path(self, p);
+    }
+
+    fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+        if let syn::Expr::Path(p) = &*c.func
+            && p.path
+                .segments
+                .last()
+                .is_some_and(|s| is_handler_name(&s.ident.to_string()))
+        {
+            self.found = true;
+        }
+        visit::visit_expr_call(self, c);
+    }
+
+    fn visit_expr_for_loop(&mut self, f: &'ast syn::ExprForLoop) {
+        // `for signal in &mut signals`, `for sig in signals.iter()`
+        let mut iterated = &*f.expr;
+        while let syn::Expr::MethodCall(m) = iterated
+            && m.args.is_empty()
+        {
+            iterated = &m.receiver;
+        }
+        self.found |= names_signals(iterated);
+        visit::visit_expr_for_loop(self, f);
+    }
+
+    fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+        // signal-hook's `signals.forever()`; a wait on a value named for the signals it
+        // yields (radicle's `self.signals.recv()`, its `Signal::Terminate` arms aside)
+        self.found |= m.method == "forever" && m.args.is_empty();
+        self.found |= matches!(
+            m.method.to_string().as_str(),
+            "recv" | "recv_timeout" | "try_recv" | "wait" | "pending" | "next"
+        ) && names_signals(&m.receiver);
+        visit::visit_expr_method_call(self, m);
+    }
+}
