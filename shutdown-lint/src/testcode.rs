@@ -1,5 +1,7 @@
 //! The one test-code predicate: what the linter and the audit skip unless asked
-//! (`include-tests`, `include-examples`). By location — files under `tests/` or `benches/`,
+//! (`include-tests`, `include-examples`). By location — files under `tests/` or `benches/`
+//! or a directory named for benchmarks (`benchmarks/`, rustc-perf's `compile-benchmarks/`
+//! of vendored crates, restate's `tools/pp-bench/`),
 //! files named `tests.rs` / `test.rs` (the usual target of `#[cfg(test)] mod tests;`), and
 //! examples under `examples/` — and by attribute (`#[cfg(test)]`, `#[test]`, `#[tokio::test]`,
 //! ..) on items, statements and out-of-line modules. A package's build script is skipped
@@ -20,9 +22,10 @@ pub enum CodeKind {
 }
 
 /// Classifies a path relative to the directory it was found from (a package directory or
-/// a linted root): a `tests`/`benches` directory, or a `tests.rs`/`test.rs` file, is test
-/// code; an `examples` directory is an example. The deepest such directory decides, so
-/// `examples/x/tests/t.rs` is a test.
+/// a linted root): a `tests`/`benches` directory or one named for benchmarks
+/// ([`is_bench_name`]), or a `tests.rs`/`test.rs` file, is test code; an `examples`
+/// directory is an example. The deepest such directory decides, so `examples/x/tests/t.rs`
+/// is a test.
 ///
 /// # Examples
 ///
@@ -32,6 +35,8 @@ pub enum CodeKind {
 /// assert_eq!(classify("src/net/tests.rs".as_ref()), CodeKind::Test);
 /// assert_eq!(classify("examples/demo.rs".as_ref()), CodeKind::Example);
 /// assert_eq!(classify("src/examples.rs".as_ref()), CodeKind::Normal);
+/// assert_eq!(classify("collector/compile-benchmarks/hyper/src/lib.rs".as_ref()), CodeKind::Test);
+/// assert_eq!(classify("bencher/src/main.rs".as_ref()), CodeKind::Normal);
 /// ```
 pub fn classify(rel: &Path) -> CodeKind {
     let comps: Vec<&std::ffi::OsStr> = rel
@@ -48,7 +53,7 @@ pub fn classify(rel: &Path) -> CodeKind {
         return CodeKind::Test;
     }
     for d in dirs.iter().rev() {
-        if *d == "tests" || *d == "benches" {
+        if *d == "tests" || d.to_str().is_some_and(is_bench_name) {
             return CodeKind::Test;
         }
         if *d == "examples" {
@@ -62,7 +67,8 @@ pub fn classify(rel: &Path) -> CodeKind {
 /// either (split at `-` and `_`) is one of a test-support feature's
 /// ([`crate::lexscan::is_test_feature`]: `test`, `tests`, `testing`, `test-utils`, ..) or
 /// `e2e` — `client-api-test`, `integration-tests`, `e2e_test`, `martin-e2e-tests`; not
-/// `testnet` or `attestation`. Its code is test code.
+/// `testnet` or `attestation` —, or names it for benchmarks ([`is_bench_name`]:
+/// `logserver-bench`). Its code is test code.
 ///
 /// # Examples
 ///
@@ -71,6 +77,7 @@ pub fn classify(rel: &Path) -> CodeKind {
 /// assert!(is_test_package("rustfs_test_utils", "test-utils".as_ref()));
 /// assert!(is_test_package("e2e_test", "e2e_test".as_ref()));
 /// assert!(is_test_package("sozu_e2e", "e2e".as_ref()));
+/// assert!(is_test_package("restate-pp-bench", "pp-bench".as_ref()));
 /// assert!(!is_test_package("zebra_network", "zebra-network".as_ref()));
 /// assert!(!is_test_package("testnet_faucet", "testnet-faucet".as_ref()));
 /// ```
@@ -85,7 +92,27 @@ pub fn is_test_package(crate_name: &str, dir: &Path) -> bool {
 /// Whether a package's or directory's name says test support: a test-support feature's
 /// word ([`crate::lexscan::is_test_feature`]) or `e2e`.
 fn is_test_support_name(name: &str) -> bool {
-    crate::lexscan::is_test_feature(name) || name.split(['-', '_']).any(|w| w == "e2e")
+    crate::lexscan::is_test_feature(name)
+        || name.split(['-', '_']).any(|w| w == "e2e")
+        || is_bench_name(name)
+}
+
+/// Whether a directory or package is named for benchmarks: a word of its name (split at
+/// `-` and `_`) is `bench`, `benches`, `benchmark` or `benchmarks` (`benches`,
+/// `compile-benchmarks`, `pp-bench`; not `bencher`, a service that runs them). Benchmark
+/// harnesses are built and run by developers, never deployed: skipped with tests.
+///
+/// # Examples
+///
+/// ```
+/// use shutdown_lint::testcode::is_bench_name;
+/// assert!(is_bench_name("benches") && is_bench_name("compile-benchmarks"));
+/// assert!(is_bench_name("logserver-bench") && is_bench_name("benchmark"));
+/// assert!(!is_bench_name("bencher") && !is_bench_name("workbench"));
+/// ```
+pub fn is_bench_name(name: &str) -> bool {
+    name.split(['-', '_'])
+        .any(|w| matches!(w, "bench" | "benches" | "benchmark" | "benchmarks"))
 }
 
 /// Whether a package's directory, relative to its workspace's root, lies in a directory of
