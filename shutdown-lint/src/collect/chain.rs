@@ -402,19 +402,24 @@ impl Collector<'_, '_> {
     }
 
     /// The future `timeout(d, ..)` bounds, when it is a request on a client made right
-    /// there (`timeout(d, hyper::Client::new().request(req))`): that client's one request
-    /// is bounded, so its chain is marked bounded. A client bound to a name is the client
-    /// flow's to judge (its other requests may not be).
+    /// there (`timeout(d, hyper::Client::new().request(req))`) or a one-shot request
+    /// (tari's `timeout(d, reqwest::get(url))`): that client's one request is bounded, so
+    /// its chain is marked bounded. A client bound to a name is the client flow's to judge
+    /// (its other requests may not be).
     fn note_bounded_request(&mut self, future: Option<&Chain>) {
         let Some(ch) = future.filter(|ch| !ch.via_binding && ch.pending.is_none()) else {
             return;
         };
-        if ch
+        // a request on a client made here, or a one-shot request (`reqwest::get(url)`)
+        let requests = ch
             .steps
             .iter()
             .any(|s| super::flow::is_request_step(&s.name))
-            && let Some(cu) = ch.origin.and_then(|o| self.model.chains.get_mut(o))
-        {
+            || matches!(
+                known::http_ctor(&ch.root_str()),
+                Some((known::HttpKind::OneShot, _))
+            );
+        if requests && let Some(cu) = ch.origin.and_then(|o| self.model.chains.get_mut(o)) {
             cu.calls_bounded = true;
         }
     }
