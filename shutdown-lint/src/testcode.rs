@@ -90,7 +90,7 @@ pub fn is_test_package(crate_name: &str, dir: &Path) -> bool {
 }
 
 /// Whether a package's or directory's name says test support: a test-support feature's
-/// word ([`crate::lexscan::is_test_feature`]) or `e2e`.
+/// word ([`crate::lexscan::is_test_feature`]), `e2e`, or a benchmark's ([`is_bench_name`]).
 fn is_test_support_name(name: &str) -> bool {
     crate::lexscan::is_test_feature(name)
         || name.split(['-', '_']).any(|w| w == "e2e")

@@ -3,8 +3,9 @@
 //! `Signals` type of the workspace — neon's `ShutdownSignals::handle(..)` —, tokio's
 //! `SignalKind`, an enum's `Signal::Terminate` arm), loops over or waits on a value named
 //! for them (`for signal in &mut signals`, `self.signals.recv()`), or calls a function
-//! named as a signal handler
-//! (`signal_handler(..)`, `handle_signals(..)`, `wait_for_signal(..)`).
+//! named as a signal handler (`signal_handler(..)`, `handle_signals(..)`,
+//! `wait_for_signal(..)`). The body is read as the pruner left it: a statement naming no
+//! word a rule reads (`Ok(Signal::Terminate) => break,` alone) is blank by then.
 //!
 //! Such a thread is how the process hears SIGTERM (shpool, neon's `compute_ctl` and
 //! `storage_broker`, radicle's node, oxide's `tfportd` start one and never join it): it

@@ -56,21 +56,18 @@ pub fn detached_threads(model: &FileModel) -> Vec<(Region, String)> {
         if !drops_handle(&ch.steps[after..]) {
             continue;
         }
-        // a thread that waits for the process's signals: nothing to join before them
         let spawned_at = match after.checked_sub(1) {
-            None => ch.root_region.offset,
-            Some(spawn) => ch.steps[spawn].region.offset,
+            // `std::thread::spawn(..)`; routed to a tracked thread by `#[drainable]`
+            None if cu.ctx.in_drainable => continue,
+            None => ch.root_region,
+            // a `Builder`'s `spawn` step
+            Some(spawn) => ch.steps[spawn].region,
         };
-        if model.signal_threads.contains(&spawned_at) {
+        // a thread that waits for the process's signals: nothing to join before them
+        if model.signal_threads.contains(&spawned_at.offset) {
             continue;
         }
-        match after.checked_sub(1) {
-            // `std::thread::spawn(..)`
-            None if cu.ctx.in_drainable => {} // routed to a tracked thread by #[drainable]
-            None => found.push((ch.root_region, cu.ctx.item.clone())),
-            // a `Builder`'s `spawn` step
-            Some(spawn) => found.push((ch.steps[spawn].region, cu.ctx.item.clone())),
-        }
+        found.push((spawned_at, cu.ctx.item.clone()));
     }
     found
 }

@@ -350,8 +350,8 @@ impl WorkspaceModel {
                 // a thread's handle only from the function the call names, not one of the
                 // same name elsewhere (`spawn` is a common name)
                 if ctor == known::THREAD_SPAWN_FN
-                    && made_by.is_some()
-                    && !made_by.is_some_and(|f| called_as(root, f))
+                    && i == 0
+                    && made_by.is_some_and(|f| !called_as(root, f))
                 {
                     return None;
                 }
