@@ -178,9 +178,10 @@ pub fn render_human(report: &LintReport, opts: HumanOptions) -> String {
     if deny + warn == 0 {
         out.push_str(&format!("no findings in {files} {files_word}"));
     } else {
+        let total = deny + warn;
+        let findings_word = if total == 1 { "finding" } else { "findings" };
         out.push_str(&format!(
-            "{} findings ({deny} deny, {warn} warn) in {files} {files_word}",
-            deny + warn
+            "{total} {findings_word} ({deny} deny, {warn} warn) in {files} {files_word}"
         ));
     }
     if suppressed > 0 {
