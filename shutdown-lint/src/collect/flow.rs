@@ -343,7 +343,10 @@ impl ClientFlow {
     /// test code, but for a local of a test function (all of whose uses are test code): a
     /// production function's statement built only for tests or WebAssembly
     /// (`#[cfg(target_family = "wasm")] let res = req.send().await?;`) is not one of its
-    /// uses.
+    /// uses. The whole file's uses (a field's, a method's local's) leave out those in a free
+    /// function that takes a parameter of that name: there the name is the parameter
+    /// (snuba's `fn clickhouse_task_runner(client: Arc<ClickhouseClient>, ..)` sending on
+    /// its own `client`, beside a struct whose field `client` holds the HTTP client).
     fn uses_in<'a>(&'a self, f: &'a Option<String>, n: &str) -> impl Iterator<Item = &'a Use> {
         let fns = self.use_fns.get(n);
         let tests = self.use_tests.get(n);
@@ -352,12 +355,21 @@ impl ClientFlow {
         let len = self.uses.get(n).map_or(0, Vec::len);
         // a function with a use outside test code is not a test
         let production = f.is_none() || (0..len).any(|k| in_f(k) && !test(k));
+        let of_param = move |k: usize| {
+            fns.and_then(|fs| fs.get(k))
+                .and_then(Option::as_ref)
+                .and_then(|g| self.fn_params.get(g))
+                .and_then(Option::as_ref)
+                .is_some_and(|params| params.iter().any(|p| p.as_deref() == Some(n)))
+        };
         self.uses
             .get(n)
             .into_iter()
             .flatten()
             .enumerate()
-            .filter(move |(k, _)| (f.is_none() || in_f(*k)) && !(production && test(*k)))
+            .filter(move |(k, _)| {
+                (if f.is_none() { !of_param(*k) } else { in_f(*k) }) && !(production && test(*k))
+            })
             .map(|(_, u)| u)
     }
 
