@@ -761,14 +761,16 @@ fn cfg_tokens(s: &str) -> Vec<String> {
 
 /// Whether a Cargo feature of this name only turns on test support: one of the words of
 /// its name (split at `-` and `_`) is `test`, `tests`, `testing`, `testutil(s)`,
-/// `testsuite`, `testkit` or `proptest` — `test-utils`, `test-util` (tokio's),
-/// `testing`, `integration-testsuite`, `proptest-impl` — but not `testnet` or `latest`.
+/// `testsuite`, `testkit`, `proptest`, `stresstest` or `loadtest` — `test-utils`,
+/// `test-util` (tokio's), `testing`, `integration-testsuite`, `proptest-impl`, objectstore's
+/// `stresstest` package — but not `testnet` or `latest`.
 ///
 /// # Examples
 /// ```
 /// use shutdown_lint::lexscan::is_test_feature;
 /// assert!(is_test_feature("test-utils"));
 /// assert!(is_test_feature("proptest-impl"));
+/// assert!(is_test_feature("stresstest"));
 /// assert!(!is_test_feature("testnet"));
 /// assert!(!is_test_feature("attestation"));
 /// ```
@@ -784,6 +786,8 @@ pub fn is_test_feature(name: &str) -> bool {
                 | "testsuite"
                 | "testkit"
                 | "proptest"
+                | "stresstest"
+                | "loadtest"
         )
     })
 }
