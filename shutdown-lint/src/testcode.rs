@@ -68,7 +68,7 @@ pub fn classify(rel: &Path) -> CodeKind {
 /// ([`crate::lexscan::is_test_feature`]: `test`, `tests`, `testing`, `test-utils`, ..) or
 /// `e2e` — `client-api-test`, `integration-tests`, `e2e_test`, `martin-e2e-tests`; not
 /// `testnet` or `attestation` —, or names it for benchmarks ([`is_bench_name`]:
-/// `logserver-bench`). Its code is test code.
+/// `logserver-bench`) or for cargo-xtask automation (`xtask`). Its code is test code.
 ///
 /// # Examples
 ///
@@ -78,6 +78,7 @@ pub fn classify(rel: &Path) -> CodeKind {
 /// assert!(is_test_package("e2e_test", "e2e_test".as_ref()));
 /// assert!(is_test_package("sozu_e2e", "e2e".as_ref()));
 /// assert!(is_test_package("restate-pp-bench", "pp-bench".as_ref()));
+/// assert!(is_test_package("xtask", "xtask".as_ref()));
 /// assert!(!is_test_package("zebra_network", "zebra-network".as_ref()));
 /// assert!(!is_test_package("testnet_faucet", "testnet-faucet".as_ref()));
 /// ```
@@ -89,11 +90,14 @@ pub fn is_test_package(crate_name: &str, dir: &Path) -> bool {
             .is_some_and(is_test_support_name)
 }
 
-/// Whether a package's or directory's name says test support: a test-support feature's
-/// word ([`crate::lexscan::is_test_feature`]), `e2e`, or a benchmark's ([`is_bench_name`]).
+/// Whether a package's or directory's name says test support or developer tooling: a
+/// test-support feature's word ([`crate::lexscan::is_test_feature`]), `e2e`, a benchmark's
+/// ([`is_bench_name`]), or `xtask` (the cargo-xtask convention: a workspace's build and
+/// release automation, run by `cargo xtask ..` on a developer's machine or in CI, never
+/// deployed — biome's code generators, AppFlowy's local dev servers).
 fn is_test_support_name(name: &str) -> bool {
     crate::lexscan::is_test_feature(name)
-        || name.split(['-', '_']).any(|w| w == "e2e")
+        || name.split(['-', '_']).any(|w| w == "e2e" || w == "xtask")
         || is_bench_name(name)
 }
 
