@@ -182,9 +182,9 @@ pub struct FileAnalysis {
     /// Chains whose receiver only the workspace model can type
     /// ([`FileAnalysis::apply_workspace`]).
     pub pending: Vec<ChainUse>,
-    /// [`crate::model::FileModel::signal_threads`], kept for the pending chains (a thread
+    /// [`crate::model::FileModel::signal_listeners`], kept for the pending chains (a thread
     /// started through a function of the workspace, its body waiting for signals).
-    pub signal_threads: Vec<usize>,
+    pub signal_listeners: Vec<usize>,
     /// Where the file's HTTP clients go, kept for the pending chains when it was read with
     /// the file (a client built in it); otherwise read by
     /// [`FileAnalysis::apply_workspace`] when a typed chain turns out to build a client
@@ -864,7 +864,7 @@ impl Analyzer {
             // a flow read for the file's own clients only cannot answer for a chain typed
             // later ([`FileAnalysis::apply_workspace`] reads it whole if need be)
             a.client_flow = model.client_flow.take().filter(|f| !f.partial);
-            a.signal_threads = std::mem::take(&mut model.signal_threads);
+            a.signal_listeners = std::mem::take(&mut model.signal_listeners);
         }
         a.decls = std::mem::take(&mut model.decls);
         suppress::apply(&mut a.findings, &mut a.facts.suppressions);
@@ -942,7 +942,7 @@ impl FileAnalysis {
             chains,
             fns: if serves { fns.to_vec() } else { Vec::new() },
             client_flow: self.client_flow.clone(),
-            signal_threads: self.signal_threads.clone(),
+            signal_listeners: self.signal_listeners.clone(),
             ..FileModel::default()
         };
         let mut out = self.judge(&model, config);

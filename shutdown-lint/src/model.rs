@@ -530,11 +530,12 @@ pub struct FileModel {
     /// a SIGTERM constant still counts as handling SIGTERM (`Signals::new(TERM_SIGNALS)`
     /// then `if sig == SIGTERM`).
     pub signal_compares: Vec<Region>,
-    /// Byte offsets of the spawns of threads that wait for the process's signals (a
-    /// signal-hook `Signals` iterated, `signal_handler(..)` called): such a thread holds no
-    /// work and ends with the process, which its signal asks to end — no detached
-    /// thread ([`crate::collect::signal_thread`]).
-    pub signal_threads: Vec<usize>,
+    /// Byte offsets of the spawns of threads and tasks that wait for the process's signals
+    /// (a signal-hook `Signals` iterated, `signal_handler(..)` called, a task whose future
+    /// first awaits `ctrl_c()`): such a thread or task holds no work and only turns the
+    /// signal into the program's own shutdown — no detached thread, no raw spawn to track
+    /// ([`crate::collect::signal_thread`]).
+    pub signal_listeners: Vec<usize>,
     /// Where the file's names carry an HTTP client (read only for a file that builds one,
     /// and not for a file streamed item by item).
     pub client_flow: Option<crate::collect::flow::ClientFlow>,

@@ -424,9 +424,9 @@ impl Collector<'_, '_> {
         }
     }
 
-    /// A thread started here whose body waits for the process's signals
+    /// A thread or task started here whose body waits for the process's signals
     /// ([`super::signal_thread`]): its spawn is recorded in
-    /// [`crate::model::FileModel::signal_threads`].
+    /// [`crate::model::FileModel::signal_listeners`].
     fn note_signal_thread(&mut self, ch: &Chain, root: &syn::Expr, layers: &[&syn::Expr]) {
         // a function of the workspace that may start a thread (`thread::spawn(&nid,
         // "signals", move || ..)`): the closure it is given
@@ -437,7 +437,37 @@ impl Collector<'_, '_> {
                         && super::signal_thread::listens_for_signals(a)
                 })
             {
-                self.model.signal_threads.push(ch.root_region.offset);
+                self.model.signal_listeners.push(ch.root_region.offset);
+            }
+            return;
+        }
+        // a task whose future first awaits a signal (`tokio::spawn(async { ctrl_c().await;
+        // .. })`, `rt.spawn(handle_sigterm(signals))`)
+        let root_path = ch.root_str();
+        let task = if !ch.via_binding && known::RAW_SPAWN_FNS.contains(&root_path.as_str()) {
+            match root {
+                syn::Expr::Call(c) => c.args.first().map(|f| (ch.root_region.offset, f)),
+                _ => None,
+            }
+        } else if known::RAW_SPAWN_RECEIVERS.contains(&root_path.as_str())
+            && let Some(i) = ch
+                .steps
+                .iter()
+                .position(|s| known::SPAWN_METHODS.contains(&s.name.as_str()))
+        {
+            let at = ch.steps[i].region.offset;
+            layers.iter().find_map(|l| match l {
+                syn::Expr::MethodCall(m) if self.region(m.method.span()).offset == at => {
+                    m.args.first().map(|f| (at, f))
+                }
+                _ => None,
+            })
+        } else {
+            None
+        };
+        if let Some((at, fut)) = task {
+            if super::signal_thread::awaits_signal_first(fut) && !self.pruned_before_first(fut) {
+                self.model.signal_listeners.push(at);
             }
             return;
         }
@@ -465,8 +495,27 @@ impl Collector<'_, '_> {
             }
         };
         if body.is_some_and(super::signal_thread::listens_for_signals) {
-            self.model.signal_threads.push(at);
+            self.model.signal_listeners.push(at);
         }
+    }
+
+    /// Whether the pruner blanked statements before the first one left in the async
+    /// block `fut` (`drain_queue(rx).await;` naming no rule word, before `ctrl_c().await`):
+    /// the written text between its `{` and that statement holds more than whitespace and
+    /// line comments.
+    fn pruned_before_first(&self, fut: &syn::Expr) -> bool {
+        let syn::Expr::Async(a) = fut else {
+            return false;
+        };
+        let Some(first) = a.block.stmts.first() else {
+            return false;
+        };
+        let open = self.region(a.block.brace_token.span.open()).offset + 1;
+        let start = self.region(first.span()).offset;
+        self.index
+            .text(open..start.max(open))
+            .lines()
+            .any(|l| !l.split("//").next().unwrap_or("").trim().is_empty())
     }
 
     /// A bound value handed to a tower stack that bounds every call

@@ -139,3 +139,92 @@ impl<'ast> Visit<'ast> for Markers {
         visit::visit_expr_method_call(self, m);
     }
 }
+
+/// Whether the future a task is spawned with waits for the process's signals before it
+/// does anything: a call of a function named as a signal waiter (corrosion's
+/// `tokio::spawn(handle_sigterm(signals))`), or an async block whose first statement
+/// awaits one — `ctrl_c().await` (quickwit's CLI, wash's `dev`), `sigterm.recv().await`,
+/// `block_until_shutdown_signal().await` (parseable), `if signal::ctrl_c().await.is_ok()
+/// { .. }` (screenpipe). Such a task only turns the signal into the program's own
+/// shutdown: tracking it would make the drain wait for a signal that has already come.
+///
+/// # Examples
+/// ```
+/// use shutdown_lint::collect::signal_thread::awaits_signal_first;
+/// let fut: syn::Expr = syn::parse_str("async move { tokio::signal::ctrl_c().await.ok(); tx.send(()) }").unwrap();
+/// assert!(awaits_signal_first(&fut));
+/// let fut: syn::Expr = syn::parse_str("handle_sigterm(signals)").unwrap();
+/// assert!(awaits_signal_first(&fut));
+/// let fut: syn::Expr = syn::parse_str("async move { work(rx).await; ctrl_c().await.ok(); }").unwrap();
+/// assert!(!awaits_signal_first(&fut));
+/// let fut: syn::Expr = syn::parse_str("process_signal_batch(rx)").unwrap();
+/// assert!(!awaits_signal_first(&fut));
+/// ```
+pub fn awaits_signal_first(fut: &syn::Expr) -> bool {
+    match fut {
+        syn::Expr::Call(c) => is_waiter_call(c),
+        syn::Expr::Async(a) => match a.block.stmts.first() {
+            Some(syn::Stmt::Expr(e, _)) => awaited_signal(e),
+            Some(syn::Stmt::Local(l)) => l.init.as_ref().is_some_and(|i| awaited_signal(&i.expr)),
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+/// A call of a function named as a signal waiter: `ctrl_c`, a signal handler's name
+/// ([`is_handler_name`]), or a name with `sigterm` / `sigint`, or with `signal(s)` beside
+/// `shutdown`, `until` or `block` (`shutdown_signal`, `block_until_shutdown_signal`).
+fn is_waiter_call(c: &syn::ExprCall) -> bool {
+    let syn::Expr::Path(p) = &*c.func else {
+        return false;
+    };
+    p.path.segments.last().is_some_and(|s| {
+        let name = s.ident.to_string();
+        let words: Vec<&str> = name.split('_').collect();
+        name == "ctrl_c"
+            || is_handler_name(&name)
+            || words.iter().any(|w| matches!(*w, "sigterm" | "sigint"))
+            || (words.iter().any(|w| matches!(*w, "signal" | "signals"))
+                && words
+                    .iter()
+                    .any(|w| matches!(*w, "shutdown" | "until" | "block")))
+    })
+}
+
+/// Whether `e` (a statement) awaits a signal: `X.await` with `?`, `.ok()`, `.is_ok()`,
+/// `.expect(..)` and the like after it, also as an `if` / `if let` / `match` condition,
+/// where `X` is a waiter's call or `recv()` on a value named for signals (`sigterm`,
+/// `signals`, `self.signals`).
+fn awaited_signal(e: &syn::Expr) -> bool {
+    let mut e = e;
+    loop {
+        e = match e {
+            syn::Expr::If(i) => &i.cond,
+            syn::Expr::Let(l) => &l.expr,
+            syn::Expr::Match(m) => &m.expr,
+            syn::Expr::Try(t) => &t.expr,
+            syn::Expr::Paren(p) => &p.expr,
+            syn::Expr::MethodCall(m) if !matches!(&*m.receiver, syn::Expr::Path(_)) => &m.receiver,
+            _ => break,
+        };
+    }
+    let syn::Expr::Await(a) = e else {
+        return false;
+    };
+    match &*a.base {
+        syn::Expr::Call(c) => is_waiter_call(c),
+        syn::Expr::MethodCall(m) if m.method == "recv" => {
+            names_signals(&m.receiver) || names_sig(&m.receiver)
+        }
+        _ => false,
+    }
+}
+
+/// Whether `e` is a local named for one signal (`sigterm`, `sigint`, `sig_term`).
+fn names_sig(e: &syn::Expr) -> bool {
+    matches!(e, syn::Expr::Path(p) if p.path.get_ident().is_some_and(|i| {
+        let n = i.to_string();
+        n.starts_with("sigterm") || n.starts_with("sigint") || n.starts_with("sig_")
+    }))
+}

@@ -64,7 +64,7 @@ pub fn detached_threads(model: &FileModel) -> Vec<(Region, String)> {
             Some(spawn) => ch.steps[spawn].region,
         };
         // a thread that waits for the process's signals: nothing to join before them
-        if model.signal_threads.contains(&spawned_at.offset) {
+        if model.signal_listeners.contains(&spawned_at.offset) {
             continue;
         }
         found.push((spawned_at, cu.ctx.item.clone()));

@@ -176,7 +176,9 @@ fn sites(model: &FileModel, configured_raw: &[String]) -> Vec<Site> {
             && (known::RAW_SPAWN_FNS.contains(&root.as_str())
                 || is_configured(&ch.root, configured_raw))
         {
-            if !(cu.ctx.in_drainable && routed_by_drainable(&root)) {
+            // a task that waits for the process's signals: nothing for a drain to wait for
+            let listens = model.signal_listeners.contains(&ch.root_region.offset);
+            if !(listens || cu.ctx.in_drainable && routed_by_drainable(&root)) {
                 found.push(Site {
                     region: ch.root_region,
                     item: cu.ctx.item.clone(),
@@ -200,6 +202,7 @@ fn sites(model: &FileModel, configured_raw: &[String]) -> Vec<Site> {
                 .iter()
                 .position(|s| known::SPAWN_METHODS.contains(&s.name.as_str()))
             && ch.is_local_step(i)
+            && !model.signal_listeners.contains(&ch.steps[i].region.offset)
         {
             let recv = receiver_type(&root, &ch.steps[..i]);
             let method = &ch.steps[i].name;
