@@ -180,6 +180,30 @@ impl Chain {
         self.is_local_step(i).then_some(i + 1)
     }
 
+    /// The step that spawns a task on a runtime handle or builder this chain starts at
+    /// (`Handle::current().spawn(..)`, `Runtime::new()?.spawn_blocking(..)`: a
+    /// [`crate::resolve::known::RAW_SPAWN_RECEIVERS`] root, a
+    /// [`crate::resolve::known::SPAWN_METHODS`] step).
+    ///
+    /// # Examples
+    /// ```
+    /// use shutdown_lint::finding::Region;
+    /// use shutdown_lint::model::{Chain, Step};
+    /// use shutdown_lint::resolve::split_path;
+    /// let step = |name: &str| Step { name: name.into(), region: Region::default_start(), args: Vec::new() };
+    /// let mut ch = Chain::at(split_path("tokio::runtime::Handle::current"), Region::default_start());
+    /// ch.steps = vec![step("clone"), step("spawn")];
+    /// assert_eq!(ch.receiver_spawn_step(), Some(1));
+    /// ```
+    pub fn receiver_spawn_step(&self) -> Option<usize> {
+        if !crate::resolve::known::RAW_SPAWN_RECEIVERS.contains(&self.root_str().as_str()) {
+            return None;
+        }
+        self.steps
+            .iter()
+            .position(|s| crate::resolve::known::SPAWN_METHODS.contains(&s.name.as_str()))
+    }
+
     /// Whether step `i` was written at this site (not inherited from a binding).
     pub fn is_local_step(&self, i: usize) -> bool {
         i >= self.inherited
@@ -534,7 +558,7 @@ pub struct FileModel {
     /// (a signal-hook `Signals` iterated, `signal_handler(..)` called, a task whose future
     /// first awaits `ctrl_c()`): such a thread or task holds no work and only turns the
     /// signal into the program's own shutdown — no detached thread, no raw spawn to track
-    /// ([`crate::collect::signal_thread`]).
+    /// ([`crate::collect::signal_listener`]).
     pub signal_listeners: Vec<usize>,
     /// Where the file's names carry an HTTP client (read only for a file that builds one,
     /// and not for a file streamed item by item).

@@ -255,7 +255,7 @@ impl Collector<'_, '_> {
             }
         }
         if let Some(ch) = chain.as_ref() {
-            self.note_signal_thread(ch, cur, &layers);
+            self.note_signal_listener(ch, cur, &layers);
         }
         // visit everything inside: the root's arguments, then each method's arguments
         match cur {
@@ -425,78 +425,73 @@ impl Collector<'_, '_> {
     }
 
     /// A thread or task started here whose body waits for the process's signals
-    /// ([`super::signal_thread`]): its spawn is recorded in
+    /// ([`super::signal_listener`]): its spawn is recorded in
     /// [`crate::model::FileModel::signal_listeners`].
-    fn note_signal_thread(&mut self, ch: &Chain, root: &syn::Expr, layers: &[&syn::Expr]) {
+    fn note_signal_listener(&mut self, ch: &Chain, root: &syn::Expr, layers: &[&syn::Expr]) {
+        let root_call = match root {
+            syn::Expr::Call(c) => Some(c),
+            _ => None,
+        };
         // a function of the workspace that may start a thread (`thread::spawn(&nid,
         // "signals", move || ..)`): the closure it is given
         if ch.pending.is_some() {
-            if let syn::Expr::Call(c) = root
-                && c.args.iter().any(|a| {
+            if root_call.is_some_and(|c| {
+                c.args.iter().any(|a| {
                     matches!(a, syn::Expr::Closure(_))
-                        && super::signal_thread::listens_for_signals(a)
+                        && super::signal_listener::listens_for_signals(a)
                 })
-            {
+            }) {
                 self.model.signal_listeners.push(ch.root_region.offset);
             }
             return;
         }
+        let first_arg = || root_call.and_then(|c| c.args.first());
         // a task whose future first awaits a signal (`tokio::spawn(async { ctrl_c().await;
         // .. })`, `rt.spawn(handle_sigterm(signals))`)
-        let root_path = ch.root_str();
-        let task = if !ch.via_binding && known::RAW_SPAWN_FNS.contains(&root_path.as_str()) {
-            match root {
-                syn::Expr::Call(c) => c.args.first().map(|f| (ch.root_region.offset, f)),
-                _ => None,
-            }
-        } else if known::RAW_SPAWN_RECEIVERS.contains(&root_path.as_str())
-            && let Some(i) = ch
-                .steps
-                .iter()
-                .position(|s| known::SPAWN_METHODS.contains(&s.name.as_str()))
-        {
-            let at = ch.steps[i].region.offset;
-            layers.iter().find_map(|l| match l {
-                syn::Expr::MethodCall(m) if self.region(m.method.span()).offset == at => {
-                    m.args.first().map(|f| (at, f))
-                }
-                _ => None,
-            })
+        let task = if !ch.via_binding && known::RAW_SPAWN_FNS.contains(&ch.root_str().as_str()) {
+            Some((ch.root_region.offset, first_arg()))
         } else {
-            None
+            ch.receiver_spawn_step().map(|i| {
+                (
+                    ch.steps[i].region.offset,
+                    self.step_arg(layers, &ch.steps[i]),
+                )
+            })
         };
         if let Some((at, fut)) = task {
-            if super::signal_thread::awaits_signal_first(fut) && !self.pruned_before_first(fut) {
+            if fut.is_some_and(|f| {
+                super::signal_listener::awaits_signal_first(f) && !self.pruned_before_first(f)
+            }) {
                 self.model.signal_listeners.push(at);
             }
             return;
         }
+        // a thread: `std::thread::spawn(f)`, or a `Builder`'s `.spawn(f)`
         let Some(after) = ch.thread_handle_after() else {
             return;
         };
         let (at, body) = match after.checked_sub(1) {
-            // `std::thread::spawn(f)`
-            None => match root {
-                syn::Expr::Call(c) => (ch.root_region.offset, c.args.first()),
-                _ => return,
-            },
-            // a `Builder`'s `.spawn(f)`
-            Some(i) => {
-                let at = ch.steps[i].region.offset;
-                let body = layers.iter().find_map(|l| match l {
-                    syn::Expr::MethodCall(m)
-                        if m.method == "spawn" && self.region(m.method.span()).offset == at =>
-                    {
-                        m.args.first()
-                    }
-                    _ => None,
-                });
-                (at, body)
-            }
+            None => (ch.root_region.offset, first_arg()),
+            Some(i) => (
+                ch.steps[i].region.offset,
+                self.step_arg(layers, &ch.steps[i]),
+            ),
         };
-        if body.is_some_and(super::signal_thread::listens_for_signals) {
+        if body.is_some_and(super::signal_listener::listens_for_signals) {
             self.model.signal_listeners.push(at);
         }
+    }
+
+    /// The first argument of the method call of `step`, written among `layers`.
+    fn step_arg<'e>(&self, layers: &[&'e syn::Expr], step: &Step) -> Option<&'e syn::Expr> {
+        layers.iter().find_map(|l| match l {
+            syn::Expr::MethodCall(m)
+                if self.region(m.method.span()).offset == step.region.offset =>
+            {
+                m.args.first()
+            }
+            _ => None,
+        })
     }
 
     /// Whether the pruner blanked statements before the first one left in the async

@@ -22,7 +22,7 @@ mod expr;
 mod fallback;
 pub mod flow;
 mod items;
-pub mod signal_thread;
+pub mod signal_listener;
 mod state;
 
 use crate::model::FileModel;

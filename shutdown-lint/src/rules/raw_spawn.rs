@@ -196,11 +196,7 @@ fn sites(model: &FileModel, configured_raw: &[String]) -> Vec<Site> {
             }
             continue;
         }
-        if known::RAW_SPAWN_RECEIVERS.contains(&root.as_str())
-            && let Some(i) = ch
-                .steps
-                .iter()
-                .position(|s| known::SPAWN_METHODS.contains(&s.name.as_str()))
+        if let Some(i) = ch.receiver_spawn_step()
             && ch.is_local_step(i)
             && !model.signal_listeners.contains(&ch.steps[i].region.offset)
         {

@@ -1,4 +1,4 @@
-//! Threads that wait for the process's signals: the body a thread runs names a signal
+//! Threads and tasks that wait for the process's signals: the body a thread runs names a signal
 //! iterator or handler (signal-hook's `Signals` and its `.forever()`, `TERM_SIGNALS`, a
 //! `Signals` type of the workspace — neon's `ShutdownSignals::handle(..)` —, tokio's
 //! `SignalKind`, an enum's `Signal::Terminate` arm), loops over or waits on a value named
@@ -13,6 +13,10 @@
 //! reporting its dropped handle as a detached thread would ask for the impossible.
 //! A constant that only names a signal (`kill(pid, SIGTERM)`) is no marker: a thread
 //! that sends one is a supervisor with work of its own.
+//!
+//! Tasks likewise ([`awaits_signal_first`]): a task spawned with a signal waiter's call, or
+//! whose first statement awaits one (`ctrl_c().await`), only turns the signal into the
+//! program's own shutdown — no raw spawn for the drain to track.
 
 use syn::visit::{self, Visit};
 
@@ -20,7 +24,7 @@ use syn::visit::{self, Visit};
 ///
 /// # Examples
 /// ```
-/// use shutdown_lint::collect::signal_thread::listens_for_signals;
+/// use shutdown_lint::collect::signal_listener::listens_for_signals;
 /// let body: syn::Expr = syn::parse_str("move || { for sig in signals.forever() { stop(sig); } }").unwrap();
 /// assert!(listens_for_signals(&body));
 /// let body: syn::Expr = syn::parse_str("move || signal_handler(g, me)").unwrap();
@@ -150,7 +154,7 @@ impl<'ast> Visit<'ast> for Markers {
 ///
 /// # Examples
 /// ```
-/// use shutdown_lint::collect::signal_thread::awaits_signal_first;
+/// use shutdown_lint::collect::signal_listener::awaits_signal_first;
 /// let fut: syn::Expr = syn::parse_str("async move { tokio::signal::ctrl_c().await.ok(); tx.send(()) }").unwrap();
 /// assert!(awaits_signal_first(&fut));
 /// let fut: syn::Expr = syn::parse_str("handle_sigterm(signals)").unwrap();
