@@ -162,6 +162,11 @@ pub struct FileAnalysis {
     pub skipped_as_test: bool,
     /// Parsed with `syn`.
     pub parsed: bool,
+    /// Top-level items that did not parse, the rest of the file read without them
+    /// ([`crate::item_recovery`]): where, and the parser's message. The engine reports each
+    /// as a `parse-error`, or lists it in the run's [`crate::engine::Stats`] when the crate
+    /// enables nightly features (syntax `syn` may not know).
+    pub unread_items: Vec<(Region, String)>,
     /// Macro bodies analysed / not analysed.
     pub macros_analysed: usize,
     /// Macro bodies that did not parse as Rust.
@@ -207,6 +212,31 @@ pub struct FileAnalysis {
     /// Clients reported by `http-no-timeout` that functions of other files may clear
     /// ([`FileAnalysis::clear_clients`]).
     pub open_clients: Vec<crate::model::OpenClient>,
+}
+
+/// `text` parsed as `edition` reads it; when it does not parse as a whole, the top-level items
+/// that do ([`crate::item_recovery`]) and where each item left out failed.
+fn parse_or_recover(
+    text: &str,
+    edition: crate::edition::Edition,
+    index: &LineIndex<'_>,
+) -> syn::Result<(syn::File, Vec<(Region, String)>)> {
+    let err = match crate::edition::parse_file(text, edition) {
+        Ok(file) => return Ok((file, Vec::new())),
+        Err(e) => e,
+    };
+    let Some(r) = crate::item_recovery::parse_items(text, edition) else {
+        return Err(err);
+    };
+    let unread = r
+        .skipped
+        .iter()
+        .map(|e| {
+            let b = e.span().byte_range();
+            (index.region(b.start, b.end), format!("syntax error: {e}"))
+        })
+        .collect();
+    Ok((r.file, unread))
 }
 
 /// Configuration prepared for many files: resolution tables and the byte scan.
@@ -763,25 +793,24 @@ impl Analyzer {
                 return a;
             }
             a.pruned = pruned.is_some();
-            pruned
-                .map_or_else(
-                    || {
-                        crate::edition::parse_file(&cleaned, fctx.edition)
-                            .map(|file| (file, crate::compact::Shifts::default()))
-                    },
-                    Ok,
-                )
-                .map(|(file, shifts)| {
-                    // the file's own index unless bytes were removed (it is used again below)
-                    let shifted;
-                    let index = if shifts.is_empty() {
-                        &index
-                    } else {
-                        shifted = index.clone().with_shifts(shifts);
-                        &shifted
-                    };
-                    collect::collect_owned(file, index, &opts)
-                })
+            let parsed = match pruned {
+                Some(p) => Ok(p),
+                None => parse_or_recover(&cleaned, fctx.edition, &index).map(|(file, unread)| {
+                    a.unread_items = unread;
+                    (file, crate::compact::Shifts::default())
+                }),
+            };
+            parsed.map(|(file, shifts)| {
+                // the file's own index unless bytes were removed (it is used again below)
+                let shifted;
+                let index = if shifts.is_empty() {
+                    &index
+                } else {
+                    shifted = index.clone().with_shifts(shifts);
+                    &shifted
+                };
+                collect::collect_owned(file, index, &opts)
+            })
         };
         let mut model = match model {
             Ok(m) => m,

@@ -163,6 +163,7 @@ pub fn stats_text(report: &LintReport) -> String {
          files excluded (config):    {}\n\
          files parsed:               {}\n\
          parse errors:               {}\n\
+         nightly items not read:     {}\n\
          macro bodies analysed:      {}\n\
          macro bodies not analysed:  {}\n\
          expressions too deep:       {}\n\
@@ -176,6 +177,7 @@ pub fn stats_text(report: &LintReport) -> String {
         s.files_excluded,
         s.files_parsed,
         s.parse_errors,
+        s.nightly_items_unread.len(),
         s.macros_analysed,
         s.macros_unanalysed,
         s.exprs_too_deep,

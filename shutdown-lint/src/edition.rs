@@ -49,7 +49,7 @@ impl Edition {
     }
 
     /// Whether the 2015 grammar may apply.
-    fn may_be_2015(self) -> bool {
+    pub(crate) fn may_be_2015(self) -> bool {
         matches!(self, Edition::E2015 | Edition::Unknown)
     }
 }
@@ -79,7 +79,7 @@ pub fn parse_file(text: &str, edition: Edition) -> syn::Result<syn::File> {
 }
 
 /// The 2015 rewrite of a token stream (see the module doc).
-fn rewrite_2015(tokens: TokenStream) -> TokenStream {
+pub(crate) fn rewrite_2015(tokens: TokenStream) -> TokenStream {
     let mut out: Vec<TokenTree> = Vec::new();
     let tts: Vec<TokenTree> = tokens.into_iter().collect();
     for (i, tt) in tts.iter().enumerate() {

@@ -87,6 +87,10 @@ pub struct Stats {
     pub files_parsed: usize,
     /// Unreadable or unparsable.
     pub parse_errors: usize,
+    /// Top-level items of crates that enable nightly features (`#![feature(..)]`) that did
+    /// not parse, as `path:line`: read around, and not reported as `parse-error`
+    /// ([`crate::item_recovery`]).
+    pub nightly_items_unread: Vec<String>,
     /// Macro bodies parsed and analysed.
     pub macros_analysed: usize,
     /// Macro bodies that are not Rust and were not analysed.
@@ -1070,6 +1074,10 @@ fn finish(
         }
         stats.exprs_too_deep += a.too_deep;
         stats.test_items_skipped += a.test_items_skipped;
+        for (region, _) in std::mem::take(&mut a.unread_items) {
+            let at = format!("{}:{}", a.path.display(), region.line);
+            stats.nightly_items_unread.push(at);
+        }
         let extra = std::mem::take(&mut cross[i]);
         let findings = a.finish(extra, !opts.no_suppressions);
         stats.parse_errors += findings.iter().filter(|f| f.rule == "parse-error").count();
@@ -1227,6 +1235,20 @@ fn file_context(job: &Job) -> FileContext {
     ctx
 }
 
+/// Whether the crate of `job` (its text: `text`) enables nightly features: the file is a
+/// crate root that does, or its package's library or a binary root does.
+fn enables_nightly_features(job: &Job, text: &str) -> bool {
+    use crate::item_recovery::enables_nightly_features as declares;
+    let Some(pkg) = &job.pkg else {
+        return declares(text);
+    };
+    let roots = pkg.lib.iter().chain(pkg.bins.iter().map(|(_, b)| b));
+    declares(text)
+        || roots
+            .filter(|r| **r != job.abs)
+            .any(|r| std::fs::read_to_string(r).is_ok_and(|t| declares(&t)))
+}
+
 /// Analyses one file; `meta`: its metadata (symlinks followed), `None` when it could not
 /// be read (the read then reports why).
 fn analyze_job(
@@ -1275,6 +1297,14 @@ fn analyze_job(
     };
     let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let mut a = analyzer.analyze(&job.display, &text, &ctx);
+        if !a.unread_items.is_empty() && !enables_nightly_features(job, &text) {
+            // valid code only where a nightly toolchain reads it: otherwise the user's own
+            // build fails on it too
+            for (region, msg) in std::mem::take(&mut a.unread_items) {
+                let f = parse_error(config, &job.display, region, msg);
+                a.findings.push(f);
+            }
+        }
         if a.skipped_by_scan {
             // the workspace model may search it for a declaration: read what it may
             // declare now, not by reading the file again

@@ -27,6 +27,7 @@ pub mod edition;
 pub mod engine;
 pub mod finding;
 pub mod fix;
+pub mod item_recovery;
 pub mod lexscan;
 pub mod macro_definition;
 pub mod macros;

@@ -425,6 +425,62 @@ fn bad_input_is_reported_and_the_run_goes_on() {
     );
 }
 
+/// chainflip's runtime (`#![feature(lazy_type_alias)]`): a free type alias with a trailing
+/// `where`, which `syn` does not read. The rest of the file is linted; in a crate that
+/// enables nightly features the item is listed as not read, elsewhere it is a `parse-error`.
+#[test]
+fn an_item_of_nightly_syntax_is_read_around() {
+    let alias = "pub type Items<B: Tr> = <B as Tr>::Out\nwhere\n    B: Default;\n";
+    let module = format!("{alias}pub fn f() {{\n    tokio::spawn(async {{}});\n}}\n");
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "Cargo.toml",
+        "[package]\nname = \"rt\"\nedition = \"2021\"\n",
+    );
+    write(
+        d.path(),
+        "src/lib.rs",
+        "//! Runtime.\n#![feature(lazy_type_alias)]\npub mod types;\n",
+    );
+    write(d.path(), "src/types.rs", &module);
+    let o = run_in(d.path(), &["--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let rules: Vec<(&str, u64)> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["rule"].as_str().unwrap(), f["line"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(rules, [("raw-spawn", 5)], "{v}");
+    assert_eq!(
+        v["summary"]["nightly_items_unread"],
+        serde_json::json!(["src/types.rs:2"])
+    );
+    let o = run_in(d.path(), &[]);
+    assert!(
+        stdout(&o).contains(
+            "not read: 1 item of nightly syntax in crates with `#![feature(..)]`: src/types.rs:2"
+        ),
+        "{}",
+        stdout(&o)
+    );
+
+    // without the feature the build fails on it too: reported where it fails, and the
+    // rest of the file still linted
+    write(d.path(), "src/lib.rs", "pub mod types;\n");
+    let o = run_in(d.path(), &["--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let rules: Vec<(&str, u64)> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["rule"].as_str().unwrap(), f["line"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(rules, [("parse-error", 2), ("raw-spawn", 5)], "{v}");
+    assert!(v["summary"].get("nightly_items_unread").is_none(), "{v}");
+}
+
 fn big_file_is_linted(megabytes: usize) {
     let d = tempfile::tempdir().unwrap();
     let mut text = String::with_capacity(megabytes << 20);

@@ -188,5 +188,21 @@ pub fn render_human(report: &LintReport, opts: HumanOptions) -> String {
         out.push_str(&format!(", {suppressed} suppressed"));
     }
     out.push('\n');
+    let unread = &report.stats.nightly_items_unread;
+    if !unread.is_empty() {
+        let items_word = if unread.len() == 1 { "item" } else { "items" };
+        let shown: Vec<&str> = unread.iter().take(5).map(String::as_str).collect();
+        let more = unread.len() - shown.len();
+        let more = if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        };
+        out.push_str(&format!(
+            "not read: {} {items_word} of nightly syntax in crates with `#![feature(..)]`: {}{more}\n",
+            unread.len(),
+            shown.join(", ")
+        ));
+    }
     out
 }

@@ -1,7 +1,9 @@
 //! `--format json` (**contract**):
 //! `{"version": 1, "findings": [{"rule", "severity", "path", "line", "column", "end_line",
 //! "end_column", "message", "help"}], "summary": {"files", "findings"}}` — suppressed
-//! findings are left out; lines and columns are 1-based.
+//! findings are left out; lines and columns are 1-based. `summary` also holds
+//! `"nightly_items_unread": ["path:line", ..]` when some top-level items of a crate that
+//! enables nightly features did not parse ([`crate::item_recovery`]).
 
 use crate::engine::LintReport;
 use crate::finding::Finding;
@@ -11,13 +13,15 @@ use serde::Serialize;
 struct JsonReport<'a> {
     version: u32,
     findings: Vec<JsonFinding<'a>>,
-    summary: Summary,
+    summary: Summary<'a>,
 }
 
 #[derive(Serialize)]
-struct Summary {
+struct Summary<'a> {
     files: usize,
     findings: usize,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    nightly_items_unread: &'a [String],
 }
 
 /// One finding in the JSON contract shape.
@@ -67,6 +71,7 @@ pub fn render_json(report: &LintReport) -> String {
         summary: Summary {
             files: report.stats.files_seen,
             findings: findings.len(),
+            nightly_items_unread: &report.stats.nightly_items_unread,
         },
         findings,
     };
