@@ -140,15 +140,26 @@ pub fn sites(model: &FileModel) -> Vec<ServerSite> {
                 .into_iter()
                 .collect()
         } else {
+            let serving = |u: &ChainUse, i: usize| {
+                u.chain.is_local_step(i) && api.serve.contains(&u.chain.steps[i].name.as_str())
+            };
+            // warp 0.4 binds, then runs what it bound (`let server = warp::serve(f)
+            // .bind(addr).await; .. server.run().await`): one server, which serves where
+            // it runs — a serving method counts only with none after it on the same value
+            let served_later = uses
+                .iter()
+                .any(|w| w.chain.via_binding && (0..w.chain.steps.len()).any(|i| serving(w, i)));
             let mut all: Vec<(Region, &ChainUse, String)> = Vec::new();
             for u in uses {
-                for (i, s) in u.chain.steps.iter().enumerate() {
-                    if u.chain.is_local_step(i)
-                        && api.serve.contains(&s.name.as_str())
-                        && !all.iter().any(|(r, _, _)| *r == s.region)
-                    {
-                        all.push((s.region, *u, format!("{} `.{}(..)`", api.name, s.name)));
-                    }
+                if served_later && !u.chain.via_binding {
+                    continue;
+                }
+                let last = (0..u.chain.steps.len()).rev().find(|&i| serving(u, i));
+                if let Some(i) = last
+                    && !all.iter().any(|(r, _, _)| *r == u.chain.steps[i].region)
+                {
+                    let s = &u.chain.steps[i];
+                    all.push((s.region, *u, format!("{} `.{}(..)`", api.name, s.name)));
                 }
             }
             all
