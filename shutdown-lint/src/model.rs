@@ -560,6 +560,10 @@ pub struct FileModel {
     /// signal into the program's own shutdown — no detached thread, no raw spawn to track
     /// ([`crate::collect::signal_listener`]).
     pub signal_listeners: Vec<usize>,
+    /// Byte offsets of the spawns of tasks whose future holds no work
+    /// (`tokio::spawn(std::future::pending())`, a stand-in handle for a part switched
+    /// off): no raw spawn to track ([`crate::collect::idle_task`]).
+    pub idle_tasks: Vec<usize>,
     /// Where the file's names carry an HTTP client (read only for a file that builds one,
     /// and not for a file streamed item by item).
     pub client_flow: Option<crate::collect::flow::ClientFlow>,

@@ -255,7 +255,7 @@ impl Collector<'_, '_> {
             }
         }
         if let Some(ch) = chain.as_ref() {
-            self.note_signal_listener(ch, cur, &layers);
+            self.note_spawn_without_work(ch, cur, &layers);
         }
         // visit everything inside: the root's arguments, then each method's arguments
         match cur {
@@ -425,9 +425,10 @@ impl Collector<'_, '_> {
     }
 
     /// A thread or task started here whose body waits for the process's signals
-    /// ([`super::signal_listener`]): its spawn is recorded in
-    /// [`crate::model::FileModel::signal_listeners`].
-    fn note_signal_listener(&mut self, ch: &Chain, root: &syn::Expr, layers: &[&syn::Expr]) {
+    /// ([`super::signal_listener`]), or a task with no work ([`super::idle_task`]): its spawn
+    /// is recorded in [`crate::model::FileModel::signal_listeners`] or
+    /// [`crate::model::FileModel::idle_tasks`].
+    fn note_spawn_without_work(&mut self, ch: &Chain, root: &syn::Expr, layers: &[&syn::Expr]) {
         let root_call = match root {
             syn::Expr::Call(c) => Some(c),
             _ => None,
@@ -463,6 +464,10 @@ impl Collector<'_, '_> {
                 super::signal_listener::awaits_signal_first(f) && !self.pruned_before_first(f)
             }) {
                 self.model.signal_listeners.push(at);
+            }
+            // a stand-in handle (`tokio::spawn(std::future::pending())`)
+            if fut.is_some_and(super::idle_task::is_idle_future) {
+                self.model.idle_tasks.push(at);
             }
             return;
         }

@@ -21,6 +21,7 @@ mod eval;
 mod expr;
 mod fallback;
 pub mod flow;
+pub mod idle_task;
 mod items;
 pub mod signal_listener;
 mod state;
