@@ -66,9 +66,10 @@ pub fn classify(rel: &Path) -> CodeKind {
 /// Whether a package is test support by its name or its directory's name: a word of
 /// either (split at `-` and `_`) is one of a test-support feature's
 /// ([`crate::lexscan::is_test_feature`]: `test`, `tests`, `testing`, `test-utils`, ..) or
-/// `e2e` — `client-api-test`, `integration-tests`, `e2e_test`, `martin-e2e-tests`; not
-/// `testnet` or `attestation` —, or names it for benchmarks ([`is_bench_name`]:
-/// `logserver-bench`) or for cargo-xtask automation (`xtask`). Its code is test code.
+/// `e2e`, `simtest` or `stress` — `client-api-test`, `integration-tests`, `e2e_test`,
+/// `martin-e2e-tests`, `walrus-stress`; not `testnet`, `attestation` or `stressor` —, or
+/// names it for benchmarks ([`is_bench_name`]: `logserver-bench`) or for cargo-xtask
+/// automation (`xtask`). Its code is test code.
 ///
 /// # Examples
 ///
@@ -77,6 +78,9 @@ pub fn classify(rel: &Path) -> CodeKind {
 /// assert!(is_test_package("rustfs_test_utils", "test-utils".as_ref()));
 /// assert!(is_test_package("e2e_test", "e2e_test".as_ref()));
 /// assert!(is_test_package("sozu_e2e", "e2e".as_ref()));
+/// assert!(is_test_package("walrus_simtest", "crates/walrus-simtest".as_ref()));
+/// assert!(is_test_package("walrus_stress", "crates/walrus-stress".as_ref()));
+/// assert!(!is_test_package("stressor_api", "crates/stressor".as_ref()));
 /// assert!(is_test_package("restate-pp-bench", "pp-bench".as_ref()));
 /// assert!(is_test_package("xtask", "xtask".as_ref()));
 /// assert!(!is_test_package("zebra_network", "zebra-network".as_ref()));
@@ -91,13 +95,17 @@ pub fn is_test_package(crate_name: &str, dir: &Path) -> bool {
 }
 
 /// Whether a package's or directory's name says test support or developer tooling: a
-/// test-support feature's word ([`crate::lexscan::is_test_feature`]), `e2e`, a benchmark's
-/// ([`is_bench_name`]), or `xtask` (the cargo-xtask convention: a workspace's build and
-/// release automation, run by `cargo xtask ..` on a developer's machine or in CI, never
-/// deployed — biome's code generators, AppFlowy's local dev servers).
+/// test-support feature's word ([`crate::lexscan::is_test_feature`]), `e2e`, `simtest`
+/// (Mysten's deterministic simulation tests: walrus's `walrus-simtest`), `stress` (a
+/// stress-test load generator: `walrus-stress`), a benchmark's ([`is_bench_name`]), or
+/// `xtask` (the cargo-xtask convention: a workspace's build and release automation, run
+/// by `cargo xtask ..` on a developer's machine or in CI, never deployed — biome's code
+/// generators, AppFlowy's local dev servers).
 fn is_test_support_name(name: &str) -> bool {
     crate::lexscan::is_test_feature(name)
-        || name.split(['-', '_']).any(|w| w == "e2e" || w == "xtask")
+        || name
+            .split(['-', '_'])
+            .any(|w| matches!(w, "e2e" | "xtask" | "simtest" | "stress"))
         || is_bench_name(name)
 }
 
