@@ -70,8 +70,9 @@ pub struct FileContext {
 
 impl FileContext {
     /// Guesses the context from a path alone: modules after the last `src/`, test code
-    /// under `tests/` or `benches/`, or in a file named `tests.rs` / `test.rs` (the usual
-    /// target of `#[cfg(test)] mod tests;`).
+    /// under `tests/` or `benches/`, or in a module named for tests (`tests.rs`, the usual
+    /// target of `#[cfg(test)] mod tests;`, `test/`, `test_utils.rs`:
+    /// [`crate::testcode::classify`]).
     ///
     /// # Examples
     /// ```

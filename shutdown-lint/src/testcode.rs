@@ -2,7 +2,10 @@
 //! (`include-tests`, `include-examples`). By location — files under `tests/` or `benches/`
 //! or a directory named for benchmarks (`benchmarks/`, rustc-perf's `compile-benchmarks/`
 //! of vendored crates, restate's `tools/pp-bench/`),
-//! files named `tests.rs` / `test.rs` (the usual target of `#[cfg(test)] mod tests;`), and
+//! modules named for tests — a file or directory whose name has a test word
+//! (`tests.rs`, `test/`, `test_utils.rs`, `testing/`: [`crate::lexscan::is_test_feature`]'s
+//! words), the usual targets of `#[cfg(test)] mod tests;` and of test-support modules
+//! other crates' tests import (curvine's `pub mod test;` and its `MiniCluster`) —, and
 //! examples under `examples/` — and by attribute (`#[cfg(test)]`, `#[test]`, `#[tokio::test]`,
 //! ..) on items, statements and out-of-line modules. A package's build script is skipped
 //! with test code: it runs at compile time, never in the service; so is a test-support
@@ -22,10 +25,12 @@ pub enum CodeKind {
 }
 
 /// Classifies a path relative to the directory it was found from (a package directory or
-/// a linted root): a `tests`/`benches` directory or one named for benchmarks
-/// ([`is_bench_name`]), or a `tests.rs`/`test.rs` file, is test code; an `examples`
-/// directory is an example. The deepest such directory decides, so `examples/x/tests/t.rs`
-/// is a test.
+/// a linted root): a file or directory named for tests (a word of its name, split at `-`
+/// and `_`, is `test`, `tests`, `testing`, `test_utils`, ..:
+/// [`crate::lexscan::is_test_feature`]; not `testnet`) or for benchmarks
+/// ([`is_bench_name`]) is test code — a module `test` is one whether written `test.rs` or
+/// `test/mod.rs`; an `examples` directory is an example. The deepest such directory
+/// decides, so `examples/x/tests/t.rs` is a test.
 ///
 /// # Examples
 ///
@@ -33,6 +38,11 @@ pub enum CodeKind {
 /// use shutdown_lint::testcode::{classify, CodeKind};
 /// assert_eq!(classify("tests/it.rs".as_ref()), CodeKind::Test);
 /// assert_eq!(classify("src/net/tests.rs".as_ref()), CodeKind::Test);
+/// assert_eq!(classify("src/test/mini_cluster.rs".as_ref()), CodeKind::Test);
+/// assert_eq!(classify("src/test_hooks.rs".as_ref()), CodeKind::Test);
+/// assert_eq!(classify("src/test_utils/mocks/peer.rs".as_ref()), CodeKind::Test);
+/// assert_eq!(classify("src/testnet.rs".as_ref()), CodeKind::Normal);
+/// assert_eq!(classify("src/attestation/mod.rs".as_ref()), CodeKind::Normal);
 /// assert_eq!(classify("examples/demo.rs".as_ref()), CodeKind::Example);
 /// assert_eq!(classify("src/examples.rs".as_ref()), CodeKind::Normal);
 /// assert_eq!(classify("collector/compile-benchmarks/hyper/src/lib.rs".as_ref()), CodeKind::Test);
@@ -49,11 +59,17 @@ pub fn classify(rel: &Path) -> CodeKind {
     let Some((file, dirs)) = comps.split_last() else {
         return CodeKind::Normal;
     };
-    if *file == "tests.rs" || *file == "test.rs" {
+    let test_module =
+        |name: &std::ffi::OsStr| name.to_str().is_some_and(crate::lexscan::is_test_feature);
+    if file
+        .to_str()
+        .and_then(|f| f.strip_suffix(".rs"))
+        .is_some_and(|stem| test_module(stem.as_ref()))
+    {
         return CodeKind::Test;
     }
     for d in dirs.iter().rev() {
-        if *d == "tests" || d.to_str().is_some_and(is_bench_name) {
+        if test_module(d) || d.to_str().is_some_and(is_bench_name) {
             return CodeKind::Test;
         }
         if *d == "examples" {
