@@ -347,6 +347,19 @@ impl ClientFlow {
     /// function that takes a parameter of that name: there the name is the parameter
     /// (snuba's `fn clickhouse_task_runner(client: Arc<ClickhouseClient>, ..)` sending on
     /// its own `client`, beside a struct whose field `client` holds the HTTP client).
+    /// The free functions whose value is the name `n` ([`Use::Return`]); `None` when one
+    /// such use is not in a free function.
+    fn returning_fns(&self, n: &str) -> Option<Vec<String>> {
+        let fns = self.use_fns.get(n)?;
+        self.uses
+            .get(n)?
+            .iter()
+            .zip(fns)
+            .filter(|(u, _)| **u == Use::Return)
+            .map(|(_, f)| f.clone())
+            .collect()
+    }
+
     fn uses_in<'a>(&'a self, f: &'a Option<String>, n: &str) -> impl Iterator<Item = &'a Use> {
         let fns = self.use_fns.get(n);
         let tests = self.use_tests.get(n);
@@ -403,6 +416,12 @@ impl ClientFlow {
     pub fn names_read(&self, roots: &[usize]) -> FlowNames {
         let mut names = FlowNames::default();
         for &root in roots {
+            // a client a private function returns goes where its calls go: the bodies
+            // calling it are read (and the first read, which kept only the function's,
+            // saw none of them)
+            if let Some(Sink::Return(f)) = self.sinks.get(&root) {
+                names.insert(NameRead::OutsideTests(f));
+            }
             if let Some(start) = self.start(root) {
                 let _ = self.follow(start, &mut |n| names.insert(n));
             }
@@ -470,10 +489,17 @@ impl ClientFlow {
                             outs.insert((f.clone(), *i, krate.clone()));
                         }
                         // the function's value: where its calls go (read where it is named)
+                        // (of a private static, read from every function: the one that
+                        // returns it, `fn client() -> &'static Client { CLIENT.get_or_init(..) }`)
                         Use::Return => {
-                            let f = scope.as_ref()?;
-                            read(NameRead::OutsideTests(f));
-                            self.returned_to(f, &mut reach)?;
+                            let fns = match &scope {
+                                Some(f) => vec![f.clone()],
+                                None => self.returning_fns(&name)?,
+                            };
+                            for f in &fns {
+                                read(NameRead::OutsideTests(f));
+                                self.returned_to(f, &mut reach)?;
+                            }
                         }
                         _ => return None,
                     }
@@ -710,6 +736,7 @@ pub(super) fn summarize_file(file: &syn::File) -> ClientFlow {
         .cloned()
         .collect();
     p.imports = items.imports;
+    p.private_statics = std::mem::take(&mut items.private_statics);
     p.visit_file(file);
     // a private function that production code only calls inside `timeout(d, ..)`
     // (iroh's `time::timeout(CAPTIVE_PORTAL_TIMEOUT, check_captive_portal(..))`): every
@@ -842,6 +869,8 @@ struct Items {
     imports: BTreeMap<String, String>,
     /// The free functions declared without `pub`: only this file calls them.
     private_fns: BTreeSet<String>,
+    /// The `static`s declared without `pub`: only this file names them.
+    private_statics: BTreeSet<String>,
     /// The functions of inherent `impl`s declared without `pub`: only this file (and its
     /// child modules) calls them.
     private_methods: BTreeSet<String>,
@@ -884,6 +913,11 @@ fn import_names(t: &syn::UseTree, root: Option<&str>, out: &mut BTreeMap<String,
 impl<'ast> Visit<'ast> for Items {
     fn visit_item_use(&mut self, u: &'ast syn::ItemUse) {
         import_names(&u.tree, None, &mut self.imports);
+    }
+    fn visit_item_static(&mut self, st: &'ast syn::ItemStatic) {
+        if matches!(st.vis, syn::Visibility::Inherited) {
+            self.private_statics.insert(st.ident.to_string());
+        }
     }
     fn visit_item_struct(&mut self, s: &'ast syn::ItemStruct) {
         self.structs.insert(s.ident.to_string());
@@ -995,6 +1029,9 @@ struct Pass {
     owned_types: Vec<String>,
     /// Names `use`d by the file, with the first segment of their path.
     imports: BTreeMap<String, String>,
+    /// The file's private `static`s ([`Items::private_statics`]): a lazily filled one
+    /// (`CLIENT.get_or_init(|| ..)`) holds a client as a private field does.
+    private_statics: BTreeSet<String>,
     /// Outside test code, the byte offsets of the paths of calls of single names
     /// (`make_client(t)`), by name: [`ClientFlow::fn_calls`].
     calls_at: BTreeMap<String, Vec<usize>>,
@@ -1589,14 +1626,29 @@ impl Pass {
         {
             e = strip(&c.args[0]);
         }
+        // `match CLIENT.get_or_init(..) { Ok(c) => Ok(c), Err(e) => Err(..) }`
+        if let syn::Expr::Match(m) = e
+            && m.arms
+                .iter()
+                .all(|a| ok_or_err_arm(a) || ok_passed_on_arm(a))
+        {
+            e = strip(&m.expr);
+        }
         if let Some(r) = root_offset(e) {
             self.flow.sinks.insert(r, Sink::Return(f.to_string()));
             return;
         }
         let (methods, recv) = unchain(e);
+        // a private static filled once (`CLIENT.get_or_init(|| ..)`): its value
+        let cell = |m: &&syn::ExprMethodCall| {
+            matches!(
+                m.method.to_string().as_str(),
+                "get_or_init" | "get_or_try_init"
+            ) && name_of(recv).is_some_and(|n| self.private_statics.contains(&n))
+        };
         if methods
             .iter()
-            .all(|m| m.method == "build" || OK_KEEPING.iter().any(|k| m.method == k))
+            .all(|m| m.method == "build" || OK_KEEPING.iter().any(|k| m.method == k) || cell(m))
             && let Some(n) = name_of(recv)
         {
             self.classified(e);
@@ -1861,6 +1913,22 @@ fn ok_or_err_arm(a: &syn::Arm) -> bool {
         (syn::Pat::Ident(i), syn::Expr::Path(p)) => i.subpat.is_none() && p.path.is_ident(&i.ident),
         _ => false,
     }
+}
+
+/// `Ok(c) => Ok(c)`: the arm hands the value on as it is.
+fn ok_passed_on_arm(a: &syn::Arm) -> bool {
+    let syn::Pat::TupleStruct(t) = &a.pat else {
+        return false;
+    };
+    let syn::Expr::Call(c) = strip(&a.body) else {
+        return false;
+    };
+    t.path.is_ident("Ok")
+        && t.elems.len() == 1
+        && c.args.len() == 1
+        && matches!(strip(&c.func), syn::Expr::Path(p) if p.path.is_ident("Ok"))
+        && matches!((&t.elems[0], strip(&c.args[0])), (syn::Pat::Ident(i), syn::Expr::Path(p))
+            if i.subpat.is_none() && p.path.is_ident(&i.ident))
 }
 
 /// A call of `timeout(d, fut)` (`tokio::time::timeout`, imported or not): its future.
@@ -2229,6 +2297,19 @@ impl<'ast> Visit<'ast> for Pass {
     }
 
     fn visit_expr(&mut self, e: &'ast syn::Expr) {
+        // `CLIENT.get_or_init(|| Client::builder()..build()..)` on a private static: its
+        // client goes where a private field's goes (as a `LazyLock` static's does)
+        if let syn::Expr::MethodCall(m) = e
+            && matches!(
+                m.method.to_string().as_str(),
+                "get_or_init" | "get_or_try_init"
+            )
+            && let [syn::Expr::Closure(init)] = &m.args.iter().collect::<Vec<_>>()[..]
+            && let Some(n) = name_of(&m.receiver).filter(|n| self.private_statics.contains(n))
+            && let Some(r) = closure_tail(init).and_then(|t| root_offset(block_value(t)))
+        {
+            self.flow.sinks.insert(r, Sink::Field(n));
+        }
         let timed = self.timed_exprs.remove(&addr(e));
         self.timed_depth += usize::from(timed);
         if matches!(

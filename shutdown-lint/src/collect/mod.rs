@@ -286,6 +286,12 @@ fn summarize_compacted(kept: &crate::compact::Compacted) -> Option<flow::ClientF
         .into_iter()
         .map(|(at, sink)| (kept.shifts.start(at), sink))
         .collect();
+    // and a private function's calls by theirs, the keys of the sinks of what it returns
+    for calls in flow.fn_calls.values_mut() {
+        for at in calls.iter_mut() {
+            *at = kept.shifts.start(*at);
+        }
+    }
     Some(flow)
 }
 
