@@ -46,6 +46,7 @@ pub fn sites(model: &FileModel) -> Vec<ServerSite> {
         if !cu.chain.via_binding && known::TOKIO_EXECUTOR.contains(&root.as_str()) {
             if wrapper_spawns_itself(model, &cu.ctx.item)
                 || executor_of_http1_only(model, cu.chain.root_region.offset)
+                || executor_of_client(model, cu.chain.root_region.offset)
             {
                 continue;
             }
@@ -217,6 +218,26 @@ fn executor_of_http1_only(model: &FileModel, offset: usize) -> bool {
             && c.steps.first().is_some_and(|s| offset < s.region.offset)
             && c.steps.iter().any(|s| s.name == "http1_only")
     })
+}
+
+/// Whether the executor at `offset` is an argument of an HTTP client's constructor
+/// (`hyper_util::client::legacy::Client::builder(TokioExecutor::new())`,
+/// `hyper::client::conn::http2::Builder::new(exec)`: kona's engine and L2 clients, plane's
+/// proxy client): it runs the client's connection tasks, which carry the requests the
+/// service's own tasks await — those the drain waits for —, not a server's connections.
+fn executor_of_client(model: &FileModel, offset: usize) -> bool {
+    model
+        .chains
+        .iter()
+        .filter(|cu| !cu.chain.via_binding && cu.chain.root_region.offset < offset)
+        .max_by_key(|cu| cu.chain.root_region.offset)
+        .is_some_and(|cu| {
+            cu.chain
+                .steps
+                .first()
+                .is_none_or(|s| offset < s.region.offset)
+                && known::http_ctor(&cu.chain.root_str()).is_some()
+        })
 }
 
 /// Whether every wait for the drain (`wait`, jsonrpsee's `stopped()`) written on the
