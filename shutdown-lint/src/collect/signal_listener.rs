@@ -163,17 +163,190 @@ impl<'ast> Visit<'ast> for Markers {
 /// assert!(!awaits_signal_first(&fut));
 /// let fut: syn::Expr = syn::parse_str("process_signal_batch(rx)").unwrap();
 /// assert!(!awaits_signal_first(&fut));
+/// // streams installed first, then a loop selecting over them
+/// let fut: syn::Expr = syn::parse_str("async move {
+///     let mut sigint = signal(SignalKind::interrupt()).expect(\"unix\");
+///     let mut sigterm = signal(SignalKind::terminate())?;
+///     loop { select! { _ = sigint.recv() => { tx.send(()); } _ = sigterm.recv() => stop(), } }
+/// }").unwrap();
+/// assert!(awaits_signal_first(&fut));
+/// // a branch that does work: a worker that also hears signals
+/// let fut: syn::Expr = syn::parse_str("async move {
+///     let mut sigterm = signal(SignalKind::terminate())?;
+///     loop { select! { _ = sigterm.recv() => break, job = rx.recv() => run(job).await, } }
+/// }").unwrap();
+/// assert!(!awaits_signal_first(&fut));
 /// ```
 pub fn awaits_signal_first(fut: &syn::Expr) -> bool {
     match fut {
         syn::Expr::Call(c) => is_waiter_call(c),
-        syn::Expr::Async(a) => match a.block.stmts.first() {
-            Some(syn::Stmt::Expr(e, _)) => awaited_signal(e),
-            Some(syn::Stmt::Local(l)) => l.init.as_ref().is_some_and(|i| awaited_signal(&i.expr)),
-            _ => false,
-        },
+        syn::Expr::Async(a) => {
+            // the streams it installs first (`let mut sigterm = signal(SignalKind::
+            // terminate())?;`), then what it does
+            let mut streams = Vec::new();
+            let mut rest = a.block.stmts.iter();
+            let first = loop {
+                match rest.next() {
+                    Some(syn::Stmt::Local(l)) if let Some(n) = installed_stream(l) => {
+                        streams.push(n);
+                    }
+                    other => break other,
+                }
+            };
+            first.is_some_and(|st| stmt_awaits_signal(st, &streams))
+        }
         _ => false,
     }
+}
+
+/// Whether the statement `st` awaits a signal ([`awaited_signal`]), `recv()` on one of
+/// `streams`, or a `select!` each of whose branches does; or is a `loop` whose first
+/// statement does (astria's sequencer, pg_doorman's SIGHUP reload: `loop { select! {
+/// _ = sigint.recv() => .., _ = sigterm.recv() => .. } }`).
+fn stmt_awaits_signal(st: &syn::Stmt, streams: &[String]) -> bool {
+    let e = match st {
+        syn::Stmt::Expr(e, _) => e,
+        syn::Stmt::Local(l) => match &l.init {
+            Some(i) => &i.expr,
+            None => return false,
+        },
+        syn::Stmt::Macro(m) => return select_awaits_signals(&m.mac, streams),
+        syn::Stmt::Item(_) => return false,
+    };
+    match e {
+        syn::Expr::Loop(l) => l
+            .body
+            .stmts
+            .first()
+            .is_some_and(|st| stmt_awaits_signal(st, streams)),
+        syn::Expr::Macro(m) => select_awaits_signals(&m.mac, streams),
+        e => awaited_signal(e) || awaited_recv_on(e, streams),
+    }
+}
+
+/// The name a `let` binds to a signal stream it installs: `signal(SignalKind::..)` (tokio's,
+/// also with `.expect(..)`, `.unwrap()` or `?` after it).
+fn installed_stream(l: &syn::Local) -> Option<String> {
+    let syn::Pat::Ident(name) = &l.pat else {
+        return None;
+    };
+    let mut e = &*l.init.as_ref()?.expr;
+    loop {
+        e = match e {
+            syn::Expr::Try(t) => &t.expr,
+            syn::Expr::MethodCall(m)
+                if matches!(m.method.to_string().as_str(), "expect" | "unwrap") =>
+            {
+                &m.receiver
+            }
+            _ => break,
+        };
+    }
+    let syn::Expr::Call(c) = e else {
+        return None;
+    };
+    let syn::Expr::Path(f) = &*c.func else {
+        return None;
+    };
+    let is_signal = f.path.segments.last().is_some_and(|s| s.ident == "signal");
+    let kind = c.args.iter().any(|a| {
+        let mut m = Markers { found: false };
+        m.visit_expr(a);
+        m.found
+    });
+    (is_signal && kind).then(|| name.ident.to_string())
+}
+
+/// `X.recv().await` (with `?`, `.ok()` and the like after it) where `X` is one of `streams`.
+fn awaited_recv_on(e: &syn::Expr, streams: &[String]) -> bool {
+    let mut e = e;
+    loop {
+        e = match e {
+            syn::Expr::Try(t) => &t.expr,
+            syn::Expr::MethodCall(m) if !matches!(&*m.receiver, syn::Expr::Path(_)) => &m.receiver,
+            _ => break,
+        };
+    }
+    matches!(e, syn::Expr::Await(a) if matches!(&*a.base, syn::Expr::MethodCall(m)
+        if m.method == "recv" && streams.iter().any(|s| matches!(&*m.receiver,
+            syn::Expr::Path(p) if p.path.is_ident(s)))))
+}
+
+/// Whether `mac` is a `select!` each of whose branches waits for a signal: its future is
+/// `recv()` on one of `streams`, or a call of a signal waiter (`ctrl_c()`); an `else`
+/// branch counts.
+fn select_awaits_signals(mac: &syn::Macro, streams: &[String]) -> bool {
+    use proc_macro2::{Delimiter, Spacing, TokenTree};
+    if mac.path.segments.last().is_none_or(|s| s.ident != "select") {
+        return false;
+    }
+    let toks: Vec<TokenTree> = mac.tokens.clone().into_iter().collect();
+    let punct =
+        |i: usize, c: char| matches!(toks.get(i), Some(TokenTree::Punct(p)) if p.as_char() == c);
+    let arrow = |i: usize| {
+        matches!(toks.get(i), Some(TokenTree::Punct(p)) if p.as_char() == '=' && p.spacing() == Spacing::Joint)
+            && punct(i + 1, '>')
+    };
+    let mut branches = 0;
+    let mut i = 0;
+    // `biased;`
+    if matches!(toks.first(), Some(TokenTree::Ident(b)) if b == "biased") && punct(1, ';') {
+        i = 2;
+    }
+    while i < toks.len() {
+        // the pattern, up to its `=` (or `else`)
+        let start = i;
+        // (`=` alone or as the first of `=>`)
+        while i < toks.len() && !punct(i, '=') {
+            i += 1;
+        }
+        let is_else = matches!(toks.get(start), Some(TokenTree::Ident(e)) if e == "else");
+        if !is_else {
+            if !punct(i, '=') || arrow(i) {
+                return false;
+            }
+            i += 1;
+            // the future, up to `=>` (an `, if cond` precondition ends it too)
+            let fut_start = i;
+            while i < toks.len() && !arrow(i) {
+                i += 1;
+            }
+            let fut: proc_macro2::TokenStream = toks[fut_start..i].iter().cloned().collect();
+            let Ok(fut) = syn::parse2::<syn::Expr>(fut) else {
+                return false;
+            };
+            let waits =
+                match &fut {
+                    syn::Expr::Call(c) => is_waiter_call(c),
+                    syn::Expr::MethodCall(m) => m.method == "recv"
+                        && streams.iter().any(
+                            |s| matches!(&*m.receiver, syn::Expr::Path(p) if p.path.is_ident(s)),
+                        ),
+                    _ => false,
+                };
+            if !waits {
+                return false;
+            }
+        }
+        if !arrow(i) {
+            return false;
+        }
+        i += 2;
+        // the handler: a block (and an optional `,`) or an expression up to `,`
+        if matches!(toks.get(i), Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Brace) {
+            i += 1;
+            if punct(i, ',') {
+                i += 1;
+            }
+        } else {
+            while i < toks.len() && !punct(i, ',') {
+                i += 1;
+            }
+            i += 1;
+        }
+        branches += 1;
+    }
+    branches > 0
 }
 
 /// A call of a function named as a signal waiter: `ctrl_c`, a signal handler's name
