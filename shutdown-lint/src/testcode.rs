@@ -4,8 +4,9 @@
 //! of vendored crates, restate's `tools/pp-bench/`),
 //! modules named for tests — a file or directory whose name has a test word
 //! (`tests.rs`, `test/`, `test_utils.rs`, `testing/`: [`crate::lexscan::is_test_feature`]'s
-//! words), the usual targets of `#[cfg(test)] mod tests;` and of test-support modules
-//! other crates' tests import (curvine's `pub mod test;` and its `MiniCluster`) —, and
+//! words; `mock.rs`, `mocks/`, `mock-server/`), the usual targets of `#[cfg(test)] mod
+//! tests;` and of test-support modules other crates' tests import (curvine's `pub mod
+//! test;` and its `MiniCluster`, radicle's `pub mod mock;`) —, and
 //! examples under `examples/` — and by attribute (`#[cfg(test)]`, `#[test]`, `#[tokio::test]`,
 //! ..) on items, statements and out-of-line modules. A package's build script is skipped
 //! with test code: it runs at compile time, never in the service; so is a test-support
@@ -27,7 +28,8 @@ pub enum CodeKind {
 /// Classifies a path relative to the directory it was found from (a package directory or
 /// a linted root): a file or directory named for tests (a word of its name, split at `-`
 /// and `_`, is `test`, `tests`, `testing`, `test_utils`, ..:
-/// [`crate::lexscan::is_test_feature`]; not `testnet`) or for benchmarks
+/// [`crate::lexscan::is_test_feature`]; not `testnet`), or for mocks (`mock`, `mocks`:
+/// propolis's `mock-server`, restate's `tools/mock-service-endpoint`), or for benchmarks
 /// ([`is_bench_name`]) is test code — a module `test` is one whether written `test.rs` or
 /// `test/mod.rs`; an `examples` directory is an example. The deepest such directory
 /// decides, so `examples/x/tests/t.rs` is a test.
@@ -42,6 +44,9 @@ pub enum CodeKind {
 /// assert_eq!(classify("src/test_hooks.rs".as_ref()), CodeKind::Test);
 /// assert_eq!(classify("src/test_utils/mocks/peer.rs".as_ref()), CodeKind::Test);
 /// assert_eq!(classify("src/testnet.rs".as_ref()), CodeKind::Normal);
+/// assert_eq!(classify("src/storage/git/transport/remote/mock.rs".as_ref()), CodeKind::Test);
+/// assert_eq!(classify("bin/mock-server/src/main.rs".as_ref()), CodeKind::Test);
+/// assert_eq!(classify("src/mockingbird.rs".as_ref()), CodeKind::Normal);
 /// assert_eq!(classify("src/attestation/mod.rs".as_ref()), CodeKind::Normal);
 /// assert_eq!(classify("examples/demo.rs".as_ref()), CodeKind::Example);
 /// assert_eq!(classify("src/examples.rs".as_ref()), CodeKind::Normal);
@@ -59,8 +64,12 @@ pub fn classify(rel: &Path) -> CodeKind {
     let Some((file, dirs)) = comps.split_last() else {
         return CodeKind::Normal;
     };
-    let test_module =
-        |name: &std::ffi::OsStr| name.to_str().is_some_and(crate::lexscan::is_test_feature);
+    let test_module = |name: &std::ffi::OsStr| {
+        name.to_str().is_some_and(|n| {
+            crate::lexscan::is_test_feature(n)
+                || n.split(['-', '_']).any(|w| matches!(w, "mock" | "mocks"))
+        })
+    };
     if file
         .to_str()
         .and_then(|f| f.strip_suffix(".rs"))
