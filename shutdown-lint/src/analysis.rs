@@ -1382,6 +1382,32 @@ pub(crate) fn blank_preamble(text: &str) -> std::borrow::Cow<'_, str> {
 }
 
 impl FileAnalysis {
+    /// The top-level items that did not parse ([`Self::unread_items`]) reported as
+    /// `parse-error`s, unless `nightly` (the crate enables nightly features, whose syntax
+    /// `syn` may not know: they stay listed, for the run's summary).
+    ///
+    /// # Examples
+    /// ```
+    /// use shutdown_lint::{analysis::analyze_source, config::Config};
+    /// let src = "type A = B where u8: Copy;\nfn f() { tokio::spawn(work()); }\n";
+    /// let a = analyze_source("src/lib.rs".as_ref(), src, &Config::default());
+    /// let rules: Vec<&str> = a.findings.iter().map(|f| f.rule.as_str()).collect();
+    /// assert_eq!(rules, ["raw-spawn", "parse-error"]);
+    /// let nightly = format!("#![feature(lazy_type_alias)]\n{src}");
+    /// let a = analyze_source("src/lib.rs".as_ref(), &nightly, &Config::default());
+    /// assert_eq!(a.findings.len(), 1);
+    /// assert_eq!(a.unread_items.len(), 1);
+    /// ```
+    pub fn report_unread_items(&mut self, config: &Config, nightly: bool) {
+        if nightly {
+            return;
+        }
+        for (region, msg) in std::mem::take(&mut self.unread_items) {
+            let f = parse_error(config, &self.path, region, msg);
+            self.findings.push(f);
+        }
+    }
+
     /// An analysis holding just `finding` (a file that could not be analysed).
     pub fn failed(path: &Path, finding: Finding) -> FileAnalysis {
         FileAnalysis {
@@ -1408,7 +1434,10 @@ impl FileAnalysis {
 /// assert_eq!((a.findings[0].region.line, a.findings[0].region.column), (2, 13));
 /// ```
 pub fn analyze_source(path: &Path, text: &str, config: &Config) -> FileAnalysis {
-    Analyzer::new(config).analyze(path, text, &FileContext::from_path(path))
+    let mut a = Analyzer::new(config).analyze(path, text, &FileContext::from_path(path));
+    let nightly = crate::item_recovery::enables_nightly_features(text);
+    a.report_unread_items(config, nightly);
+    a
 }
 
 #[cfg(test)]

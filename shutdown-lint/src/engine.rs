@@ -1297,13 +1297,11 @@ fn analyze_job(
     };
     let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let mut a = analyzer.analyze(&job.display, &text, &ctx);
-        if !a.unread_items.is_empty() && !enables_nightly_features(job, &text) {
+        if !a.unread_items.is_empty() {
             // valid code only where a nightly toolchain reads it: otherwise the user's own
             // build fails on it too
-            for (region, msg) in std::mem::take(&mut a.unread_items) {
-                let f = parse_error(config, &job.display, region, msg);
-                a.findings.push(f);
-            }
+            let nightly = enables_nightly_features(job, &text);
+            a.report_unread_items(config, nightly);
         }
         if a.skipped_by_scan {
             // the workspace model may search it for a declaration: read what it may

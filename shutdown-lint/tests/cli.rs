@@ -425,6 +425,21 @@ fn bad_input_is_reported_and_the_run_goes_on() {
     );
 }
 
+/// Each finding's rule and line, in order.
+fn rules_and_lines(v: &serde_json::Value) -> Vec<(String, u64)> {
+    v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["rule"].as_str().unwrap().to_string(),
+                f["line"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
 /// chainflip's runtime (`#![feature(lazy_type_alias)]`): a free type alias with a trailing
 /// `where`, which `syn` does not read. The rest of the file is linted; in a crate that
 /// enables nightly features the item is listed as not read, elsewhere it is a `parse-error`.
@@ -446,13 +461,8 @@ fn an_item_of_nightly_syntax_is_read_around() {
     write(d.path(), "src/types.rs", &module);
     let o = run_in(d.path(), &["--format", "json"]);
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
-    let rules: Vec<(&str, u64)> = v["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| (f["rule"].as_str().unwrap(), f["line"].as_u64().unwrap()))
-        .collect();
-    assert_eq!(rules, [("raw-spawn", 5)], "{v}");
+    let rules = rules_and_lines(&v);
+    assert_eq!(rules, [("raw-spawn".to_string(), 5)], "{v}");
     assert_eq!(
         v["summary"]["nightly_items_unread"],
         serde_json::json!(["src/types.rs:2"])
@@ -471,13 +481,12 @@ fn an_item_of_nightly_syntax_is_read_around() {
     write(d.path(), "src/lib.rs", "pub mod types;\n");
     let o = run_in(d.path(), &["--format", "json"]);
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
-    let rules: Vec<(&str, u64)> = v["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| (f["rule"].as_str().unwrap(), f["line"].as_u64().unwrap()))
-        .collect();
-    assert_eq!(rules, [("parse-error", 2), ("raw-spawn", 5)], "{v}");
+    let rules = rules_and_lines(&v);
+    assert_eq!(
+        rules,
+        [("parse-error".to_string(), 2), ("raw-spawn".to_string(), 5)],
+        "{v}"
+    );
     assert!(v["summary"].get("nightly_items_unread").is_none(), "{v}");
 }
 

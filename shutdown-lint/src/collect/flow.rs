@@ -339,14 +339,6 @@ impl ClientFlow {
         }
     }
 
-    /// The uses of a name, of one function's body (`Some`) or of the whole file — outside
-    /// test code, but for a local of a test function (all of whose uses are test code): a
-    /// production function's statement built only for tests or WebAssembly
-    /// (`#[cfg(target_family = "wasm")] let res = req.send().await?;`) is not one of its
-    /// uses. The whole file's uses (a field's, a method's local's) leave out those in a free
-    /// function that takes a parameter of that name: there the name is the parameter
-    /// (snuba's `fn clickhouse_task_runner(client: Arc<ClickhouseClient>, ..)` sending on
-    /// its own `client`, beside a struct whose field `client` holds the HTTP client).
     /// The free functions whose value is the name `n` ([`Use::Return`]); `None` when one
     /// such use is not in a free function.
     fn returning_fns(&self, n: &str) -> Option<Vec<String>> {
@@ -360,6 +352,14 @@ impl ClientFlow {
             .collect()
     }
 
+    /// The uses of a name, of one function's body (`Some`) or of the whole file — outside
+    /// test code, but for a local of a test function (all of whose uses are test code): a
+    /// production function's statement built only for tests or WebAssembly
+    /// (`#[cfg(target_family = "wasm")] let res = req.send().await?;`) is not one of its
+    /// uses. The whole file's uses (a field's, a method's local's) leave out those in a free
+    /// function that takes a parameter of that name: there the name is the parameter
+    /// (snuba's `fn clickhouse_task_runner(client: Arc<ClickhouseClient>, ..)` sending on
+    /// its own `client`, beside a struct whose field `client` holds the HTTP client).
     fn uses_in<'a>(&'a self, f: &'a Option<String>, n: &str) -> impl Iterator<Item = &'a Use> {
         let fns = self.use_fns.get(n);
         let tests = self.use_tests.get(n);

@@ -31,15 +31,11 @@ pub fn is_idle_future(fut: &syn::Expr) -> bool {
             let syn::Expr::Path(p) = &*c.func else {
                 return false;
             };
-            let segs: Vec<String> = p
-                .path
-                .segments
-                .iter()
-                .map(|s| s.ident.to_string())
-                .collect();
+            let mut segs = p.path.segments.iter().rev();
             matches!(
-                segs.as_slice(),
-                [.., module, f] if module == "future" && matches!(f.as_str(), "pending" | "ready")
+                (segs.next(), segs.next()),
+                (Some(f), Some(module))
+                    if module.ident == "future" && (f.ident == "pending" || f.ident == "ready")
             )
         }
         _ => false,
