@@ -761,9 +761,10 @@ fn cfg_tokens(s: &str) -> Vec<String> {
 
 /// Whether a Cargo feature of this name only turns on test support: one of the words of
 /// its name (split at `-` and `_`) is `test`, `tests`, `testing`, `testutil(s)`,
-/// `testsuite`, `testkit`, `proptest`, `stresstest` or `loadtest` — `test-utils`,
-/// `test-util` (tokio's), `testing`, `integration-testsuite`, `proptest-impl`, objectstore's
-/// `stresstest` package — but not `testnet` or `latest`.
+/// `testsuite`, `testkit`, `proptest`, `stresstest`, `loadtest`, `mock` or `mocks` —
+/// `test-utils`, `test-util` (tokio's), `testing`, `integration-testsuite`, `proptest-impl`,
+/// objectstore's `stresstest` package, greptimedb's `cfg(any(test, feature = "mock"))` —
+/// but not `testnet`, `latest` or `mockall_double`.
 ///
 /// # Examples
 /// ```
@@ -771,6 +772,8 @@ fn cfg_tokens(s: &str) -> Vec<String> {
 /// assert!(is_test_feature("test-utils"));
 /// assert!(is_test_feature("proptest-impl"));
 /// assert!(is_test_feature("stresstest"));
+/// assert!(is_test_feature("mock") && is_test_feature("mocks"));
+/// assert!(!is_test_feature("mockall_double"));
 /// assert!(!is_test_feature("testnet"));
 /// assert!(!is_test_feature("attestation"));
 /// ```
@@ -788,6 +791,8 @@ pub fn is_test_feature(name: &str) -> bool {
                 | "proptest"
                 | "stresstest"
                 | "loadtest"
+                | "mock"
+                | "mocks"
         )
     })
 }

@@ -28,8 +28,8 @@ pub enum CodeKind {
 /// Classifies a path relative to the directory it was found from (a package directory or
 /// a linted root): a file or directory named for tests (a word of its name, split at `-`
 /// and `_`, is `test`, `tests`, `testing`, `test_utils`, ..:
-/// [`crate::lexscan::is_test_feature`]; not `testnet`), or for mocks (`mock`, `mocks`:
-/// propolis's `mock-server`, restate's `tools/mock-service-endpoint`), or for benchmarks
+/// [`crate::lexscan::is_test_feature`], `mock` and `mocks` among them: propolis's
+/// `mock-server`, restate's `tools/mock-service-endpoint`; not `testnet`), or for benchmarks
 /// ([`is_bench_name`]) is test code — a module `test` is one whether written `test.rs` or
 /// `test/mod.rs`; an `examples` directory is an example. The deepest such directory
 /// decides, so `examples/x/tests/t.rs` is a test.
@@ -64,12 +64,8 @@ pub fn classify(rel: &Path) -> CodeKind {
     let Some((file, dirs)) = comps.split_last() else {
         return CodeKind::Normal;
     };
-    let test_module = |name: &std::ffi::OsStr| {
-        name.to_str().is_some_and(|n| {
-            crate::lexscan::is_test_feature(n)
-                || n.split(['-', '_']).any(|w| matches!(w, "mock" | "mocks"))
-        })
-    };
+    let test_module =
+        |name: &std::ffi::OsStr| name.to_str().is_some_and(crate::lexscan::is_test_feature);
     if file
         .to_str()
         .and_then(|f| f.strip_suffix(".rs"))
