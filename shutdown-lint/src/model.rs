@@ -787,4 +787,18 @@ impl FileModel {
     pub fn resolved_chains(&self) -> impl Iterator<Item = &ChainUse> {
         self.chains.iter().filter(|cu| cu.chain.pending.is_none())
     }
+
+    /// Whether the task spawned at byte `offset` holds nothing for a drain to wait for: it
+    /// waits for the process's signals ([`Self::signal_listeners`]) or is a stand-in
+    /// ([`Self::idle_tasks`]).
+    ///
+    /// # Examples
+    /// ```
+    /// let mut m = shutdown_lint::model::FileModel::default();
+    /// m.idle_tasks.push(7);
+    /// assert!(m.spawns_no_work(7) && !m.spawns_no_work(8));
+    /// ```
+    pub fn spawns_no_work(&self, offset: usize) -> bool {
+        self.signal_listeners.contains(&offset) || self.idle_tasks.contains(&offset)
+    }
 }

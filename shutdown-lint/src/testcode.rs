@@ -64,17 +64,18 @@ pub fn classify(rel: &Path) -> CodeKind {
     let Some((file, dirs)) = comps.split_last() else {
         return CodeKind::Normal;
     };
-    let test_module =
-        |name: &std::ffi::OsStr| name.to_str().is_some_and(crate::lexscan::is_test_feature);
+    use crate::lexscan::is_test_feature;
     if file
         .to_str()
         .and_then(|f| f.strip_suffix(".rs"))
-        .is_some_and(|stem| test_module(stem.as_ref()))
+        .is_some_and(is_test_feature)
     {
         return CodeKind::Test;
     }
     for d in dirs.iter().rev() {
-        if test_module(d) || d.to_str().is_some_and(is_bench_name) {
+        if d.to_str()
+            .is_some_and(|d| is_test_feature(d) || is_bench_name(d))
+        {
             return CodeKind::Test;
         }
         if *d == "examples" {

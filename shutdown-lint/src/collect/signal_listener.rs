@@ -249,11 +249,7 @@ fn installed_stream(l: &syn::Local) -> Option<String> {
         return None;
     };
     let is_signal = f.path.segments.last().is_some_and(|s| s.ident == "signal");
-    let kind = c.args.iter().any(|a| {
-        let mut m = Markers { found: false };
-        m.visit_expr(a);
-        m.found
-    });
+    let kind = c.args.iter().any(listens_for_signals);
     (is_signal && kind).then(|| name.ident.to_string())
 }
 
@@ -267,9 +263,15 @@ fn awaited_recv_on(e: &syn::Expr, streams: &[String]) -> bool {
             _ => break,
         };
     }
-    matches!(e, syn::Expr::Await(a) if matches!(&*a.base, syn::Expr::MethodCall(m)
-        if m.method == "recv" && streams.iter().any(|s| matches!(&*m.receiver,
-            syn::Expr::Path(p) if p.path.is_ident(s)))))
+    matches!(e, syn::Expr::Await(a) if matches!(&*a.base, syn::Expr::MethodCall(m) if recv_on(m, streams)))
+}
+
+/// `X.recv()` where `X` is one of `streams`.
+fn recv_on(m: &syn::ExprMethodCall, streams: &[String]) -> bool {
+    m.method == "recv"
+        && streams
+            .iter()
+            .any(|s| matches!(&*m.receiver, syn::Expr::Path(p) if p.path.is_ident(s)))
 }
 
 /// Whether `mac` is a `select!` each of whose branches waits for a signal: its future is
@@ -315,15 +317,11 @@ fn select_awaits_signals(mac: &syn::Macro, streams: &[String]) -> bool {
             let Ok(fut) = syn::parse2::<syn::Expr>(fut) else {
                 return false;
             };
-            let waits =
-                match &fut {
-                    syn::Expr::Call(c) => is_waiter_call(c),
-                    syn::Expr::MethodCall(m) => m.method == "recv"
-                        && streams.iter().any(
-                            |s| matches!(&*m.receiver, syn::Expr::Path(p) if p.path.is_ident(s)),
-                        ),
-                    _ => false,
-                };
+            let waits = match &fut {
+                syn::Expr::Call(c) => is_waiter_call(c),
+                syn::Expr::MethodCall(m) => recv_on(m, streams),
+                _ => false,
+            };
             if !waits {
                 return false;
             }

@@ -178,8 +178,7 @@ fn sites(model: &FileModel, configured_raw: &[String]) -> Vec<Site> {
         {
             // a task that waits for the process's signals, or holds no work: nothing for a
             // drain to wait for
-            let at = ch.root_region.offset;
-            let workless = model.signal_listeners.contains(&at) || model.idle_tasks.contains(&at);
+            let workless = model.spawns_no_work(ch.root_region.offset);
             if !(workless || cu.ctx.in_drainable && routed_by_drainable(&root)) {
                 found.push(Site {
                     region: ch.root_region,
@@ -200,8 +199,7 @@ fn sites(model: &FileModel, configured_raw: &[String]) -> Vec<Site> {
         }
         if let Some(i) = ch.receiver_spawn_step()
             && ch.is_local_step(i)
-            && !model.signal_listeners.contains(&ch.steps[i].region.offset)
-            && !model.idle_tasks.contains(&ch.steps[i].region.offset)
+            && !model.spawns_no_work(ch.steps[i].region.offset)
         {
             let recv = receiver_type(&root, &ch.steps[..i]);
             let method = &ch.steps[i].name;
