@@ -460,13 +460,33 @@ impl Collector<'_, '_> {
             })
         };
         if let Some((at, fut)) = task {
-            if fut.is_some_and(|f| {
-                super::signal_listener::awaits_signal_first(f) && !self.pruned_before_first(f)
-            }) {
+            let Some(fut) = fut else {
+                return;
+            };
+            let block = match fut {
+                syn::Expr::Async(a) => Some(&a.block),
+                _ => None,
+            };
+            let written_whole = |n: Option<usize>| {
+                block.is_none_or(|b| n.is_some_and(|n| !pruned_among(self.index, b, n)))
+            };
+            if super::signal_listener::awaits_signal_first(fut)
+                && written_whole(block.and_then(super::signal_listener::signal_wait_prefix))
+            {
                 self.model.signal_listeners.push(at);
+            } else if let Some(name) = match block {
+                // as written: a statement naming no rule word is blank by now
+                Some(b) => super::signal_listener::first_awaited_local_fn(self.index.text(
+                    self.region(b.brace_token.span.open()).offset + 1
+                        ..self.region(b.brace_token.span.close()).offset,
+                )),
+                None => super::signal_listener::spawned_local_fn(fut),
+            } {
+                // a function of the file that may wait for the signals: known at the end
+                self.signal_waiter_calls.push((at, name));
             }
             // a stand-in handle (`tokio::spawn(std::future::pending())`)
-            if fut.is_some_and(super::idle_task::is_idle_future) {
+            if super::idle_task::is_idle_future(fut) {
                 self.model.idle_tasks.push(at);
             }
             return;
@@ -497,25 +517,6 @@ impl Collector<'_, '_> {
             }
             _ => None,
         })
-    }
-
-    /// Whether the pruner blanked statements before the first one left in the async
-    /// block `fut` (`drain_queue(rx).await;` naming no rule word, before `ctrl_c().await`):
-    /// the written text between its `{` and that statement holds more than whitespace and
-    /// line comments.
-    fn pruned_before_first(&self, fut: &syn::Expr) -> bool {
-        let syn::Expr::Async(a) = fut else {
-            return false;
-        };
-        let Some(first) = a.block.stmts.first() else {
-            return false;
-        };
-        let open = self.region(a.block.brace_token.span.open()).offset + 1;
-        let start = self.region(first.span()).offset;
-        self.index
-            .text(open..start.max(open))
-            .lines()
-            .any(|l| !l.split("//").next().unwrap_or("").trim().is_empty())
     }
 
     /// A bound value handed to a tower stack that bounds every call
@@ -1007,4 +1008,30 @@ fn is_unbuilt_builder(ch: &Chain) -> bool {
                 .any(|s| lib.build_methods.contains(&s.name.as_str())),
             _ => false,
         }
+}
+
+/// Whether the pruner blanked statements among the first `n` statements left in `block`
+/// (`drain_queue(rx).await;`, naming no rule word, before `ctrl_c().await`): the written
+/// text before one of them, from the block's `{`, holds more than whitespace and line
+/// comments.
+pub(super) fn pruned_among(
+    index: &crate::source::LineIndex<'_>,
+    block: &syn::Block,
+    n: usize,
+) -> bool {
+    let written = |from: usize, to: usize| {
+        index
+            .text(from..to.max(from))
+            .lines()
+            .any(|l| !l.split("//").next().unwrap_or("").trim().is_empty())
+    };
+    let mut from = index.span_region(block.brace_token.span.open()).offset + 1;
+    for st in block.stmts.iter().take(n) {
+        let r = index.span_region(st.span());
+        if written(from, r.offset) {
+            return true;
+        }
+        from = r.offset + r.len;
+    }
+    false
 }

@@ -119,6 +119,7 @@ fn walk<'a, 'i>(
     for item in &file.items {
         c.visit_item(item);
     }
+    c.finish_signal_waiters();
     c.model.resolve_ops = c.resolver.ops();
     budgets::finish(&mut c.model);
     (c, true)
@@ -412,6 +413,7 @@ pub fn collect_streaming(
             std::mem::forget(item);
         }
     })?;
+    c.finish_signal_waiters();
     c.model.resolve_ops = c.resolver.ops();
     budgets::finish(&mut c.model);
     Ok(c.model)
@@ -489,6 +491,10 @@ pub(super) struct ConstFinder {
     pub(super) init_calls: HashSet<String>,
     /// `type Name = Ty;` anywhere in the file, by name.
     pub(super) aliases: Vec<(String, syn::Type)>,
+    /// Functions and methods whose body waits for the process's signals before it does
+    /// anything (`signal_listener::signal_wait_prefix`): name, body, and how many of its
+    /// statements that takes (checked against the written text by the collector).
+    pub(super) signal_waiters: Vec<(String, syn::Block, usize)>,
 }
 
 impl ConstFinder {
@@ -496,6 +502,13 @@ impl ConstFinder {
     /// (it names no word a rule reads: `fn fetch_or_default(key, default) { match
     /// env::var(key) { .., Err(NotPresent) => default } }`), read again as written for the
     /// parameter it hands back.
+    fn note_signal_waiter(&mut self, sig: &syn::Signature, block: &syn::Block) {
+        if let Some(n) = signal_listener::signal_wait_prefix(block) {
+            self.signal_waiters
+                .push((sig.ident.to_string(), block.clone(), n));
+        }
+    }
+
     fn read_blanked_fallbacks(&mut self, index: &LineIndex<'_>) {
         for (name, span) in std::mem::take(&mut self.blanked_fns) {
             if !self.init_calls.contains(&name) {
@@ -527,7 +540,12 @@ impl<'ast> Visit<'ast> for ConstFinder {
             self.init_calls.extend(fallback::called_names(&s.expr));
         }
     }
+    fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
+        self.note_signal_waiter(&f.sig, &f.block);
+        visit::visit_impl_item_fn(self, f);
+    }
     fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+        self.note_signal_waiter(&f.sig, &f.block);
         if let Some(i) = fallback::returned_param(f) {
             self.fallbacks.push((f.sig.ident.to_string(), i));
         } else if f.block.stmts.is_empty() {

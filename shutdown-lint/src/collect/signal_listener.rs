@@ -176,27 +176,118 @@ impl<'ast> Visit<'ast> for Markers {
 ///     loop { select! { _ = sigterm.recv() => break, job = rx.recv() => run(job).await, } }
 /// }").unwrap();
 /// assert!(!awaits_signal_first(&fut));
+/// // async-ctrlc's future
+/// let fut: syn::Expr = syn::parse_str("async move { async_ctrlc::CtrlC::new().unwrap().await; std::process::exit(0) }").unwrap();
+/// assert!(awaits_signal_first(&fut));
 /// ```
 pub fn awaits_signal_first(fut: &syn::Expr) -> bool {
     match fut {
         syn::Expr::Call(c) => is_waiter_call(c),
-        syn::Expr::Async(a) => {
-            // the streams it installs first (`let mut sigterm = signal(SignalKind::
-            // terminate())?;`), then what it does
-            let mut streams = Vec::new();
-            let mut rest = a.block.stmts.iter();
-            let first = loop {
-                match rest.next() {
-                    Some(syn::Stmt::Local(l)) if let Some(n) = installed_stream(l) => {
-                        streams.push(n);
-                    }
-                    other => break other,
-                }
-            };
-            first.is_some_and(|st| stmt_awaits_signal(st, &streams))
-        }
+        syn::Expr::Async(a) => signal_wait_prefix(&a.block).is_some(),
         _ => false,
     }
+}
+
+/// How many of `block`'s statements come before its work, when the first thing it does is
+/// wait for a signal ([`awaits_signal_first`]): the items it declares (`use
+/// tokio::signal::unix::{signal, SignalKind};`), the signal streams it installs, and the
+/// statement that awaits one. `None` when it does anything else first. The caller checks
+/// that the pruner blanked no statement among them.
+///
+/// # Examples
+/// ```
+/// use shutdown_lint::collect::signal_listener::signal_wait_prefix;
+/// let block: syn::Block = syn::parse_str("{
+///     use tokio::signal::unix::{signal, SignalKind};
+///     let mut sigterm = signal(SignalKind::terminate()).unwrap();
+///     sigterm.recv().await;
+///     SHUTDOWN.send(());
+/// }").unwrap();
+/// assert_eq!(signal_wait_prefix(&block), Some(3));
+/// let block: syn::Block = syn::parse_str("{ flush().await; ctrl_c().await.ok(); }").unwrap();
+/// assert_eq!(signal_wait_prefix(&block), None);
+/// ```
+pub fn signal_wait_prefix(block: &syn::Block) -> Option<usize> {
+    let mut streams = Vec::new();
+    for (i, st) in block.stmts.iter().enumerate() {
+        match st {
+            syn::Stmt::Item(_) => {}
+            syn::Stmt::Local(l) if let Some(n) = installed_stream(l) => streams.push(n),
+            st => return stmt_awaits_signal(st, &streams).then_some(i + 1),
+        }
+    }
+    None
+}
+
+/// The function of the file a task is spawned with: `tokio::spawn(wait_for_shutdown())`,
+/// `Self::wait(rx)` — a name alone or `Self::name`. The caller asks whether the file
+/// declares a function of that name that waits for signals first ([`signal_wait_prefix`]).
+///
+/// # Examples
+/// ```
+/// use shutdown_lint::collect::signal_listener::spawned_local_fn;
+/// let fut: syn::Expr = syn::parse_str("Self::wait_for_stop(rx)").unwrap();
+/// assert_eq!(spawned_local_fn(&fut).as_deref(), Some("wait_for_stop"));
+/// let fut: syn::Expr = syn::parse_str("client::run(a)").unwrap();
+/// assert_eq!(spawned_local_fn(&fut), None);
+/// ```
+pub fn spawned_local_fn(fut: &syn::Expr) -> Option<String> {
+    let syn::Expr::Call(c) = fut else {
+        return None;
+    };
+    let syn::Expr::Path(p) = &*c.func else {
+        return None;
+    };
+    let segs: Vec<&syn::PathSegment> = p.path.segments.iter().collect();
+    match segs[..] {
+        [f] => Some(f.ident.to_string()),
+        [owner, f] if owner.ident == "Self" => Some(f.ident.to_string()),
+        _ => None,
+    }
+}
+
+/// The function of the file an async block awaits first, read from its text as written
+/// (`body`, between its braces): `shutdown_send(announce).await;` (namada) — a statement
+/// the pruner blanks, as it names no word a rule reads. A name alone or `Self::name`,
+/// called and awaited at once, after nothing but whitespace and line comments.
+///
+/// # Examples
+/// ```
+/// use shutdown_lint::collect::signal_listener::first_awaited_local_fn;
+/// let name = |s: &str| first_awaited_local_fn(s);
+/// assert_eq!(name("\n    // wait\n    shutdown_send(announce, \")\").await;\n    done();").as_deref(), Some("shutdown_send"));
+/// assert_eq!(name(" Self::wait(rx).await.ok(); ").as_deref(), Some("wait"));
+/// assert_eq!(name(" let x = wait(rx).await; ").as_deref(), None);
+/// assert_eq!(name(" flush(rx); wait().await; ").as_deref(), None);
+/// assert_eq!(name(" client::run(a).await; ").as_deref(), None);
+/// ```
+pub fn first_awaited_local_fn(body: &str) -> Option<String> {
+    use crate::lexscan::{is_ident, matching, skip_ws};
+    let b = body.as_bytes();
+    let mut i = skip_ws(b, 0);
+    while b[i..].starts_with(b"//") {
+        i = skip_ws(b, i + b[i..].iter().position(|&c| c == b'\n')?);
+    }
+    let ident = |i: usize| {
+        let end = i + b[i..].iter().take_while(|&&c| is_ident(c)).count();
+        (end > i && !b[i].is_ascii_digit()).then_some(end)
+    };
+    let mut start = i;
+    let mut end = ident(i)?;
+    if &b[start..end] == b"Self" && b[end..].starts_with(b"::") {
+        start = end + 2;
+        end = ident(start)?;
+    }
+    let open = skip_ws(b, end);
+    if b.get(open) != Some(&b'(') {
+        return None;
+    }
+    let code = crate::lexscan::code_only(body);
+    let close = matching(&code, open, b'(', b')')?;
+    let dot = skip_ws(b, close + 1);
+    let after = dot + ".await".len();
+    (b[dot..].starts_with(b".await") && b.get(after).is_none_or(|&c| !is_ident(c)))
+        .then(|| body[start..end].to_string())
 }
 
 /// Whether the statement `st` awaits a signal ([`awaited_signal`]), `recv()` on one of
@@ -392,8 +483,33 @@ fn awaited_signal(e: &syn::Expr) -> bool {
         syn::Expr::MethodCall(m) if m.method == "recv" => {
             names_signals(&m.receiver) || names_sig(&m.receiver)
         }
-        _ => false,
+        base => is_ctrlc_future(base),
     }
+}
+
+/// async-ctrlc's future: `async_ctrlc::CtrlC::new()` (with `?`, `.unwrap()` or
+/// `.expect(..)` after it), whose `.await` is Ctrl-C's (lunatic's node).
+fn is_ctrlc_future(e: &syn::Expr) -> bool {
+    let mut e = e;
+    loop {
+        e = match e {
+            syn::Expr::Try(t) => &t.expr,
+            syn::Expr::MethodCall(m)
+                if matches!(m.method.to_string().as_str(), "unwrap" | "expect") =>
+            {
+                &m.receiver
+            }
+            _ => break,
+        };
+    }
+    let syn::Expr::Call(c) = e else {
+        return false;
+    };
+    let syn::Expr::Path(p) = &*c.func else {
+        return false;
+    };
+    let mut segs = p.path.segments.iter().rev();
+    matches!((segs.next(), segs.next()), (Some(n), Some(t)) if n.ident == "new" && t.ident == "CtrlC")
 }
 
 /// Whether `e` is a local named for one signal (`sigterm`, `sigint`, `sig_term`).

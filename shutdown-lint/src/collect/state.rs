@@ -8,7 +8,7 @@ use crate::model::{Call, Chain, Ctx, FileModel, Usage};
 use crate::resolve::scope::{BlockScope, ModuleTree};
 use crate::resolve::{Resolution, Resolver};
 use crate::source::LineIndex;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 /// Distinct calls recorded per function (call chains from `main`); more are dropped.
@@ -79,6 +79,13 @@ pub(super) struct Collector<'a, 'i> {
     pub(super) cur_sig: Option<FnSig>,
     /// Timeout arguments to value once the file is walked ([`super::deferred`]).
     pub(super) deferred: Vec<super::deferred::Deferred>,
+    /// Functions of the file whose body waits for the process's signals before it does
+    /// anything ([`super::ConstFinder::signal_waiters`]), by name.
+    pub(super) signal_waiter_fns: HashSet<String>,
+    /// Tasks spawned with a call of a function of the file, or that await one first: the
+    /// spawn's offset and the function's name; signal listeners when
+    /// [`Self::signal_waiter_fns`] has it ([`Self::finish_signal_waiters`]).
+    pub(super) signal_waiter_calls: Vec<(usize, String)>,
 }
 
 /// A function's name and parameter names, for [`super::deferred`].
@@ -266,9 +273,28 @@ impl<'a, 'i> Collector<'a, 'i> {
             local_aliases: found.aliases.into_iter().collect(),
             cur_sig: None,
             deferred: Vec::new(),
+            signal_waiter_fns: found
+                .signal_waiters
+                .iter()
+                .filter(|(_, block, n)| !super::chain::pruned_among(index, block, *n))
+                .map(|(name, _, _)| name.clone())
+                .collect(),
+            signal_waiter_calls: Vec::new(),
         };
         c.collect_consts(&found.out);
         c
+    }
+
+    /// The tasks spawned with a call of a function of the file that waits for the
+    /// process's signals first (namada's `tokio::spawn(async move { shutdown_send(announce)
+    /// .await; })`) are signal listeners
+    /// ([`crate::model::FileModel::signal_listeners`]).
+    pub(super) fn finish_signal_waiters(&mut self) {
+        for (at, name) in std::mem::take(&mut self.signal_waiter_calls) {
+            if self.signal_waiter_fns.contains(&name) {
+                self.model.signal_listeners.push(at);
+            }
+        }
     }
 
     /// Records a call of the function being walked (for call chains from `main`).
