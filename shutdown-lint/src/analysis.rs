@@ -215,8 +215,9 @@ pub struct FileAnalysis {
     pub open_clients: Vec<crate::model::OpenClient>,
 }
 
-/// `text` parsed as `edition` reads it; when it does not parse as a whole, the top-level items
-/// that do ([`crate::item_recovery`]) and where each item left out failed.
+/// `text` parsed as `edition` reads it; when it does not parse as a whole, its statements
+/// (a fragment: [`crate::item_recovery::parse_fragment`]), or the top-level items that parse
+/// ([`crate::item_recovery`]) and where each item left out failed.
 fn parse_or_recover(
     text: &str,
     edition: crate::edition::Edition,
@@ -226,6 +227,9 @@ fn parse_or_recover(
         Ok(file) => return Ok((file, Vec::new())),
         Err(e) => e,
     };
+    if let Some(fragment) = crate::item_recovery::parse_fragment(text) {
+        return Ok((fragment, Vec::new()));
+    }
     let Some(r) = crate::item_recovery::parse_items(text, edition) else {
         return Err(err);
     };

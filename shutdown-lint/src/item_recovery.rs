@@ -12,6 +12,11 @@
 //!
 //! What is done with the items left out is the caller's choice
 //! ([`crate::analysis`]: a `parse-error` each, unless the crate enables nightly features).
+//!
+//! A file may also hold statements instead of items ([`parse_fragment`]): a documentation
+//! snippet without its `fn main` (rerun's `docs/snippets`, whose build script copies only
+//! the complete ones into a crate), or a file `include!`d inside a function body. Cargo never
+//! compiles it as a file; it is read as the body of a function.
 
 use proc_macro2::{Delimiter, TokenStream, TokenTree};
 
@@ -24,6 +29,38 @@ pub struct Recovered {
     pub file: syn::File,
     /// An error for each top-level item left out, at the place it points to.
     pub skipped: Vec<syn::Error>,
+}
+
+/// Reads `text` (a file that does not parse as a whole) as a fragment of statements, the
+/// body of a function: a file holding a `let` or an expression statement, which no file of
+/// items may. Returns a file with one function, `__fragment`, whose statements keep their
+/// places in `text`; `None` when `text` does not parse as statements or holds only items.
+///
+/// # Examples
+///
+/// ```
+/// use shutdown_lint::item_recovery::parse_fragment;
+/// let src = "let args = std::env::args().collect::<Vec<_>>();\ntokio::spawn(upload(args));\n";
+/// assert!(syn::parse_file(src).is_err());
+/// let file = parse_fragment(src).unwrap();
+/// let syn::Item::Fn(f) = &file.items[0] else { panic!() };
+/// assert_eq!(f.block.stmts.len(), 2);
+/// assert!(parse_fragment("fn main() {}").is_none()); // items only: a file
+/// assert!(parse_fragment("let x = ;").is_none());
+/// ```
+pub fn parse_fragment(text: &str) -> Option<syn::File> {
+    use syn::parse::Parser;
+    let stmts = syn::Block::parse_within.parse_str(text).ok()?;
+    if stmts.iter().all(|s| matches!(s, syn::Stmt::Item(_))) {
+        return None;
+    }
+    let mut f: syn::ItemFn = syn::parse_quote! { fn __fragment() {} };
+    f.block.stmts = stmts;
+    Some(syn::File {
+        shebang: None,
+        attrs: Vec::new(),
+        items: vec![syn::Item::Fn(f)],
+    })
 }
 
 /// Reads `text` (a file that does not parse as a whole) one top-level item at a time, as
