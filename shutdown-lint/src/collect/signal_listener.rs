@@ -365,8 +365,9 @@ fn recv_on(m: &syn::ExprMethodCall, streams: &[String]) -> bool {
             .any(|s| matches!(&*m.receiver, syn::Expr::Path(p) if p.path.is_ident(s)))
 }
 
-/// Whether `mac` is a `select!` each of whose branches waits for a signal: its future is
-/// `recv()` on one of `streams`, or a call of a signal waiter (`ctrl_c()`); an `else`
+/// Whether `mac` is a `select!` each of whose branches waits for a signal — its future is
+/// `recv()` on one of `streams`, or a call of a signal waiter (`ctrl_c()`) — or for the
+/// program's own cancellation ([`is_cancellation`]), at least one for a signal; an `else`
 /// branch counts.
 fn select_awaits_signals(mac: &syn::Macro, streams: &[String]) -> bool {
     use proc_macro2::{Delimiter, Spacing, TokenTree};
@@ -381,6 +382,7 @@ fn select_awaits_signals(mac: &syn::Macro, streams: &[String]) -> bool {
             && punct(i + 1, '>')
     };
     let mut branches = 0;
+    let mut signals = 0;
     let mut i = 0;
     // `biased;`
     if matches!(toks.first(), Some(TokenTree::Ident(b)) if b == "biased") && punct(1, ';') {
@@ -413,7 +415,9 @@ fn select_awaits_signals(mac: &syn::Macro, streams: &[String]) -> bool {
                 syn::Expr::MethodCall(m) => recv_on(m, streams),
                 _ => false,
             };
-            if !waits {
+            if waits {
+                signals += 1;
+            } else if !is_cancellation(&fut) {
                 return false;
             }
         }
@@ -435,7 +439,15 @@ fn select_awaits_signals(mac: &syn::Macro, streams: &[String]) -> bool {
         }
         branches += 1;
     }
-    branches > 0
+    branches > 0 && signals > 0
+}
+
+/// The program's own cancellation, which a signal listener may wait for beside the
+/// signals (indexify's container daemon: `_ = cancel_token.cancelled() => return`):
+/// `X.cancelled()` or `X.cancelled_owned()` (tokio-util's `CancellationToken`).
+fn is_cancellation(fut: &syn::Expr) -> bool {
+    matches!(fut, syn::Expr::MethodCall(m)
+        if m.args.is_empty() && (m.method == "cancelled" || m.method == "cancelled_owned"))
 }
 
 /// A call of a function named as a signal waiter: `ctrl_c`, a signal handler's name
