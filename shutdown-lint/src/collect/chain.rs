@@ -166,6 +166,12 @@ impl Collector<'_, '_> {
                 Resolution::Unknown => None,
             },
             syn::Expr::Field(f) if symbolic_ok => self.field_root(f),
+            // `if let Some(p) = proxy { ClientBuilder::new().proxy(p) } else {
+            // ClientBuilder::new() }.build()` (Plume): the branches' value, as if bound to a
+            // name first
+            syn::Expr::If(_) | syn::Expr::Match(_) if !layers.is_empty() => {
+                self.value_of_expr(cur).map(Chain::through_binding)
+            }
             syn::Expr::MethodCall(m) => {
                 self.record_method_call(m);
                 // recorded inside the closure already: here a value, as if bound to a name
@@ -289,8 +295,9 @@ impl Collector<'_, '_> {
                 }
             }
             syn::Expr::Path(_) if !layers.is_empty() => {}
-            // visited by `mapped_value`
+            // visited by `mapped_value`, or for their value above
             syn::Expr::MethodCall(_) => {}
+            syn::Expr::If(_) | syn::Expr::Match(_) if !layers.is_empty() => {}
             other => {
                 if !layers.is_empty() || !matches!(other, syn::Expr::Call(_)) {
                     self.visit_expr(other);
