@@ -562,7 +562,8 @@ pub struct FileModel {
     pub signal_listeners: Vec<usize>,
     /// Byte offsets of the spawns of tasks whose future holds no work
     /// (`tokio::spawn(std::future::pending())`, a stand-in handle for a part switched
-    /// off): no raw spawn to track ([`crate::collect::idle_task`]).
+    /// off), and of threads that only join another thread: no raw spawn to track, no
+    /// detached thread ([`crate::collect::idle_task`]).
     pub idle_tasks: Vec<usize>,
     /// Where the file's names carry an HTTP client (read only for a file that builds one,
     /// and not for a file streamed item by item).
@@ -788,9 +789,9 @@ impl FileModel {
         self.chains.iter().filter(|cu| cu.chain.pending.is_none())
     }
 
-    /// Whether the task spawned at byte `offset` holds nothing for a drain to wait for: it
-    /// waits for the process's signals ([`Self::signal_listeners`]) or is a stand-in
-    /// ([`Self::idle_tasks`]).
+    /// Whether the task or thread spawned at byte `offset` holds nothing for a drain to
+    /// wait for: it waits for the process's signals ([`Self::signal_listeners`]), is a
+    /// stand-in or only joins another thread ([`Self::idle_tasks`]).
     ///
     /// # Examples
     /// ```

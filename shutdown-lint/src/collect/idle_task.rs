@@ -1,5 +1,6 @@
 //! Tasks spawned with a future that holds no work: `std::future::pending()`,
-//! `futures::future::ready(Err(..))`.
+//! `futures::future::ready(Err(..))`; threads that only join another thread
+//! ([`is_joiner`]).
 //!
 //! A service spawns one as a stand-in `JoinHandle` for a part that is switched off, so the
 //! code that selects over its tasks' handles stays the same (pathfinder's node: a
@@ -39,5 +40,81 @@ pub fn is_idle_future(fut: &syn::Expr) -> bool {
             )
         }
         _ => false,
+    }
+}
+
+/// Whether the closure `body` a thread is started with only joins another thread and hands
+/// on its result: dora's event stream, `std::thread::spawn(move || { let _ =
+/// tx.send(join_handle.join()); })`, so that a `Drop` can wait on the channel with a
+/// deadline. The thread it joins is kept, and the joiner holds no work of its own: nothing
+/// is cut when it ends with the process. Besides `.join()`, only sending and unwrapping the
+/// result (`send`, `ok`, `unwrap`, `expect`, `map_err`, ..), `drop`, and log macros.
+///
+/// # Examples
+/// ```
+/// use shutdown_lint::collect::idle_task::is_joiner;
+/// let joiner = |s: &str| is_joiner(&syn::parse_str(s).unwrap());
+/// assert!(joiner("move || { let _ = tx.send(join_handle.join()); }"));
+/// assert!(joiner("move || tx.send(worker.join()).ok()"));
+/// assert!(!joiner("move || { flush(); let _ = worker.join(); }"));
+/// assert!(!joiner("move || { let _ = tx.send(compute()); }"));
+/// assert!(!joiner("move || loop { let _ = h.join(); }"));
+/// ```
+pub fn is_joiner(body: &syn::Expr) -> bool {
+    use syn::visit::Visit;
+    let syn::Expr::Closure(c) = body else {
+        return false;
+    };
+    let mut v = JoinsOnly {
+        joins: 0,
+        other: false,
+    };
+    v.visit_expr(&c.body);
+    v.joins > 0 && !v.other
+}
+
+/// [`is_joiner`]'s walk: the `.join()` calls, and whether anything else does work.
+struct JoinsOnly {
+    joins: usize,
+    other: bool,
+}
+
+impl<'ast> syn::visit::Visit<'ast> for JoinsOnly {
+    fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+        match m.method.to_string().as_str() {
+            "join" if m.args.is_empty() => self.joins += 1,
+            "send" | "try_send" | "ok" | "unwrap" | "expect" | "map_err" | "is_ok" | "is_err" => {}
+            _ => self.other = true,
+        }
+        syn::visit::visit_expr_method_call(self, m);
+    }
+
+    fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+        let harmless = matches!(&*c.func, syn::Expr::Path(p)
+            if p.path.get_ident().is_some_and(|i| matches!(i.to_string().as_str(), "drop" | "Ok" | "Err" | "Some")));
+        self.other |= !harmless;
+        syn::visit::visit_expr_call(self, c);
+    }
+
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        let log = m.path.segments.last().is_some_and(|s| {
+            matches!(
+                s.ident.to_string().as_str(),
+                "trace" | "debug" | "info" | "warn" | "error" | "println" | "eprintln"
+            )
+        });
+        self.other |= !log;
+    }
+
+    fn visit_expr_loop(&mut self, _: &'ast syn::ExprLoop) {
+        self.other = true;
+    }
+
+    fn visit_expr_while(&mut self, _: &'ast syn::ExprWhile) {
+        self.other = true;
+    }
+
+    fn visit_expr_for_loop(&mut self, _: &'ast syn::ExprForLoop) {
+        self.other = true;
     }
 }

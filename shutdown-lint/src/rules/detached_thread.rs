@@ -63,8 +63,9 @@ pub fn detached_threads(model: &FileModel) -> Vec<(Region, String)> {
             // a `Builder`'s `spawn` step
             Some(spawn) => ch.steps[spawn].region,
         };
-        // a thread that waits for the process's signals: nothing to join before them
-        if model.signal_listeners.contains(&spawned_at.offset) {
+        // a thread that waits for the process's signals (nothing to join before them), or
+        // that only joins another thread
+        if model.spawns_no_work(spawned_at.offset) {
             continue;
         }
         found.push((spawned_at, cu.ctx.item.clone()));
