@@ -179,6 +179,10 @@ fn clients_without_timeout_in(
     budget: Option<Duration>,
 ) -> Vec<Reported> {
     let mut found = Vec::new();
+    // builders bound to a name and reported at one `.build()` already: built again (in
+    // another branch, sp1's `if token { b.default_headers(h).build()? } else { b.build()? }`),
+    // it is the same client to fix
+    let mut reported_builders = std::collections::HashSet::new();
     for cu in model.resolved_chains() {
         let ch = &cu.chain;
         let Some((kind, lib)) = http_ctor(ch, wrappers) else {
@@ -314,6 +318,12 @@ fn clients_without_timeout_in(
                             }
                             None => display(ch, kind),
                         };
+                        if ch.via_binding
+                            && let Some(origin) = ch.origin
+                            && !reported_builders.insert(origin)
+                        {
+                            continue;
+                        }
                         let msg = format!(
                             "client built by {by} without `.timeout(..)` {}{extra}",
                             default_note(lib, budget)
