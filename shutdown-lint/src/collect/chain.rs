@@ -493,7 +493,7 @@ impl Collector<'_, '_> {
                 self.signal_waiter_calls.push((at, name));
             }
             // a stand-in handle (`tokio::spawn(std::future::pending())`)
-            if super::idle_task::is_idle_future(fut) {
+            if super::idle_task::is_idle_future(fut) || self.imported_idle_future(fut) {
                 self.model.idle_tasks.push(at);
             }
             return;
@@ -514,6 +514,25 @@ impl Collector<'_, '_> {
         } else if body.is_some_and(|b| self.joins_only(b)) {
             self.model.idle_tasks.push(at);
         }
+    }
+
+    /// `pending()` imported from a `future` module (`use std::future::pending;` then
+    /// `tokio::spawn(pending::<()>())`, subspace's plotters): a stand-in, as
+    /// [`super::idle_task::is_idle_future`] reads the path written in full. (`ready(..)`
+    /// imported is a task spelled as briefly as can be in tests and examples: still read as
+    /// a spawn.)
+    fn imported_idle_future(&self, fut: &syn::Expr) -> bool {
+        let syn::Expr::Call(c) = fut else {
+            return false;
+        };
+        let syn::Expr::Path(p) = &*c.func else {
+            return false;
+        };
+        if p.path.segments.len() != 1 {
+            return false;
+        }
+        matches!(self.resolve(&p.path, true), Resolution::Path(path)
+            if matches!(&path[..], [.., m, f] if m == "future" && f == "pending"))
     }
 
     /// Whether the thread body `body` only joins another thread ([`super::idle_task::
