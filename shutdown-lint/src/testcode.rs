@@ -88,8 +88,9 @@ pub fn classify(rel: &Path) -> CodeKind {
 /// Whether a package is test support by its name or its directory's name: a word of
 /// either (split at `-` and `_`) is one of a test-support feature's
 /// ([`crate::lexscan::is_test_feature`]: `test`, `tests`, `testing`, `test-utils`, ..) or
-/// `e2e`, `simtest` or `stress` — `client-api-test`, `integration-tests`, `e2e_test`,
-/// `martin-e2e-tests`, `walrus-stress`; not `testnet`, `attestation` or `stressor` —, or
+/// `e2e`, `simtest`, `dst` or `stress` — `client-api-test`, `integration-tests`, `e2e_test`,
+/// `martin-e2e-tests`, `slatedb-dst`, `walrus-stress`; not `testnet`, `attestation` or
+/// `stressor` —, or
 /// names it for benchmarks ([`is_bench_name`]: `logserver-bench`) or for cargo-xtask
 /// automation (`xtask`). Its code is test code.
 ///
@@ -103,6 +104,8 @@ pub fn classify(rel: &Path) -> CodeKind {
 /// assert!(is_test_package("walrus_simtest", "crates/walrus-simtest".as_ref()));
 /// assert!(is_test_package("walrus_stress", "crates/walrus-stress".as_ref()));
 /// assert!(!is_test_package("stressor_api", "crates/stressor".as_ref()));
+/// assert!(is_test_package("slatedb_dst", "slatedb-dst".as_ref()));
+/// assert!(!is_test_package("dstack_agent", "dstack-agent".as_ref()));
 /// assert!(is_test_package("restate-pp-bench", "pp-bench".as_ref()));
 /// assert!(is_test_package("xtask", "xtask".as_ref()));
 /// assert!(!is_test_package("zebra_network", "zebra-network".as_ref()));
@@ -118,7 +121,8 @@ pub fn is_test_package(crate_name: &str, dir: &Path) -> bool {
 
 /// Whether a package's or directory's name says test support or developer tooling: a
 /// test-support feature's word ([`crate::lexscan::is_test_feature`]), `e2e`, `simtest`
-/// (Mysten's deterministic simulation tests: walrus's `walrus-simtest`), `stress` (a
+/// (Mysten's deterministic simulation tests: walrus's `walrus-simtest`), `dst` (the same
+/// elsewhere: `slatedb-dst`, `quickwit-dst`, paradedb's `dst`), `stress` (a
 /// stress-test load generator: `walrus-stress`), a benchmark's ([`is_bench_name`]), or
 /// `xtask` (the cargo-xtask convention: a workspace's build and release automation, run
 /// by `cargo xtask ..` on a developer's machine or in CI, never deployed — biome's code
@@ -127,7 +131,7 @@ fn is_test_support_name(name: &str) -> bool {
     crate::lexscan::is_test_feature(name)
         || name
             .split(['-', '_'])
-            .any(|w| matches!(w, "e2e" | "xtask" | "simtest" | "stress"))
+            .any(|w| matches!(w, "e2e" | "xtask" | "simtest" | "dst" | "stress"))
         || is_bench_name(name)
 }
 
