@@ -565,6 +565,10 @@ pub struct FileModel {
     /// off), and of threads that only join another thread: no raw spawn to track, no
     /// detached thread ([`crate::collect::idle_task`]).
     pub idle_tasks: Vec<usize>,
+    /// Byte offsets of the `TokioExecutor::new()` calls whose value, bound to a name, is
+    /// given to an HTTP client's constructor (`let executor = TokioExecutor::new();` then
+    /// `http2::handshake(executor, io)`): the client's connection tasks, not a server's.
+    pub client_executors: Vec<usize>,
     /// Where the file's names carry an HTTP client (read only for a file that builds one,
     /// and not for a file streamed item by item).
     pub client_flow: Option<crate::collect::flow::ClientFlow>,

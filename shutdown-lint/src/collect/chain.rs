@@ -286,6 +286,15 @@ impl Collector<'_, '_> {
                     if bounds && k == 1 {
                         self.note_bounded_request(value.as_ref());
                     }
+                    // an executor bound to a name, given to an HTTP client
+                    // (`http2::handshake(executor, io)`)
+                    if let (Some(ch), Some(v)) = (chain.as_ref(), value.as_ref())
+                        && v.via_binding
+                        && known::TOKIO_EXECUTOR.contains(&v.root_str().as_str())
+                        && known::http_ctor(&ch.root_str()).is_some()
+                    {
+                        self.model.client_executors.push(v.root_region.offset);
+                    }
                     if let Some(b) = value.filter(is_unbuilt_builder) {
                         builders.push((k, b));
                     }

@@ -226,18 +226,21 @@ fn executor_of_http1_only(model: &FileModel, offset: usize) -> bool {
 /// proxy client): it runs the client's connection tasks, which carry the requests the
 /// service's own tasks await — those the drain waits for —, not a server's connections.
 fn executor_of_client(model: &FileModel, offset: usize) -> bool {
-    model
-        .chains
-        .iter()
-        .filter(|cu| !cu.chain.via_binding && cu.chain.root_region.offset < offset)
-        .max_by_key(|cu| cu.chain.root_region.offset)
-        .is_some_and(|cu| {
-            cu.chain
-                .steps
-                .first()
-                .is_none_or(|s| offset < s.region.offset)
-                && known::http_ctor(&cu.chain.root_str()).is_some()
-        })
+    // bound to a name first (magic-nix-cache's `let executor = TokioExecutor::new();` then
+    // `http2::handshake(executor, stream)`)
+    model.client_executors.contains(&offset)
+        || model
+            .chains
+            .iter()
+            .filter(|cu| !cu.chain.via_binding && cu.chain.root_region.offset < offset)
+            .max_by_key(|cu| cu.chain.root_region.offset)
+            .is_some_and(|cu| {
+                cu.chain
+                    .steps
+                    .first()
+                    .is_none_or(|s| offset < s.region.offset)
+                    && known::http_ctor(&cu.chain.root_str()).is_some()
+            })
 }
 
 /// Whether every wait for the drain (`wait`, jsonrpsee's `stopped()`) written on the
