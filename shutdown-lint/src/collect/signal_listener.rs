@@ -321,19 +321,7 @@ fn installed_stream(l: &syn::Local) -> Option<String> {
     let syn::Pat::Ident(name) = &l.pat else {
         return None;
     };
-    let mut e = &*l.init.as_ref()?.expr;
-    loop {
-        e = match e {
-            syn::Expr::Try(t) => &t.expr,
-            syn::Expr::MethodCall(m)
-                if matches!(m.method.to_string().as_str(), "expect" | "unwrap") =>
-            {
-                &m.receiver
-            }
-            _ => break,
-        };
-    }
-    let syn::Expr::Call(c) = e else {
+    let syn::Expr::Call(c) = unwrapped(&l.init.as_ref()?.expr) else {
         return None;
     };
     let syn::Expr::Path(f) = &*c.func else {
@@ -499,10 +487,8 @@ fn awaited_signal(e: &syn::Expr) -> bool {
     }
 }
 
-/// async-ctrlc's future: `async_ctrlc::CtrlC::new()` (with `?`, `.unwrap()` or
-/// `.expect(..)` after it), whose `.await` is Ctrl-C's (lunatic's node).
-fn is_ctrlc_future(e: &syn::Expr) -> bool {
-    let mut e = e;
+/// `e` without the `?`, `.unwrap()` and `.expect(..)` after it.
+fn unwrapped(mut e: &syn::Expr) -> &syn::Expr {
     loop {
         e = match e {
             syn::Expr::Try(t) => &t.expr,
@@ -511,10 +497,15 @@ fn is_ctrlc_future(e: &syn::Expr) -> bool {
             {
                 &m.receiver
             }
-            _ => break,
+            _ => return e,
         };
     }
-    let syn::Expr::Call(c) = e else {
+}
+
+/// async-ctrlc's future: `async_ctrlc::CtrlC::new()` (with `?`, `.unwrap()` or
+/// `.expect(..)` after it), whose `.await` is Ctrl-C's (lunatic's node).
+fn is_ctrlc_future(e: &syn::Expr) -> bool {
+    let syn::Expr::Call(c) = unwrapped(e) else {
         return false;
     };
     let syn::Expr::Path(p) = &*c.func else {
