@@ -476,7 +476,7 @@ impl Collector<'_, '_> {
             })
         };
         if let Some((at, fut)) = task {
-            let Some(fut) = fut else {
+            let Some(fut) = fut.map(uninstrumented) else {
                 return;
             };
             let block = match fut {
@@ -498,8 +498,14 @@ impl Collector<'_, '_> {
                 )),
                 None => super::signal_listener::spawned_local_fn(fut),
             } {
-                // a function of the file that may wait for the signals: known at the end
-                self.signal_waiter_calls.push((at, name));
+                if super::signal_listener::is_waiter_name(&name) {
+                    // `shutdown_signal().await;` first, a statement the pruner blanked (its
+                    // name has no rule word of its own)
+                    self.model.signal_listeners.push(at);
+                } else {
+                    // a function of the file that may wait for the signals: known at the end
+                    self.signal_waiter_calls.push((at, name));
+                }
             }
             // a stand-in handle (`tokio::spawn(std::future::pending())`)
             if super::idle_task::is_idle_future(fut) || self.imported_idle_future(fut) {
@@ -1081,4 +1087,16 @@ pub(super) fn pruned_among(
         from = r.offset + r.len;
     }
     false
+}
+
+/// The future a task is spawned with, without tracing's instrumentation around it
+/// (`async move { .. }.instrument(span)`, `.in_current_span()`: indexify's server).
+fn uninstrumented(mut fut: &syn::Expr) -> &syn::Expr {
+    while let syn::Expr::MethodCall(m) = fut
+        && (m.method == "instrument" && m.args.len() == 1
+            || m.method == "in_current_span" && m.args.is_empty())
+    {
+        fut = &m.receiver;
+    }
+    fut
 }

@@ -204,6 +204,16 @@ pub fn awaits_signal_first(fut: &syn::Expr) -> bool {
 ///     SHUTDOWN.send(());
 /// }").unwrap();
 /// assert_eq!(signal_wait_prefix(&block), Some(3));
+/// // axum's example: a future per signal, then a `select!` over them
+/// let block: syn::Block = syn::parse_str("{
+///     let ctrl_c = async { signal::ctrl_c().await.expect(\"Ctrl+C\"); };
+///     let terminate = async {
+///         signal::unix::signal(signal::unix::SignalKind::terminate()).expect(\"SIGTERM\").recv().await;
+///     };
+///     tokio::select! { _ = ctrl_c => {}, _ = terminate => {} }
+///     handle.graceful_shutdown(None);
+/// }").unwrap();
+/// assert_eq!(signal_wait_prefix(&block), Some(3));
 /// let block: syn::Block = syn::parse_str("{ flush().await; ctrl_c().await.ok(); }").unwrap();
 /// assert_eq!(signal_wait_prefix(&block), None);
 /// ```
@@ -213,6 +223,7 @@ pub fn signal_wait_prefix(block: &syn::Block) -> Option<usize> {
         match st {
             syn::Stmt::Item(_) => {}
             syn::Stmt::Local(l) if let Some(n) = installed_stream(l) => streams.push(n),
+            syn::Stmt::Local(l) if let Some(n) = signal_future(l) => streams.push(n),
             st => return stmt_awaits_signal(st, &streams).then_some(i + 1),
         }
     }
@@ -321,15 +332,34 @@ fn installed_stream(l: &syn::Local) -> Option<String> {
     let syn::Pat::Ident(name) = &l.pat else {
         return None;
     };
-    let syn::Expr::Call(c) = unwrapped(&l.init.as_ref()?.expr) else {
-        return None;
+    is_signal_stream(&l.init.as_ref()?.expr).then(|| name.ident.to_string())
+}
+
+/// Whether `e` installs a signal stream: `signal(SignalKind::..)`, also with `.expect(..)`,
+/// `.unwrap()` or `?` after it.
+fn is_signal_stream(e: &syn::Expr) -> bool {
+    let syn::Expr::Call(c) = unwrapped(e) else {
+        return false;
     };
     let syn::Expr::Path(f) = &*c.func else {
+        return false;
+    };
+    f.path.segments.last().is_some_and(|s| s.ident == "signal")
+        && c.args.iter().any(listens_for_signals)
+}
+
+/// The name a `let` binds to a future that waits for a signal (axum's example: `let ctrl_c =
+/// async { signal::ctrl_c().await.expect(..); };`), or that never completes (`let terminate
+/// = std::future::pending::<()>();` where there is no SIGTERM): a `select!` over such
+/// names waits for the signals.
+fn signal_future(l: &syn::Local) -> Option<String> {
+    let syn::Pat::Ident(name) = &l.pat else {
         return None;
     };
-    let is_signal = f.path.segments.last().is_some_and(|s| s.ident == "signal");
-    let kind = c.args.iter().any(listens_for_signals);
-    (is_signal && kind).then(|| name.ident.to_string())
+    let init = &*l.init.as_ref()?.expr;
+    (awaits_signal_first(init) && matches!(init, syn::Expr::Async(_))
+        || super::idle_task::is_idle_future(init))
+    .then(|| name.ident.to_string())
 }
 
 /// `X.recv().await` (with `?`, `.ok()` and the like after it) where `X` is one of `streams`.
@@ -345,12 +375,21 @@ fn awaited_recv_on(e: &syn::Expr, streams: &[String]) -> bool {
     matches!(e, syn::Expr::Await(a) if matches!(&*a.base, syn::Expr::MethodCall(m) if recv_on(m, streams)))
 }
 
+/// Whether `e` is one of `names` (or `&mut` one).
+fn names_one_of(e: &syn::Expr, names: &[String]) -> bool {
+    match e {
+        syn::Expr::Reference(r) => names_one_of(&r.expr, names),
+        syn::Expr::Path(p) => p
+            .path
+            .get_ident()
+            .is_some_and(|i| names.iter().any(|n| i == n)),
+        _ => false,
+    }
+}
+
 /// `X.recv()` where `X` is one of `streams`.
 fn recv_on(m: &syn::ExprMethodCall, streams: &[String]) -> bool {
-    m.method == "recv"
-        && streams
-            .iter()
-            .any(|s| matches!(&*m.receiver, syn::Expr::Path(p) if p.path.is_ident(s)))
+    m.method == "recv" && names_one_of(&m.receiver, streams)
 }
 
 /// Whether `mac` is a `select!` each of whose branches waits for a signal — its future is
@@ -401,6 +440,8 @@ fn select_awaits_signals(mac: &syn::Macro, streams: &[String]) -> bool {
             let waits = match &fut {
                 syn::Expr::Call(c) => is_waiter_call(c),
                 syn::Expr::MethodCall(m) => recv_on(m, streams),
+                // a future bound to a name (`_ = ctrl_c => {}`, `_ = &mut terminate => {}`)
+                syn::Expr::Path(_) | syn::Expr::Reference(_) => names_one_of(&fut, streams),
                 _ => false,
             };
             if waits {
@@ -438,24 +479,36 @@ fn is_cancellation(fut: &syn::Expr) -> bool {
         if m.args.is_empty() && (m.method == "cancelled" || m.method == "cancelled_owned"))
 }
 
-/// A call of a function named as a signal waiter: `ctrl_c`, a signal handler's name
-/// ([`is_handler_name`]), or a name with `sigterm` / `sigint`, or with `signal(s)` beside
-/// `shutdown`, `until` or `block` (`shutdown_signal`, `block_until_shutdown_signal`).
+/// A call of a function named as a signal waiter ([`is_waiter_name`]).
 fn is_waiter_call(c: &syn::ExprCall) -> bool {
     let syn::Expr::Path(p) = &*c.func else {
         return false;
     };
-    p.path.segments.last().is_some_and(|s| {
-        let name = s.ident.to_string();
-        let words: Vec<&str> = name.split('_').collect();
-        name == "ctrl_c"
-            || is_handler_name(&name)
-            || words.iter().any(|w| matches!(*w, "sigterm" | "sigint"))
-            || (words.iter().any(|w| matches!(*w, "signal" | "signals"))
-                && words
-                    .iter()
-                    .any(|w| matches!(*w, "shutdown" | "until" | "block")))
-    })
+    p.path
+        .segments
+        .last()
+        .is_some_and(|s| is_waiter_name(&s.ident.to_string()))
+}
+
+/// Whether `name` is a signal waiter's: `ctrl_c`, a signal handler's name
+/// ([`is_handler_name`]), or a name with `sigterm` / `sigint`, or with `signal(s)` beside
+/// `shutdown`, `until` or `block` (`shutdown_signal`, `block_until_shutdown_signal`).
+///
+/// # Examples
+/// ```
+/// use shutdown_lint::collect::signal_listener::is_waiter_name;
+/// assert!(is_waiter_name("shutdown_signal") && is_waiter_name("wait_for_signal"));
+/// assert!(!is_waiter_name("process_signal_batch") && !is_waiter_name("shutdown"));
+/// ```
+pub fn is_waiter_name(name: &str) -> bool {
+    let words: Vec<&str> = name.split('_').collect();
+    name == "ctrl_c"
+        || is_handler_name(name)
+        || words.iter().any(|w| matches!(*w, "sigterm" | "sigint"))
+        || (words.iter().any(|w| matches!(*w, "signal" | "signals"))
+            && words
+                .iter()
+                .any(|w| matches!(*w, "shutdown" | "until" | "block")))
 }
 
 /// Whether `e` (a statement) awaits a signal: `X.await` with `?`, `.ok()`, `.is_ok()`,
@@ -481,7 +534,7 @@ fn awaited_signal(e: &syn::Expr) -> bool {
     match &*a.base {
         syn::Expr::Call(c) => is_waiter_call(c),
         syn::Expr::MethodCall(m) if m.method == "recv" => {
-            names_signals(&m.receiver) || names_sig(&m.receiver)
+            names_signals(&m.receiver) || names_sig(&m.receiver) || is_signal_stream(&m.receiver)
         }
         base => is_ctrlc_future(base),
     }
