@@ -483,12 +483,13 @@ impl Collector<'_, '_> {
                 syn::Expr::Async(a) => Some(&a.block),
                 _ => None,
             };
-            let written_whole = |n: Option<usize>| {
-                block.is_none_or(|b| n.is_some_and(|n| !pruned_among(self.index, b, n)))
+            // the statements up to its signal wait as written: none blanked by the pruner
+            let listens = match block {
+                Some(b) => super::signal_listener::signal_wait_prefix(b)
+                    .is_some_and(|n| !pruned_among(self.index, b, n)),
+                None => super::signal_listener::awaits_signal_first(fut),
             };
-            if super::signal_listener::awaits_signal_first(fut)
-                && written_whole(block.and_then(super::signal_listener::signal_wait_prefix))
-            {
+            if listens {
                 self.model.signal_listeners.push(at);
             } else if let Some(name) = match block {
                 // as written: a statement naming no rule word is blank by now

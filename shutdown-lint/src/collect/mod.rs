@@ -502,13 +502,6 @@ impl ConstFinder {
     /// (it names no word a rule reads: `fn fetch_or_default(key, default) { match
     /// env::var(key) { .., Err(NotPresent) => default } }`), read again as written for the
     /// parameter it hands back.
-    fn note_signal_waiter(&mut self, sig: &syn::Signature, block: &syn::Block) {
-        if let Some(n) = signal_listener::signal_wait_prefix(block) {
-            self.signal_waiters
-                .push((sig.ident.to_string(), block.clone(), n));
-        }
-    }
-
     fn read_blanked_fallbacks(&mut self, index: &LineIndex<'_>) {
         for (name, span) in std::mem::take(&mut self.blanked_fns) {
             if !self.init_calls.contains(&name) {
@@ -520,6 +513,15 @@ impl ConstFinder {
             {
                 self.fallbacks.push((name, i));
             }
+        }
+    }
+
+    /// Records a function or method whose body waits for the process's signals before it
+    /// does anything ([`Self::signal_waiters`]).
+    fn note_signal_waiter(&mut self, sig: &syn::Signature, block: &syn::Block) {
+        if let Some(n) = signal_listener::signal_wait_prefix(block) {
+            self.signal_waiters
+                .push((sig.ident.to_string(), block.clone(), n));
         }
     }
 }

@@ -357,7 +357,7 @@ fn signal_future(l: &syn::Local) -> Option<String> {
         return None;
     };
     let init = &*l.init.as_ref()?.expr;
-    (awaits_signal_first(init) && matches!(init, syn::Expr::Async(_))
+    (matches!(init, syn::Expr::Async(a) if signal_wait_prefix(&a.block).is_some())
         || super::idle_task::is_idle_future(init))
     .then(|| name.ident.to_string())
 }
