@@ -327,12 +327,34 @@ fn stmt_awaits_signal(st: &syn::Stmt, streams: &[String]) -> bool {
 }
 
 /// The name a `let` binds to a signal stream it installs: `signal(SignalKind::..)` (tokio's,
-/// also with `.expect(..)`, `.unwrap()` or `?` after it).
+/// also with `.expect(..)`, `.unwrap()` or `?` after it), or its `Ok` value where failing
+/// to install gives up (supabase etl's replicator: `let Ok(mut sigterm) =
+/// signal(SignalKind::terminate()) else { ..; return; };`; krill: `let mut sigterm = match
+/// signal(SignalKind::terminate()) { Ok(sig) => sig, Err(err) => { ..; return; } };`).
 fn installed_stream(l: &syn::Local) -> Option<String> {
-    let syn::Pat::Ident(name) = &l.pat else {
-        return None;
+    let init = l.init.as_ref()?;
+    let name = match &l.pat {
+        syn::Pat::Ident(name) => name,
+        syn::Pat::TupleStruct(ts) if init.diverge.is_some() => ok_binding(ts)?,
+        _ => return None,
     };
-    is_signal_stream(&l.init.as_ref()?.expr).then(|| name.ident.to_string())
+    let stream = match &*init.expr {
+        // (its arms name no word a rule reads: the pruner has blanked them by now)
+        syn::Expr::Match(m) if init.diverge.is_none() => &*m.expr,
+        e => e,
+    };
+    is_signal_stream(stream).then(|| name.ident.to_string())
+}
+
+/// `Ok(name)` (also `Ok(mut name)`): the name it binds.
+fn ok_binding(ts: &syn::PatTupleStruct) -> Option<&syn::PatIdent> {
+    if !ts.path.is_ident("Ok") || ts.elems.len() != 1 {
+        return None;
+    }
+    match &ts.elems[0] {
+        syn::Pat::Ident(i) if i.subpat.is_none() => Some(i),
+        _ => None,
+    }
 }
 
 /// Whether `e` installs a signal stream: `signal(SignalKind::..)`, also with `.expect(..)`,
