@@ -86,7 +86,13 @@ impl Collector<'_, '_> {
         self.want_value = false;
         // layers consumed into a symbolic root (`self.pick_handle()`): not steps
         let mut consumed = 0;
+        // a field of what a call returns (`self.runtime().0.tokio`, krill): visited here
+        let mut base_visited = false;
         let mut chain: Option<Chain> = match cur {
+            syn::Expr::Field(f) if symbolic_ok && let Some((base, members)) = field_of_call(f) => {
+                base_visited = true;
+                self.field_of_value(base, &members)
+            }
             syn::Expr::Call(c) => match &*c.func {
                 syn::Expr::Path(p) => match self.resolve(&p.path, true) {
                     Resolution::Path(root) => {
@@ -265,6 +271,7 @@ impl Collector<'_, '_> {
         }
         // visit everything inside: the root's arguments, then each method's arguments
         match cur {
+            syn::Expr::Field(_) if base_visited => {}
             syn::Expr::Field(f) => self.visit_expr(&f.base),
             syn::Expr::Call(c) if matches!(&*c.func, syn::Expr::Path(_)) => {
                 let mut builders = Vec::new();
@@ -661,6 +668,28 @@ impl Collector<'_, '_> {
         } else {
             format!("{}(..)", m.method)
         });
+        Some(ch)
+    }
+
+    /// The fields `members` (outermost last) of what `base`, a call, returns
+    /// (`self.runtime().0.tokio`: krill's `exec_async`, on the `Handle` its runtime's shared
+    /// components hold): the call's chain, then a field step per member for the workspace
+    /// model to read once it knows what the call returns. Visits `base`.
+    fn field_of_value(&mut self, base: &syn::Expr, members: &[&syn::Member]) -> Option<Chain> {
+        self.want_value = true;
+        let mut ch = self.visit_chain(base, Usage::Kept)?;
+        ch.pending.as_ref()?;
+        for m in members {
+            let name = match m {
+                syn::Member::Named(n) => n.to_string(),
+                syn::Member::Unnamed(i) => i.index.to_string(),
+            };
+            ch.steps.push(Step {
+                name: format!("{}{name}", crate::workspace::FIELD_STEP),
+                region: self.region(m.span()),
+                args: Vec::new(),
+            });
+        }
         Some(ch)
     }
 
@@ -1100,4 +1129,33 @@ fn uninstrumented(mut fut: &syn::Expr) -> &syn::Expr {
         fut = &m.receiver;
     }
     fut
+}
+
+/// The value fields of `f` are read from, when it is what a call returns (a method call, a
+/// call, `?` or `.await` on one), with the fields read, innermost first
+/// (`self.runtime().0.tokio`: `self.runtime()`, then `0`, `tokio`).
+fn field_of_call(f: &syn::ExprField) -> Option<(&syn::Expr, Vec<&syn::Member>)> {
+    let mut members = vec![&f.member];
+    let mut base = &*f.base;
+    while let syn::Expr::Field(inner) = base {
+        members.push(&inner.member);
+        base = &inner.base;
+    }
+    members.reverse();
+    // (a clone or a borrow of a name or a field is what [`Collector::field_root`] reads)
+    let mut value = base;
+    while let syn::Expr::MethodCall(m) = value
+        && m.args.is_empty()
+        && matches!(
+            m.method.to_string().as_str(),
+            "clone" | "as_ref" | "borrow" | "to_owned"
+        )
+    {
+        value = &m.receiver;
+    }
+    matches!(
+        value,
+        syn::Expr::MethodCall(_) | syn::Expr::Call(_) | syn::Expr::Try(_) | syn::Expr::Await(_)
+    )
+    .then_some((base, members))
 }
