@@ -161,6 +161,47 @@ fn n0_futures_task_spawn_is_tokios_from_the_table() {
     );
 }
 
+/// workflow-rs's `task::spawn` hands its future to tokio's (rusty-kaspa's notifier and
+/// metrics tasks): a wrapper function, which reading its sources does not find, so the table
+/// counts with the sources present too — through a glob import as well.
+#[test]
+fn workflow_cores_task_spawn_is_tokios_with_its_sources_present() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "notify/Cargo.toml",
+        "[package]\nname = \"notify\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nworkflow-core = \"0.18\"\n",
+    );
+    write(
+        dir.path(),
+        "notify/Cargo.lock",
+        "version = 3\n\n[[package]]\nname = \"notify\"\nversion = \"0.1.0\"\n\n[[package]]\nname = \"workflow-core\"\nversion = \"0.18.0\"\nsource = \"registry+https://github.com/rust-lang/crates.io-index\"\n",
+    );
+    write(
+        home.path(),
+        "registry/src/index.crates.io-0000/workflow-core-0.18.0/Cargo.toml",
+        "[package]\nname = \"workflow-core\"\n\n[dependencies]\ntokio = \"1\"\n",
+    );
+    write(
+        home.path(),
+        "registry/src/index.crates.io-0000/workflow-core-0.18.0/src/lib.rs",
+        "pub mod task {\n    pub fn spawn<F>(future: F) { tokio::task::spawn(async { future.await }); }\n    pub use tokio::time::sleep;\n}\n",
+    );
+    write(
+        dir.path(),
+        "notify/src/lib.rs",
+        "mod collector {\n    pub fn start() {\n        workflow_core::task::spawn(async {});\n    }\n}\n\
+         mod metrics {\n    use workflow_core::task::*;\n    pub fn start() {\n        spawn(async {});\n    }\n}\n",
+    );
+    let got = lint(dir.path(), home.path());
+    assert_eq!(
+        got,
+        [(3, "raw-spawn".to_string()), (9, "raw-spawn".to_string())],
+        "{got:?}"
+    );
+}
+
 #[test]
 fn crate_reexported_under_a_known_name_is_that_crate() {
     let dir = tempfile::tempdir().unwrap();

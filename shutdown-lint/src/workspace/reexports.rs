@@ -11,7 +11,9 @@
 //! `web_client::reqwest` → `reqwest`; `pub use tokio as rt;` gives `common::rt` → `tokio`.
 //!
 //! When a registry dependency's sources are absent (the project was never built here),
-//! [`KNOWN_REEXPORTERS`] is the fallback. Independently of both, a crate re-exported under
+//! [`KNOWN_REEXPORTERS`] is the fallback; its entries that no `pub use` gives (a function
+//! that only hands its argument to tokio's, workflow-rs's `task::spawn`) apply where the
+//! sources are read too. Independently of both, a crate re-exported under
 //! a known crate's own name *is* that crate (`vendored::tokio::spawn` is `tokio::spawn`,
 //! see [`crate::resolve::Aliases`]). Configured `[reexports]` entries win over all of this.
 
@@ -23,7 +25,8 @@ use std::sync::Mutex;
 use crate::resolve::known::{REEXPORT_SCAN_CRATES, is_known_crate};
 
 /// Documented fallback: re-exports of published crates, used when the crate's sources are
-/// not in the local registry. `(path in the re-exporting crate, what it is)`.
+/// not in the local registry (and for an entry their `pub use` items do not give, when they
+/// are). `(path in the re-exporting crate, what it is)`.
 pub const KNOWN_REEXPORTERS: &[(&str, &str)] = &[
     // actix re-exports actix-rt's spawn and runtime
     ("actix::spawn", "actix_rt::spawn"),
@@ -39,6 +42,10 @@ pub const KNOWN_REEXPORTERS: &[(&str, &str)] = &[
     ("oauth2::reqwest", "reqwest"),
     // web frameworks re-export hyper
     ("warp::hyper", "hyper"),
+    // workflow-rs's `task::spawn` (rusty-kaspa's notifier, metrics and wallet tasks) hands
+    // its future to `tokio::task::spawn` off wasm: a wrapper rather than a `pub use`, which
+    // no reading of its sources finds
+    ("workflow_core::task::spawn", "tokio::spawn"),
 ];
 
 /// Deepest module nesting followed inside a dependency (`pub mod a; pub mod b;` ...).
@@ -153,17 +160,23 @@ pub fn for_package_in(pkg: &Package, cargo_home: Option<&Path>) -> Vec<(String, 
                 .map(|d| d.join("src/lib.rs"))
                 .filter(|p| p.is_file()),
         };
-        match src {
-            Some(lib) => out.extend(crate_reexports(local, &lib, Reading::Dependency)),
-            None => {
-                // sources absent: the documented table
-                for (from, to) in KNOWN_REEXPORTERS {
-                    if let Some(rest) = from.strip_prefix(&format!("{real_ident}::")) {
-                        out.push((format!("{local}::{rest}"), (*to).to_string()));
+        let read = match &src {
+            Some(lib) => crate_reexports(local, lib, Reading::Dependency),
+            None => Vec::new(),
+        };
+        // the documented table, for a registry dependency: where its sources are absent, and
+        // for what reading them cannot find (a function that only calls the known crate's)
+        if dir.is_none() {
+            for (from, to) in KNOWN_REEXPORTERS {
+                if let Some(rest) = from.strip_prefix(&format!("{real_ident}::")) {
+                    let from = format!("{local}::{rest}");
+                    if !read.iter().any(|(f, _)| *f == from) {
+                        out.push((from, (*to).to_string()));
                     }
                 }
             }
         }
+        out.extend(read);
     }
     out.sort();
     out.dedup();
