@@ -307,6 +307,33 @@ impl ClientFlow {
         self.timed_from(start)
     }
 
+    /// [`Self::param_timed`] for a function of one of the file's inherent `impl`s, by its
+    /// `Type::name` key ([`Self::owned_method_params`]), the receiver not counted: a
+    /// constructor that keeps the client in a private field whose every request sets
+    /// `.timeout(..)` (pkarr's `RelayClient::new(url, client, timeout)`).
+    ///
+    /// # Examples
+    /// ```
+    /// use shutdown_lint::collect::flow::summarize;
+    /// let flow = summarize(
+    ///     "pub struct Relay { client: Client, timeout: Duration }\n\
+    ///      impl Relay {\n\
+    ///        pub fn new(client: Client, timeout: Duration) -> Self { Self { client, timeout } }\n\
+    ///        pub async fn get(&self) { self.client.get(u).timeout(self.timeout).send().await; }\n\
+    ///      }",
+    /// )
+    /// .unwrap();
+    /// assert_eq!(flow.owned_param_timed("Relay::new", 0).map(|o| o.len()), Some(0));
+    /// assert_eq!(flow.owned_param_timed("Relay::new", 1).map(|o| o.len()), None);
+    /// ```
+    pub fn owned_param_timed(&self, key: &str, i: usize) -> Option<PassOuts> {
+        let (_, params) = self.owned_method_params.get(key)?.as_ref()?;
+        let param = params.get(i)?.clone()?;
+        let mut start = Reach::default();
+        start.clients.insert((None, param));
+        self.timed_from(start)
+    }
+
     /// Tells `read` of `name` (its occurrences count where `scope` says), the functions of
     /// [`Self::boundable_fns`] holding its untimed requests or of [`Self::bounded_fns`]
     /// holding its occurrences (whether a function is bounded depends on every mention of it outside
@@ -1107,6 +1134,44 @@ fn name_of(e: &syn::Expr) -> Option<String> {
     }
 }
 
+/// An argument without the borrow it is passed with (`&client`).
+fn passed_value(a: &syn::Expr) -> &syn::Expr {
+    match strip(a) {
+        syn::Expr::Reference(r) => &r.expr,
+        a => a,
+    }
+}
+
+/// Types of the standard library (and the usual cells) that hold or wrap what their
+/// functions are given: a client passed to one is not passed to code of the workspace.
+const HOLDERS: &[&str] = &[
+    "Arc",
+    "Rc",
+    "Box",
+    "Pin",
+    "Cow",
+    "Mutex",
+    "RwLock",
+    "Cell",
+    "RefCell",
+    "OnceCell",
+    "OnceLock",
+    "LazyLock",
+    "Lazy",
+    "Option",
+    "Result",
+    "Vec",
+    "VecDeque",
+    "HashMap",
+    "HashSet",
+    "BTreeMap",
+    "BTreeSet",
+    "String",
+    "ArcSwap",
+    "Weak",
+    "ManuallyDrop",
+];
+
 /// What `Some(..)`, `Arc::new(..)`, `Box::new(..)` or `Rc::new(..)` wrap (nested), or `e`.
 fn unwrap_wrappers(mut e: &syn::Expr) -> &syn::Expr {
     while let syn::Expr::Call(c) = strip(e)
@@ -1265,7 +1330,6 @@ fn root_offset(e: &syn::Expr) -> Option<usize> {
     }
 }
 
-/// The closure in `|| ..`, `Box::new(|| ..)` or `Arc::new(|| ..)`.
 /// The root offsets of the clients a chain falls back to when its build fails, which go
 /// where the chain's value goes: `builder.build().unwrap_or_else(|_| Client::new())`,
 /// `.unwrap_or(Client::new())` (rustfs's update checker).
@@ -1289,6 +1353,7 @@ fn fallback_roots(e: &syn::Expr) -> Vec<usize> {
         .collect()
 }
 
+/// The closure in `|| ..`, `Box::new(|| ..)` or `Arc::new(|| ..)`.
 fn closure_of(e: &syn::Expr) -> Option<&syn::ExprClosure> {
     match strip(e) {
         syn::Expr::Closure(c) => Some(c),
@@ -1378,6 +1443,36 @@ impl Pass {
                 Use::PassOut(last.clone(), i, krate.clone())
             }
         })
+    }
+
+    /// `Type::f` for a function of a type this file does not declare (pkarr's
+    /// `RelayClient::new(url, client.clone(), timeout)`, declared in `relay_client.rs`):
+    /// its [`Use::PassOut`] key `Type::f` and the crate its path or its `use` names. Not a
+    /// type of the standard library that only holds or wraps what it is given (`Arc::new`,
+    /// `Some`, `Mutex::new`).
+    fn foreign_assoc_fn(&self, path: &syn::Path) -> Option<(String, Option<String>)> {
+        let segs: Vec<&syn::PathSegment> = path.segments.iter().collect();
+        let [.., ty, f] = segs[..] else {
+            return None;
+        };
+        let (ty_name, f_name) = (ty.ident.to_string(), f.ident.to_string());
+        let camel = ty_name.starts_with(|c: char| c.is_ascii_uppercase())
+            && ty_name.chars().any(|c| c.is_ascii_lowercase());
+        let snake = f_name.starts_with(|c: char| c.is_ascii_lowercase() || c == '_');
+        if !camel
+            || !snake
+            || f.arguments != syn::PathArguments::None
+            || ty_name == "Self"
+            || self.structs.contains(&ty_name)
+            || HOLDERS.contains(&ty_name.as_str())
+        {
+            return None;
+        }
+        let krate = match segs.first() {
+            Some(first) if segs.len() > 2 => Some(first.ident.to_string()),
+            _ => self.imports.get(&ty_name).cloned(),
+        };
+        Some((format!("{ty_name}::{f_name}"), krate))
     }
 
     /// Marks the visit as inside test code when `attrs` say so; returns the mark before.
@@ -1490,6 +1585,15 @@ impl Pass {
                 for a in m.arms.iter().filter(|a| unwraps_to_itself(a)) {
                     self.done.insert(addr(strip(block_value(&a.body))));
                 }
+                // .. and the client another arm makes is bound too (pkarr's relay backend:
+                // `match client { Some(client) => client, None => Client::builder().build()? }`)
+                for a in m.arms.iter().filter(|a| !unwraps_to_itself(a)) {
+                    for r in branch_values(&a.body).into_iter().filter_map(root_offset) {
+                        self.flow
+                            .sinks
+                            .insert(r, Sink::Let(n.to_string(), self.cur_fn.clone()));
+                    }
+                }
                 block_value(&m.expr)
             }
             _ => init,
@@ -1503,6 +1607,15 @@ impl Pass {
             self.flow
                 .sinks
                 .insert(r, Sink::Let(n.to_string(), self.cur_fn.clone()));
+        }
+        // `let client = match client { Some(c) => c, None => Client::builder().build()? };`
+        // (pkarr's relay backend), `if tls { .. } else { .. }`: each branch's client
+        if matches!(strip(init), syn::Expr::If(_) | syn::Expr::Match(_)) {
+            for r in branch_values(init).into_iter().filter_map(root_offset) {
+                self.flow
+                    .sinks
+                    .insert(r, Sink::Let(n.to_string(), self.cur_fn.clone()));
+            }
         }
         if let Some(tail) = closure_of(init).and_then(closure_tail)
             && let Some(r) = root_offset(tail)
@@ -1664,10 +1777,7 @@ impl Pass {
         use_of: impl Fn(usize) -> Use,
     ) {
         for (i, a) in args {
-            let a = match strip(a) {
-                syn::Expr::Reference(r) => &*r.expr,
-                a => a,
-            };
+            let a = passed_value(a);
             // a clone of a client shares its pool and its settings (the call itself is
             // not classified again)
             let a = match a {
@@ -2056,6 +2166,23 @@ impl<'ast> Visit<'ast> for Pass {
             && let Some(pass) = self.pass_kind(&p.path)
         {
             self.note_args(c.args.iter().enumerate(), pass);
+        }
+        // .. or to a function of a type another file declares (`RelayClient::new(url,
+        // client, timeout)`), unless a stack it is made into has been classified already
+        // (`.layer(HttpClientLayer::new(HttpClient::with(client)))` under a timeout layer)
+        if let syn::Expr::Path(p) = strip(&c.func)
+            && p.qself.is_none()
+            && let Some((key, krate)) = self.foreign_assoc_fn(&p.path)
+        {
+            let unclassified: Vec<(usize, &syn::Expr)> = c
+                .args
+                .iter()
+                .enumerate()
+                .filter(|(_, a)| !self.done.contains(&addr(strip(passed_value(a)))))
+                .collect();
+            self.note_args(unclassified.into_iter(), |i| {
+                Use::PassOut(key.clone(), i, krate.clone())
+            });
         }
         visit::visit_expr_call(self, c);
     }

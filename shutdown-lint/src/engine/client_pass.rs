@@ -66,7 +66,11 @@ fn passed_bounded(jobs: &[Job], analyses: &[FileAnalysis]) -> HashMap<(String, u
     }
     // what a declaring file contains, built once: `fn name`, as a whole word (`fn req`
     // is not `fn request`: wasmCloud parsed twelve files for nothing)
-    let needles: BTreeSet<String> = wanted_args.iter().map(|(f, _)| format!("fn {f}")).collect();
+    // (a type's function, `Type::new`: `fn new`)
+    let needles: BTreeSet<String> = wanted_args
+        .iter()
+        .map(|(f, _)| format!("fn {}", f.rsplit("::").next().unwrap_or(f)))
+        .collect();
     let readers: Vec<usize> = (0..jobs.len())
         .filter(|&i| !analyses[i].skipped_as_test)
         .collect();
@@ -81,10 +85,17 @@ fn passed_bounded(jobs: &[Job], analyses: &[FileAnalysis]) -> HashMap<(String, u
         let f = flow::summarize(&text)?;
         let verdicts: Vec<((String, usize), bool)> = wanted_args
             .iter()
-            .filter(|(name, _)| f.fn_params.contains_key(name))
-            .map(|(name, k)| {
-                let bounded = f.param_timed(name, *k).is_some_and(|outs| outs.is_empty());
-                ((name.clone(), *k), bounded)
+            .filter_map(|(name, k)| {
+                let outs = if name.contains("::") {
+                    f.owned_method_params
+                        .contains_key(name)
+                        .then(|| f.owned_param_timed(name, *k))?
+                } else {
+                    f.fn_params
+                        .contains_key(name)
+                        .then(|| f.param_timed(name, *k))?
+                };
+                Some(((name.clone(), *k), outs.is_some_and(|o| o.is_empty())))
             })
             .collect();
         Some(verdicts)
