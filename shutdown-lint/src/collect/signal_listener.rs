@@ -35,6 +35,9 @@ use syn::visit::{self, Visit};
 /// assert!(!listens_for_signals(&body));
 /// let body: syn::Expr = syn::parse_str("move || process_signal_batch(rx)").unwrap();
 /// assert!(!listens_for_signals(&body));
+/// // a function named for signals, given a value named for them (habitat's `sigwait` loop)
+/// let body: syn::Expr = syn::parse_str("move || process_signals(&handled_signals)").unwrap();
+/// assert!(listens_for_signals(&body));
 /// ```
 pub fn listens_for_signals(body: &syn::Expr) -> bool {
     let mut v = Markers { found: false };
@@ -109,11 +112,13 @@ impl<'ast> Visit<'ast> for Markers {
     }
 
     fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+        // a handler's name (`signal_handler(..)`), or a function named for signals given a
+        // value named for them (habitat's `process_signals(&handled_signals)`)
         if let syn::Expr::Path(p) = &*c.func
-            && p.path
-                .segments
-                .last()
-                .is_some_and(|s| is_handler_name(&s.ident.to_string()))
+            && let Some(last) = p.path.segments.last().map(|s| s.ident.to_string())
+            && (is_handler_name(&last)
+                || (last.split('_').any(|w| matches!(w, "signal" | "signals"))
+                    && c.args.iter().any(names_signals)))
         {
             self.found = true;
         }
@@ -357,8 +362,9 @@ fn ok_binding(ts: &syn::PatTupleStruct) -> Option<&syn::PatIdent> {
     }
 }
 
-/// Whether `e` installs a signal stream: `signal(SignalKind::..)`, also with `.expect(..)`,
-/// `.unwrap()` or `?` after it.
+/// Whether `e` installs a signal stream: `signal(SignalKind::..)`, or signal-hook's
+/// `Signals::new([..])` (its tokio and async-std flavours too: kuasar's sandboxers), also
+/// with `.expect(..)`, `.unwrap()` or `?` after it.
 fn is_signal_stream(e: &syn::Expr) -> bool {
     let syn::Expr::Call(c) = unwrapped(e) else {
         return false;
@@ -366,8 +372,12 @@ fn is_signal_stream(e: &syn::Expr) -> bool {
     let syn::Expr::Path(f) = &*c.func else {
         return false;
     };
-    f.path.segments.last().is_some_and(|s| s.ident == "signal")
-        && c.args.iter().any(listens_for_signals)
+    let segs: Vec<&syn::PathSegment> = f.path.segments.iter().collect();
+    match segs[..] {
+        [.., ty, new] if new.ident == "new" => ty.ident.to_string().ends_with("Signals"),
+        [.., last] => last.ident == "signal" && c.args.iter().any(listens_for_signals),
+        [] => false,
+    }
 }
 
 /// The name a `let` binds to a future that waits for a signal (axum's example: `let ctrl_c =
