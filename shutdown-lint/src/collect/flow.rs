@@ -1031,6 +1031,14 @@ struct Pass {
     request_futures: Vec<(String, usize, String)>,
     /// Names passed as the future of `timeout(d, fut)`.
     timed_futures: BTreeSet<String>,
+    /// The names of the `let N = async { .. }` blocks the visit is in, innermost last
+    /// (`None` inside a closure or another async block in one): a request awaited there
+    /// is timed when `timeout(d, N)` bounds the block (sequencer's remote component
+    /// client: `let request_future = async { self.client.request(r).await .. };`).
+    async_lets: Vec<Option<String>>,
+    /// The `let N = async { .. }` whose block the visit is about to enter: its address and
+    /// `N` ([`Self::async_lets`]).
+    async_let: Option<(usize, String)>,
     /// The free function whose body the visit is in.
     cur_fn: Option<String>,
     /// The function of an `impl` whose body the visit is in, when it is one of
@@ -1856,7 +1864,12 @@ impl Pass {
                     .position(|m| SEND_METHODS.contains(&m.as_str()))
                     .unwrap_or(names.len());
                 let timed = timed_before(&methods, sent) || self.timed_depth > 0;
-                if !timed && let Some(fut) = self.bound_requests.get(&addr(e)) {
+                if !timed
+                    && let Some(fut) = self
+                        .bound_requests
+                        .get(&addr(e))
+                        .or_else(|| self.async_lets.last()?.as_ref())
+                {
                     let i = self.flow.uses.get(&n).map_or(0, Vec::len);
                     self.request_futures.push((n.clone(), i, fut.clone()));
                     self.flow
@@ -2377,6 +2390,11 @@ impl<'ast> Visit<'ast> for Pass {
         {
             self.bind(&n, &init.expr);
         }
+        if let (syn::Pat::Ident(i), Some(init)) = (pat, &l.init)
+            && matches!(strip(&init.expr), syn::Expr::Async(_))
+        {
+            self.async_let = Some((addr(strip(&init.expr)), i.ident.to_string()));
+        }
         visit::visit_local(self, l);
     }
 
@@ -2400,6 +2418,19 @@ impl<'ast> Visit<'ast> for Pass {
             if let Some(r) = root_offset(value) {
                 self.flow.sinks.insert(r, Sink::Field(field.clone()));
             }
+            // a clone shares the client's pool and settings (a `Clone` impl's `client:
+            // self.client.clone()`: sequencer's remote component client)
+            let value = match strip(value) {
+                syn::Expr::MethodCall(m)
+                    if m.method == "clone"
+                        && m.args.is_empty()
+                        && name_of(&m.receiver).is_some() =>
+                {
+                    self.inner.insert(addr(strip(value)));
+                    &*m.receiver
+                }
+                v => v,
+            };
             if let Some(n) = name_of(value) {
                 self.done.insert(addr(strip(value)));
                 self.note(n, Use::Store(field));
@@ -2474,7 +2505,17 @@ impl<'ast> Visit<'ast> for Pass {
         if !self.in_test {
             self.count_method_mention(e);
         }
+        // the block a `let` binds to a name (`let N = async { .. }`), or code that may run
+        // apart from it (a closure, another async block)
+        let scoped = matches!(e, syn::Expr::Async(_) | syn::Expr::Closure(_));
+        if scoped {
+            let bound = self.async_let.take().filter(|(at, _)| *at == addr(e));
+            self.async_lets.push(bound.map(|(_, n)| n));
+        }
         visit::visit_expr(self, e);
+        if scoped {
+            self.async_lets.pop();
+        }
         self.timed_depth -= usize::from(timed);
     }
 
