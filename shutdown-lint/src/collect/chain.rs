@@ -558,13 +558,16 @@ impl Collector<'_, '_> {
             if matches!(&path[..], [.., m, f] if m == "future" && f == "pending"))
     }
 
-    /// Whether the thread body `body` only joins another thread ([`super::idle_task::
-    /// is_joiner`]), read as written: its statements name no word a rule reads, so the
-    /// pruner has blanked them (a short closure only).
+    /// Whether the thread body `body` only joins another thread or waits for a child
+    /// process ([`super::idle_task::is_joiner`]), read as written: its statements name no
+    /// word a rule reads, so the pruner has blanked them (a short closure only).
     fn joins_only(&self, body: &syn::Expr) -> bool {
         let written = self.index.span_text(body.span());
-        written.len() <= 512
-            && memchr::memmem::find(written.as_bytes(), b".join()").is_some()
+        // (short: its code, not its indentation, under 512 bytes)
+        written.len() <= 4096
+            && written.bytes().filter(|b| !b.is_ascii_whitespace()).count() <= 512
+            && (memchr::memmem::find(written.as_bytes(), b".join()").is_some()
+                || memchr::memmem::find(written.as_bytes(), b".wait()").is_some())
             && syn::parse_str::<syn::Expr>(written).is_ok_and(|e| super::idle_task::is_joiner(&e))
     }
 

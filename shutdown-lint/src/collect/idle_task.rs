@@ -43,12 +43,15 @@ pub fn is_idle_future(fut: &syn::Expr) -> bool {
     }
 }
 
-/// Whether the closure `body` a thread is started with only joins another thread and hands
-/// on its result: dora's event stream, `std::thread::spawn(move || { let _ =
-/// tx.send(join_handle.join()); })`, so that a `Drop` can wait on the channel with a
-/// deadline. The thread it joins is kept, and the joiner holds no work of its own: nothing
-/// is cut when it ends with the process. Besides `.join()`, only sending and unwrapping the
-/// result (`send`, `ok`, `unwrap`, `expect`, `map_err`, ..), `drop`, and log macros.
+/// Whether the closure `body` a thread is started with only joins another thread, or waits
+/// for a child process, and hands on its result: dora's event stream, `std::thread::spawn(move
+/// || { let _ = tx.send(join_handle.join()); })`, so that a `Drop` can wait on the channel
+/// with a deadline; rosenpass's `thread::spawn(move || { let status = child.wait(); .. })`
+/// logging how its PSK broker exited. The thread or process it waits for is kept, and the
+/// waiter holds no work of its own: nothing is cut when it ends with the process. Besides
+/// `.join()` and `child.wait()` (a name with `child`), only sending, unwrapping and reading
+/// the result (`send`, `ok`, `unwrap`, `expect`, `map_err`, `success`, `code`, ..), `drop`,
+/// and log macros.
 ///
 /// # Examples
 /// ```
@@ -56,9 +59,11 @@ pub fn is_idle_future(fut: &syn::Expr) -> bool {
 /// let joiner = |s: &str| is_joiner(&syn::parse_str(s).unwrap());
 /// assert!(joiner("move || { let _ = tx.send(join_handle.join()); }"));
 /// assert!(joiner("move || tx.send(worker.join()).ok()"));
+/// assert!(joiner("move || { if let Ok(s) = child.wait() { let _ = tx.send(s.code()); } }"));
 /// assert!(!joiner("move || { flush(); let _ = worker.join(); }"));
 /// assert!(!joiner("move || { let _ = tx.send(compute()); }"));
 /// assert!(!joiner("move || loop { let _ = h.join(); }"));
+/// assert!(!joiner("move || { barrier.wait(); work(); }"));
 /// ```
 pub fn is_joiner(body: &syn::Expr) -> bool {
     use syn::visit::Visit;
@@ -73,6 +78,13 @@ pub fn is_joiner(body: &syn::Expr) -> bool {
     v.joins > 0 && !v.other
 }
 
+/// Whether `e` is a local named for a child process (`child`, `broker_child`).
+fn names_child(e: &syn::Expr) -> bool {
+    matches!(e, syn::Expr::Path(p) if p.path.get_ident().is_some_and(|i| {
+        i.to_string().split('_').any(|w| w == "child")
+    }))
+}
+
 /// [`is_joiner`]'s walk: the `.join()` calls, and whether anything else does work.
 struct JoinsOnly {
     joins: usize,
@@ -83,7 +95,9 @@ impl<'ast> syn::visit::Visit<'ast> for JoinsOnly {
     fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
         match m.method.to_string().as_str() {
             "join" if m.args.is_empty() => self.joins += 1,
-            "send" | "try_send" | "ok" | "unwrap" | "expect" | "map_err" | "is_ok" | "is_err" => {}
+            "wait" if m.args.is_empty() && names_child(&m.receiver) => self.joins += 1,
+            "send" | "try_send" | "ok" | "unwrap" | "expect" | "map_err" | "is_ok" | "is_err"
+            | "success" | "code" | "exit_code" | "signal" => {}
             _ => self.other = true,
         }
         syn::visit::visit_expr_method_call(self, m);
