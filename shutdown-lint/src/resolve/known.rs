@@ -839,6 +839,8 @@ pub const SIGTERM: &[&str] = &[
     // actix-web's server stops gracefully on SIGTERM (and SIGINT, SIGQUIT) by itself
     "actix_web::HttpServer::new",
     "actix_server::Server::build",
+    // NLnet Labs' daemonbase: returns when SIGTERM or SIGINT arrives (cascade)
+    "daemonbase::process::exit_signalled",
 ];
 
 /// A server API whose serving future needs a shutdown signal (`server-no-graceful-shutdown`).
@@ -1297,6 +1299,10 @@ pub const SIGNALS: &[(&str, &[&str])] = &[
     ("shutdown_runtime::main", &["SIGTERM", "SIGINT"]),
     ("shutdown_runtime::run", &["SIGTERM", "SIGINT"]),
     ("shutdown_runtime::signals::install", &["SIGTERM", "SIGINT"]),
+    (
+        "daemonbase::process::exit_signalled",
+        &["SIGTERM", "SIGINT"],
+    ),
     ("tokio::signal::unix::SignalKind::terminate", &["SIGTERM"]),
     (
         "actix_web::HttpServer::new",
@@ -1360,6 +1366,7 @@ pub const NEEDLES: &[&str] = &[
     "interrupt",
     "terminate",
     "set_handler",
+    "exit_signalled",
     "SIGINT",
     "SIGTERM",
     "SignalKind",
