@@ -314,10 +314,14 @@ fn own_blocks(code: &[u8], start: usize, end: usize) -> Vec<(usize, usize)> {
                 // binding's value becomes (a handle kept or dropped), read with it
                 // `match thread::Builder::new().spawn(..) { Ok(_) => .. }`: the same, the
                 // handle made in the scrutinee
+                // `let runtime = match RUNTIME.get() { Some(rt) => rt, None => return };`:
+                // the arms are the value the `let` binds (spacedrive's mobile core), read
+                // with it
                 if !after_type_name(code, start, k)
                     && !after_word(code, start, k, b"unsafe")
                     && !matches_a_binding(code, start, k)
                     && !matches_a_spawn(code, start, k)
+                    && !binds_a_match(code, start, k)
                 {
                     out.push((k, c));
                 }
@@ -424,6 +428,28 @@ fn matches_a_spawn(code: &[u8], start: usize, at: usize) -> bool {
     rest.first().is_some_and(u8::is_ascii_whitespace)
         && open == 0
         && rest.windows(5).any(|w| w == b"spawn")
+}
+
+/// Whether `start..at` is `let <pattern> = match <expr>` with the `{` at `at` at the top
+/// level of the statement: the arms of a `match` whose value a `let` binds.
+fn binds_a_match(code: &[u8], start: usize, at: usize) -> bool {
+    let text = code[start..at].trim_ascii();
+    if !text.starts_with(b"let") || text.get(3).is_some_and(|&c| is_ident(c)) {
+        return false;
+    }
+    let Some(m) = memchr::memmem::find(text, b"= match") else {
+        return false;
+    };
+    let scrutinee = &text[m + b"= match".len()..];
+    let depth: i64 = scrutinee
+        .iter()
+        .map(|&c| match c {
+            b'(' | b'[' | b'{' => 1,
+            b')' | b']' | b'}' => -1,
+            _ => 0,
+        })
+        .sum();
+    scrutinee.first().is_some_and(u8::is_ascii_whitespace) && depth == 0
 }
 
 /// Whether the last word of `code[start..at]` is `word` (the keyword before a block).
@@ -608,6 +634,20 @@ mod tests {
             pruned(src, &["spawn"]),
             "fn f() { match thread::spawn(move || w()) { Ok(_) => {} Err(e) => log(e) } }"
         );
+    }
+
+    #[test]
+    fn a_match_a_let_binds_keeps_its_arms() {
+        let src = "fn f() { let rt = match RT.get() { Some(rt) => rt, None => return }; \
+                   x(); rt.spawn(w); }";
+        assert_eq!(
+            pruned(src, &["spawn"]),
+            "fn f() { let rt = match RT.get() { Some(rt) => rt, None => return }; rt.spawn(w); }"
+        );
+        // a block inside the scrutinee is not the arms
+        let src = "fn f() { let v = match f(|| { noise(); }) { Some(v) => v, None => 0 }; \
+                   v.spawn(w); }";
+        assert!(!pruned(src, &["spawn"]).contains("noise"));
     }
 
     #[test]
