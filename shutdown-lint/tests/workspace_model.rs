@@ -202,6 +202,31 @@ fn workflow_cores_task_spawn_is_tokios_with_its_sources_present() {
     );
 }
 
+/// Tauri's `async_runtime::{spawn, spawn_blocking}` run on its global tokio runtime
+/// (spacedrive's desktop app): raw spawns, from the table.
+#[test]
+fn tauris_async_runtime_spawns_are_tokios() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "desktop/Cargo.toml",
+        "[package]\nname = \"desktop\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\ntauri = \"2\"\n",
+    );
+    write(
+        dir.path(),
+        "desktop/src/main.rs",
+        "use tauri::async_runtime;\n\nfn main() {\n    async_runtime::spawn(async {});\n    \
+         tauri::async_runtime::spawn_blocking(|| ());\n    async_runtime::block_on(async {});\n}\n",
+    );
+    let got = lint(dir.path(), home.path());
+    assert_eq!(
+        got,
+        [(4, "raw-spawn".to_string()), (5, "raw-spawn".to_string())],
+        "{got:?}"
+    );
+}
+
 #[test]
 fn crate_reexported_under_a_known_name_is_that_crate() {
     let dir = tempfile::tempdir().unwrap();

@@ -321,7 +321,7 @@ fn own_blocks(code: &[u8], start: usize, end: usize) -> Vec<(usize, usize)> {
                     && !after_word(code, start, k, b"unsafe")
                     && !matches_a_binding(code, start, k)
                     && !matches_a_spawn(code, start, k)
-                    && !binds_a_match(code, start, k)
+                    && !(binds_a_match(code, start, k) && hands_on_arm(&code[k..=c]))
                 {
                     out.push((k, c));
                 }
@@ -450,6 +450,48 @@ fn binds_a_match(code: &[u8], start: usize, at: usize) -> bool {
         })
         .sum();
     scrutinee.first().is_some_and(u8::is_ascii_whitespace) && depth == 0
+}
+
+/// Whether the arms `arms` (from `{` to `}`) hand the scrutinee's value on: `Some(x) =>
+/// x` or `Ok(x) => x` (a `let` binding a `match` that maps to other values reads nothing
+/// of its scrutinee, and its arms go as before).
+fn hands_on_arm(arms: &[u8]) -> bool {
+    for pre in [&b"Some("[..], b"Ok("] {
+        let mut from = 0;
+        while let Some(n) = memchr::memmem::find(&arms[from..], pre) {
+            let at = from + n;
+            from = at + pre.len();
+            if at > 0 && is_ident(arms[at - 1]) {
+                continue;
+            }
+            let mut k = skip_ws(arms, from);
+            if arms[k..].starts_with(b"mut ") {
+                k = skip_ws(arms, k + 4);
+            }
+            let name_start = k;
+            while k < arms.len() && is_ident(arms[k]) {
+                k += 1;
+            }
+            let name = &arms[name_start..k];
+            if name.is_empty() {
+                continue;
+            }
+            k = skip_ws(arms, k);
+            if arms.get(k) != Some(&b')') {
+                continue;
+            }
+            k = skip_ws(arms, k + 1);
+            if !arms[k..].starts_with(b"=>") {
+                continue;
+            }
+            k = skip_ws(arms, k + 2);
+            if arms[k..].starts_with(name) && arms.get(k + name.len()).is_none_or(|&c| !is_ident(c))
+            {
+                return true;
+            }
+        }
+    }
+    false
 }
 
 /// Whether the last word of `code[start..at]` is `word` (the keyword before a block).
@@ -648,6 +690,12 @@ mod tests {
         let src = "fn f() { let v = match f(|| { noise(); }) { Some(v) => v, None => 0 }; \
                    v.spawn(w); }";
         assert!(!pruned(src, &["spawn"]).contains("noise"));
+        // arms that map to other values: nothing of the scrutinee is handed on
+        let src = "fn f() { let n = match kind { Kind::A => 1, Kind::B => 2 }; rt.spawn(w(n)); }";
+        assert_eq!(
+            pruned(src, &["spawn"]),
+            "fn f() { let n = match kind { }; rt.spawn(w(n)); }"
+        );
     }
 
     #[test]

@@ -46,6 +46,12 @@ pub const KNOWN_REEXPORTERS: &[(&str, &str)] = &[
     // its future to `tokio::task::spawn` off wasm: a wrapper rather than a `pub use`, which
     // no reading of its sources finds
     ("workflow_core::task::spawn", "tokio::spawn"),
+    // Tauri's `async_runtime` spawns on its global tokio runtime (spacedrive's desktop app)
+    ("tauri::async_runtime::spawn", "tokio::spawn"),
+    (
+        "tauri::async_runtime::spawn_blocking",
+        "tokio::task::spawn_blocking",
+    ),
 ];
 
 /// Deepest module nesting followed inside a dependency (`pub mod a; pub mod b;` ...).
