@@ -317,11 +317,12 @@ fn own_blocks(code: &[u8], start: usize, end: usize) -> Vec<(usize, usize)> {
                 // `let runtime = match RUNTIME.get() { Some(rt) => rt, None => return };`:
                 // the arms are the value the `let` binds (spacedrive's mobile core), read
                 // with it
+                let hands_on = binds_a_match(code, start, k) && hands_on_arm(&code[k..=c]);
                 if !after_type_name(code, start, k)
                     && !after_word(code, start, k, b"unsafe")
                     && !matches_a_binding(code, start, k)
                     && !matches_a_spawn(code, start, k)
-                    && !(binds_a_match(code, start, k) && hands_on_arm(&code[k..=c]))
+                    && !hands_on
                 {
                     out.push((k, c));
                 }
