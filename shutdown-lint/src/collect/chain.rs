@@ -716,16 +716,7 @@ impl Collector<'_, '_> {
         };
         // `services.clone().server`: a clone (or a borrow) has the type of what it is
         // called on (tuwunel's per-request spawn)
-        let mut base = &*f.base;
-        while let syn::Expr::MethodCall(m) = base
-            && m.args.is_empty()
-            && matches!(
-                m.method.to_string().as_str(),
-                "clone" | "as_ref" | "borrow" | "to_owned"
-            )
-        {
-            base = &m.receiver;
-        }
+        let base = uncloned(&f.base);
         // a field of a field (`self.services.server`): the inner field's chain, then a
         // field step the workspace model reads once it knows the inner field's type
         if let syn::Expr::Field(inner) = base
@@ -1146,19 +1137,24 @@ fn field_of_call(f: &syn::ExprField) -> Option<(&syn::Expr, Vec<&syn::Member>)> 
     }
     members.reverse();
     // (a clone or a borrow of a name or a field is what [`Collector::field_root`] reads)
-    let mut value = base;
-    while let syn::Expr::MethodCall(m) = value
+    matches!(
+        uncloned(base),
+        syn::Expr::MethodCall(_) | syn::Expr::Call(_) | syn::Expr::Try(_) | syn::Expr::Await(_)
+    )
+    .then_some((base, members))
+}
+
+/// `e` without the clones and borrows applied to it (`services.clone()`: `services`), which
+/// have the type of what they are called on.
+fn uncloned(mut e: &syn::Expr) -> &syn::Expr {
+    while let syn::Expr::MethodCall(m) = e
         && m.args.is_empty()
         && matches!(
             m.method.to_string().as_str(),
             "clone" | "as_ref" | "borrow" | "to_owned"
         )
     {
-        value = &m.receiver;
+        e = &m.receiver;
     }
-    matches!(
-        value,
-        syn::Expr::MethodCall(_) | syn::Expr::Call(_) | syn::Expr::Try(_) | syn::Expr::Await(_)
-    )
-    .then_some((base, members))
+    e
 }

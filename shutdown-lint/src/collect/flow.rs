@@ -72,9 +72,11 @@ pub enum Use {
     /// (`check_nodes_status(&client)` after `use infra::cluster::*`), by the last segment
     /// of its path: harmless when that function, declared in another file of the
     /// workspace, bounds every request it makes on its parameter
-    /// ([`ClientFlow::param_timed`]). `.2`: the crate the path says it is in — its first
-    /// segment (`crate`, `infra`), or that of the `use` naming it; `None` when only a
-    /// glob import can bring it.
+    /// ([`ClientFlow::param_timed`]); also `Type::f` of a type another file declares
+    /// (`RelayClient::new(url, client, timeout)`, [`ClientFlow::owned_param_timed`]). `.2`:
+    /// the crate the path says it is in — its first segment (`crate`, `infra`; a module the
+    /// file declares or imports is its crate's), or that of the `use` naming it; `None` when
+    /// only a glob import can bring it.
     PassOut(String, usize, Option<String>),
     /// Sends the prepared request bound to that name (`client.execute(req)`, where `let
     /// req = client.get(u).timeout(d).build()?;`).
@@ -325,6 +327,12 @@ impl ClientFlow {
     /// .unwrap();
     /// assert_eq!(flow.owned_param_timed("Relay::new", 0).map(|o| o.len()), Some(0));
     /// assert_eq!(flow.owned_param_timed("Relay::new", 1).map(|o| o.len()), None);
+    /// // the caller's side: passed to `Relay::new` of this crate (a module the file declares)
+    /// let src = "mod relay;\nfn f() { let c = reqwest::Client::new(); relay::Relay::new(c); }";
+    /// let caller = summarize(src).unwrap();
+    /// let outs = caller.timed_given(src.find("reqwest").unwrap()).unwrap();
+    /// let want = [("Relay::new".to_string(), 0, Some("crate".to_string()))];
+    /// assert_eq!(outs.into_iter().collect::<Vec<_>>(), want);
     /// ```
     pub fn owned_param_timed(&self, key: &str, i: usize) -> Option<PassOuts> {
         let (_, params) = self.owned_method_params.get(key)?.as_ref()?;
@@ -911,16 +919,31 @@ struct Items {
     owned_methods: BTreeMap<String, Option<ImplFnParams>>,
 }
 
-/// Records the names a `use` tree imports, each with the tree's first segment.
+/// Records the names a `use` tree imports, each with the tree's first segment (a module
+/// imported as `self` of a group, `use crate::relay::{self, Relay};`, by its own name).
 fn import_names(t: &syn::UseTree, root: Option<&str>, out: &mut BTreeMap<String, String>) {
+    import_names_under(t, root, None, out);
+}
+
+/// [`import_names`] below the segment `parent`.
+fn import_names_under(
+    t: &syn::UseTree,
+    root: Option<&str>,
+    parent: Option<&syn::Ident>,
+    out: &mut BTreeMap<String, String>,
+) {
     match t {
         syn::UseTree::Path(p) => {
             let first = p.ident.to_string();
-            import_names(&p.tree, Some(root.unwrap_or(&first)), out);
+            import_names_under(&p.tree, Some(root.unwrap_or(&first)), Some(&p.ident), out);
         }
         syn::UseTree::Name(n) => {
+            let name = match parent {
+                Some(m) if n.ident == "self" => m,
+                _ => &n.ident,
+            };
             if let Some(r) = root {
-                out.insert(n.ident.to_string(), r.to_string());
+                out.insert(name.to_string(), r.to_string());
             }
         }
         syn::UseTree::Rename(n) => {
@@ -930,7 +953,7 @@ fn import_names(t: &syn::UseTree, root: Option<&str>, out: &mut BTreeMap<String,
         }
         syn::UseTree::Group(g) => {
             for t in &g.items {
-                import_names(t, root, out);
+                import_names_under(t, root, parent, out);
             }
         }
         syn::UseTree::Glob(_) => {}
@@ -940,6 +963,14 @@ fn import_names(t: &syn::UseTree, root: Option<&str>, out: &mut BTreeMap<String,
 impl<'ast> Visit<'ast> for Items {
     fn visit_item_use(&mut self, u: &'ast syn::ItemUse) {
         import_names(&u.tree, None, &mut self.imports);
+    }
+    // a module the file declares is a name of this crate (`mod relay;`, then
+    // `relay::Relay::new(client)`), as if imported from `crate`
+    fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
+        self.imports
+            .entry(m.ident.to_string())
+            .or_insert_with(|| "crate".to_string());
+        visit::visit_item_mod(self, m);
     }
     fn visit_item_static(&mut self, st: &'ast syn::ItemStatic) {
         if matches!(st.vis, syn::Visibility::Inherited) {
@@ -1441,7 +1472,7 @@ impl Pass {
             return None;
         }
         let krate = match path.segments.first() {
-            Some(first) if path.segments.len() > 1 => Some(first.ident.to_string()),
+            Some(first) if path.segments.len() > 1 => Some(self.crate_of(&first.ident)),
             _ => self.imports.get(&last).cloned(),
         };
         Some(move |i| {
@@ -1477,10 +1508,17 @@ impl Pass {
             return None;
         }
         let krate = match segs.first() {
-            Some(first) if segs.len() > 2 => Some(first.ident.to_string()),
+            Some(first) if segs.len() > 2 => Some(self.crate_of(&first.ident)),
             _ => self.imports.get(&ty_name).cloned(),
         };
         Some((format!("{ty_name}::{f_name}"), krate))
+    }
+
+    /// The crate a path starting with `first` is in: the crate its `use` (or the file's
+    /// `mod`) names for it (`crate` for `relay` after `mod relay;`), else `first` itself.
+    fn crate_of(&self, first: &syn::Ident) -> String {
+        let first = first.to_string();
+        self.imports.get(&first).cloned().unwrap_or(first)
     }
 
     /// Marks the visit as inside test code when `attrs` say so; returns the mark before.

@@ -418,17 +418,20 @@ fn matches_a_spawn(code: &[u8], start: usize, at: usize) -> bool {
     let Some(rest) = text.strip_prefix(b"match") else {
         return false;
     };
-    let open: i64 = rest
-        .iter()
+    rest.first().is_some_and(u8::is_ascii_whitespace)
+        && bracket_depth(rest) == 0
+        && rest.windows(5).any(|w| w == b"spawn")
+}
+
+/// How many brackets `text` leaves open (negative: closes more than it opens).
+fn bracket_depth(text: &[u8]) -> i64 {
+    text.iter()
         .map(|&c| match c {
             b'(' | b'[' | b'{' => 1,
             b')' | b']' | b'}' => -1,
             _ => 0,
         })
-        .sum();
-    rest.first().is_some_and(u8::is_ascii_whitespace)
-        && open == 0
-        && rest.windows(5).any(|w| w == b"spawn")
+        .sum()
 }
 
 /// Whether `start..at` is `let <pattern> = match <expr>` with the `{` at `at` at the top
@@ -442,15 +445,7 @@ fn binds_a_match(code: &[u8], start: usize, at: usize) -> bool {
         return false;
     };
     let scrutinee = &text[m + b"= match".len()..];
-    let depth: i64 = scrutinee
-        .iter()
-        .map(|&c| match c {
-            b'(' | b'[' | b'{' => 1,
-            b')' | b']' | b'}' => -1,
-            _ => 0,
-        })
-        .sum();
-    scrutinee.first().is_some_and(u8::is_ascii_whitespace) && depth == 0
+    scrutinee.first().is_some_and(u8::is_ascii_whitespace) && bracket_depth(scrutinee) == 0
 }
 
 /// Whether the arms `arms` (from `{` to `}`) hand the scrutinee's value on: `Some(x) =>
