@@ -559,16 +559,21 @@ impl Collector<'_, '_> {
     }
 
     /// Whether the thread body `body` only joins another thread or waits for a child
-    /// process ([`super::idle_task::is_joiner`]), read as written: its statements name no
-    /// word a rule reads, so the pruner has blanked them (a short closure only).
+    /// process ([`super::idle_task::is_joiner`]), or only ends the process after a delay
+    /// ([`super::idle_task::is_exit_timer`]), read as written: its statements name no word
+    /// a rule reads, so the pruner has blanked them (a short closure only).
     fn joins_only(&self, body: &syn::Expr) -> bool {
         let written = self.index.span_text(body.span());
         // (short: its code, not its indentation, under 512 bytes)
         written.len() <= 4096
             && written.bytes().filter(|b| !b.is_ascii_whitespace()).count() <= 512
             && (memchr::memmem::find(written.as_bytes(), b".join()").is_some()
-                || memchr::memmem::find(written.as_bytes(), b".wait()").is_some())
-            && syn::parse_str::<syn::Expr>(written).is_ok_and(|e| super::idle_task::is_joiner(&e))
+                || memchr::memmem::find(written.as_bytes(), b".wait()").is_some()
+                || memchr::memmem::find(written.as_bytes(), b"exit(").is_some()
+                || memchr::memmem::find(written.as_bytes(), b"abort(").is_some())
+            && syn::parse_str::<syn::Expr>(written).is_ok_and(|e| {
+                super::idle_task::is_joiner(&e) || super::idle_task::is_exit_timer(&e)
+            })
     }
 
     /// The first argument of the method call of `step`, written among `layers`.

@@ -78,6 +78,70 @@ pub fn is_joiner(body: &syn::Expr) -> bool {
     v.joins > 0 && !v.other
 }
 
+/// Whether the closure `body` a thread is started with only ends the process after a
+/// delay: tun2proxy's forced-exit timer, `std::thread::spawn(move || { info!(..);
+/// std::thread::sleep(FORCE_EXIT_TIMEOUT); std::process::exit(-1); })`, started once the
+/// shutdown has begun so that a stuck runtime cannot keep the process alive. It holds no
+/// work, and it is meant to be cut by the exit it guards. Only log macros,
+/// `thread::sleep(..)` and `process::exit(..)` / `process::abort()`, at least one of each.
+///
+/// # Examples
+/// ```
+/// use shutdown_lint::collect::idle_task::is_exit_timer;
+/// let timer = |s: &str| is_exit_timer(&syn::parse_str(s).unwrap());
+/// assert!(timer("move || { log::info!(\"exit\"); std::thread::sleep(d); std::process::exit(-1); }"));
+/// assert!(!timer("move || { std::thread::sleep(d); flush(); std::process::exit(0); }"));
+/// assert!(!timer("move || loop { std::thread::sleep(d); tick(); }"));
+/// ```
+pub fn is_exit_timer(body: &syn::Expr) -> bool {
+    let syn::Expr::Closure(c) = body else {
+        return false;
+    };
+    let syn::Expr::Block(b) = &*c.body else {
+        return false;
+    };
+    let (mut sleeps, mut exits) = (0, 0);
+    for st in &b.block.stmts {
+        let e = match st {
+            syn::Stmt::Macro(m) if is_log_macro(&m.mac) => continue,
+            syn::Stmt::Expr(e, _) => e,
+            _ => return false,
+        };
+        match e {
+            syn::Expr::Macro(m) if is_log_macro(&m.mac) => {}
+            syn::Expr::Call(c) if calls(c, "thread", "sleep") => sleeps += 1,
+            syn::Expr::Call(c) if calls(c, "process", "exit") || calls(c, "process", "abort") => {
+                exits += 1
+            }
+            _ => return false,
+        }
+    }
+    sleeps > 0 && exits > 0
+}
+
+/// Whether `c` calls `module::f` (also written in full, or `f` alone after a `use`).
+fn calls(c: &syn::ExprCall, module: &str, f: &str) -> bool {
+    let syn::Expr::Path(p) = &*c.func else {
+        return false;
+    };
+    let segs: Vec<&syn::Ident> = p.path.segments.iter().map(|s| &s.ident).collect();
+    match segs[..] {
+        [only] => only == f,
+        [.., m, last] => m == module && last == f,
+        [] => false,
+    }
+}
+
+/// A logging macro (`info!`, `log::warn!`, `println!`, ..).
+fn is_log_macro(m: &syn::Macro) -> bool {
+    m.path.segments.last().is_some_and(|s| {
+        matches!(
+            s.ident.to_string().as_str(),
+            "trace" | "debug" | "info" | "warn" | "error" | "println" | "eprintln"
+        )
+    })
+}
+
 /// Whether `e` is a local named for a child process (`child`, `broker_child`).
 fn names_child(e: &syn::Expr) -> bool {
     matches!(e, syn::Expr::Path(p) if p.path.get_ident().is_some_and(|i| {
@@ -111,13 +175,7 @@ impl<'ast> syn::visit::Visit<'ast> for JoinsOnly {
     }
 
     fn visit_macro(&mut self, m: &'ast syn::Macro) {
-        let log = m.path.segments.last().is_some_and(|s| {
-            matches!(
-                s.ident.to_string().as_str(),
-                "trace" | "debug" | "info" | "warn" | "error" | "println" | "eprintln"
-            )
-        });
-        self.other |= !log;
+        self.other |= !is_log_macro(m);
     }
 
     fn visit_expr_loop(&mut self, _: &'ast syn::ExprLoop) {
