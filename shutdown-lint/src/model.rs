@@ -562,8 +562,9 @@ pub struct FileModel {
     pub signal_listeners: Vec<usize>,
     /// Byte offsets of the spawns of tasks whose future holds no work
     /// (`tokio::spawn(std::future::pending())`, a stand-in handle for a part switched
-    /// off), and of threads that only join another thread: no raw spawn to track, no
-    /// detached thread ([`crate::collect::idle_task`]).
+    /// off), and of threads that only join another thread, wait for a child process or end
+    /// the process after a delay: no raw spawn to track, no detached thread
+    /// ([`crate::collect::idle_task`]).
     pub idle_tasks: Vec<usize>,
     /// Byte offsets of the `TokioExecutor::new()` calls whose value, bound to a name, is
     /// given to an HTTP client's constructor (`let executor = TokioExecutor::new();` then
@@ -795,7 +796,7 @@ impl FileModel {
 
     /// Whether the task or thread spawned at byte `offset` holds nothing for a drain to
     /// wait for: it waits for the process's signals ([`Self::signal_listeners`]), is a
-    /// stand-in or only joins another thread ([`Self::idle_tasks`]).
+    /// stand-in, or only waits for another thread or process ([`Self::idle_tasks`]).
     ///
     /// # Examples
     /// ```

@@ -534,7 +534,7 @@ impl Collector<'_, '_> {
         };
         if body.is_some_and(super::signal_listener::listens_for_signals) {
             self.model.signal_listeners.push(at);
-        } else if body.is_some_and(|b| self.joins_only(b)) {
+        } else if body.is_some_and(|b| self.idles_as_written(b)) {
             self.model.idle_tasks.push(at);
         }
     }
@@ -562,7 +562,7 @@ impl Collector<'_, '_> {
     /// process ([`super::idle_task::is_joiner`]), or only ends the process after a delay
     /// ([`super::idle_task::is_exit_timer`]), read as written: its statements name no word
     /// a rule reads, so the pruner has blanked them (a short closure only).
-    fn joins_only(&self, body: &syn::Expr) -> bool {
+    fn idles_as_written(&self, body: &syn::Expr) -> bool {
         let written = self.index.span_text(body.span());
         // (short: its code, not its indentation, under 512 bytes)
         written.len() <= 4096
@@ -688,12 +688,8 @@ impl Collector<'_, '_> {
         let mut ch = self.visit_chain(base, Usage::Kept)?;
         ch.pending.as_ref()?;
         for m in members {
-            let name = match m {
-                syn::Member::Named(n) => n.to_string(),
-                syn::Member::Unnamed(i) => i.index.to_string(),
-            };
             ch.steps.push(Step {
-                name: format!("{}{name}", crate::workspace::FIELD_STEP),
+                name: format!("{}{}", crate::workspace::FIELD_STEP, member_name(m)),
                 region: self.region(m.span()),
                 args: Vec::new(),
             });
@@ -714,11 +710,7 @@ impl Collector<'_, '_> {
                 _ => None,
             };
         }
-        let name = match &f.member {
-            syn::Member::Named(name) => name.to_string(),
-            // a tuple struct's field (`self.0`), recorded under its position
-            syn::Member::Unnamed(i) => i.index.to_string(),
-        };
+        let name = member_name(&f.member);
         // `services.clone().server`: a clone (or a borrow) has the type of what it is
         // called on (tuwunel's per-request spawn)
         let base = uncloned(&f.base);
@@ -1147,6 +1139,14 @@ fn field_of_call(f: &syn::ExprField) -> Option<(&syn::Expr, Vec<&syn::Member>)> 
         syn::Expr::MethodCall(_) | syn::Expr::Call(_) | syn::Expr::Try(_) | syn::Expr::Await(_)
     )
     .then_some((base, members))
+}
+
+/// A field's name; a tuple struct's field (`self.0`) by its position.
+fn member_name(m: &syn::Member) -> String {
+    match m {
+        syn::Member::Named(name) => name.to_string(),
+        syn::Member::Unnamed(i) => i.index.to_string(),
+    }
 }
 
 /// `e` without the clones and borrows applied to it (`services.clone()`: `services`), which

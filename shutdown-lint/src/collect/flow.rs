@@ -1622,46 +1622,34 @@ impl Pass {
     fn bind(&mut self, n: &str, init: &syn::Expr) {
         // `let c = { ..; Client::builder(ex).build(conn) };`: the block's value
         let init = block_value(init);
+        // the clients the binding holds, by the offsets of their chains' roots
+        let mut roots: Vec<usize> = Vec::new();
         // `let c = match builder.build() { Ok(c) => c, Err(e) => { ..; return } };`: the
-        // scrutinee's `Ok` value (qdrant's error reporter); another arm's client is a
-        // chain of its own
+        // scrutinee's `Ok` value (qdrant's error reporter), and the client another arm
+        // makes (pkarr's relay backend: `match client { Some(client) => client, None =>
+        // Client::builder().build()? }`)
         let init = match strip(init) {
             syn::Expr::Match(m) if m.arms.iter().any(unwraps_to_itself) => {
-                // the arm's `c` only passes the value on: not a use of the name
-                for a in m.arms.iter().filter(|a| unwraps_to_itself(a)) {
-                    self.done.insert(addr(strip(block_value(&a.body))));
-                }
-                // .. and the client another arm makes is bound too (pkarr's relay backend:
-                // `match client { Some(client) => client, None => Client::builder().build()? }`)
-                for a in m.arms.iter().filter(|a| !unwraps_to_itself(a)) {
-                    for r in branch_values(&a.body).into_iter().filter_map(root_offset) {
-                        self.flow
-                            .sinks
-                            .insert(r, Sink::Let(n.to_string(), self.cur_fn.clone()));
+                for a in &m.arms {
+                    if unwraps_to_itself(a) {
+                        // the arm's `c` only passes the value on: not a use of the name
+                        self.done.insert(addr(strip(block_value(&a.body))));
+                    } else {
+                        roots.extend(branch_values(&a.body).into_iter().filter_map(root_offset));
                     }
                 }
                 block_value(&m.expr)
             }
             _ => init,
         };
-        if let Some(r) = root_offset(init) {
+        // the value's own client, each branch's of an `if` / `match` (`if tls { .. } else {
+        // .. }`), and the one a failed build falls back to
+        roots.extend(branch_values(init).into_iter().filter_map(root_offset));
+        roots.extend(fallback_roots(init));
+        for r in roots {
             self.flow
                 .sinks
                 .insert(r, Sink::Let(n.to_string(), self.cur_fn.clone()));
-        }
-        for r in fallback_roots(init) {
-            self.flow
-                .sinks
-                .insert(r, Sink::Let(n.to_string(), self.cur_fn.clone()));
-        }
-        // `let client = match client { Some(c) => c, None => Client::builder().build()? };`
-        // (pkarr's relay backend), `if tls { .. } else { .. }`: each branch's client
-        if matches!(strip(init), syn::Expr::If(_) | syn::Expr::Match(_)) {
-            for r in branch_values(init).into_iter().filter_map(root_offset) {
-                self.flow
-                    .sinks
-                    .insert(r, Sink::Let(n.to_string(), self.cur_fn.clone()));
-            }
         }
         if let Some(tail) = closure_of(init).and_then(closure_tail)
             && let Some(r) = root_offset(tail)

@@ -1,6 +1,7 @@
 //! Tasks spawned with a future that holds no work: `std::future::pending()`,
-//! `futures::future::ready(Err(..))`; threads that only join another thread
-//! ([`is_joiner`]).
+//! `futures::future::ready(Err(..))`; threads that only join another thread or wait for a
+//! child process ([`is_joiner`]), or only end the process after a delay
+//! ([`is_exit_timer`]).
 //!
 //! A service spawns one as a stand-in `JoinHandle` for a part that is switched off, so the
 //! code that selects over its tasks' handles stays the same (pathfinder's node: a
@@ -121,15 +122,8 @@ pub fn is_exit_timer(body: &syn::Expr) -> bool {
 
 /// Whether `c` calls `module::f` (also written in full, or `f` alone after a `use`).
 fn calls(c: &syn::ExprCall, module: &str, f: &str) -> bool {
-    let syn::Expr::Path(p) = &*c.func else {
-        return false;
-    };
-    let segs: Vec<&syn::Ident> = p.path.segments.iter().map(|s| &s.ident).collect();
-    match segs[..] {
-        [only] => only == f,
-        [.., m, last] => m == module && last == f,
-        [] => false,
-    }
+    matches!(&*c.func, syn::Expr::Path(p)
+        if p.path.is_ident(f) || super::attrs::is_fn_of(&p.path, f, &[module]))
 }
 
 /// A logging macro (`info!`, `log::warn!`, `println!`, ..).

@@ -64,7 +64,7 @@ pub fn detached_threads(model: &FileModel) -> Vec<(Region, String)> {
             Some(spawn) => ch.steps[spawn].region,
         };
         // a thread that waits for the process's signals (nothing to join before them), or
-        // that only joins another thread
+        // that holds no work (it joins another thread, waits for a child, times the exit)
         if model.spawns_no_work(spawned_at.offset) {
             continue;
         }
