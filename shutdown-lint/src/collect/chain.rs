@@ -559,20 +559,27 @@ impl Collector<'_, '_> {
     }
 
     /// Whether the thread body `body` only joins another thread or waits for a child
-    /// process ([`super::idle_task::is_joiner`]), or only ends the process after a delay
-    /// ([`super::idle_task::is_exit_timer`]), read as written: its statements name no word
-    /// a rule reads, so the pruner has blanked them (a short closure only).
+    /// process ([`super::idle_task::is_joiner`]), only ends the process after a delay
+    /// ([`super::idle_task::is_exit_timer`]), or only looks for deadlocks
+    /// ([`super::idle_task::is_deadlock_detector`]), read as written: its statements name no
+    /// word a rule reads, so the pruner has blanked them (a short closure only).
     fn idles_as_written(&self, body: &syn::Expr) -> bool {
         let written = self.index.span_text(body.span());
-        // (short: its code, not its indentation, under 512 bytes)
-        written.len() <= 4096
-            && written.bytes().filter(|b| !b.is_ascii_whitespace()).count() <= 512
-            && (memchr::memmem::find(written.as_bytes(), b".join()").is_some()
-                || memchr::memmem::find(written.as_bytes(), b".wait()").is_some()
-                || memchr::memmem::find(written.as_bytes(), b"exit(").is_some()
-                || memchr::memmem::find(written.as_bytes(), b"abort(").is_some())
+        if written.len() > 16384 {
+            return false;
+        }
+        let has = |needle: &[u8]| memchr::memmem::find(written.as_bytes(), needle).is_some();
+        // short: its code, not its indentation, under 512 bytes (a deadlock detector's
+        // report is longer: its needle is rarer)
+        let code = written.bytes().filter(|b| !b.is_ascii_whitespace()).count();
+        let joins_or_exits =
+            code <= 512 && (has(b".join()") || has(b".wait()") || has(b"exit(") || has(b"abort("));
+        let detects = code <= 2048 && has(b"check_deadlock");
+        (joins_or_exits || detects)
             && syn::parse_str::<syn::Expr>(written).is_ok_and(|e| {
-                super::idle_task::is_joiner(&e) || super::idle_task::is_exit_timer(&e)
+                super::idle_task::is_joiner(&e)
+                    || super::idle_task::is_exit_timer(&e)
+                    || super::idle_task::is_deadlock_detector(&e)
             })
     }
 

@@ -1,7 +1,8 @@
 //! Tasks spawned with a future that holds no work: `std::future::pending()`,
 //! `futures::future::ready(Err(..))`; threads that only join another thread or wait for a
-//! child process ([`is_joiner`]), or only end the process after a delay
-//! ([`is_exit_timer`]).
+//! child process ([`is_joiner`]), only end the process after a delay
+//! ([`is_exit_timer`]), or only look for deadlocks and log them
+//! ([`is_deadlock_detector`]).
 //!
 //! A service spawns one as a stand-in `JoinHandle` for a part that is switched off, so the
 //! code that selects over its tasks' handles stays the same (pathfinder's node: a
@@ -120,10 +121,52 @@ pub fn is_exit_timer(body: &syn::Expr) -> bool {
     sleeps > 0 && exits > 0
 }
 
+/// Whether the closure `body` a thread is started with only looks for deadlocks and logs
+/// what it finds: parking_lot's detector, `thread::spawn(move || loop {
+/// thread::sleep(d); let deadlocks = deadlock::check_deadlock(); if deadlocks.is_empty() {
+/// continue; } error!(..); })` (qdrant, albatross, massa, lightway, habitat). It reads the
+/// locks' state and writes the log; it holds no work, and, as it never ends, nothing could
+/// join it (habitat's ends the process once it has logged one). Besides `check_deadlock()`,
+/// only `thread::sleep(..)`, `Duration`'s constructors, `process::exit` / `abort`, log
+/// macros and text formatting (`format!`, `write!`, `writeln!`), reading what the check
+/// returned (`is_empty`, `len`, `iter`, `enumerate`, `thread_id`, `backtrace`, ..), loops,
+/// `if`, `let`, `continue`, `break` and `use` items.
+///
+/// # Examples
+/// ```
+/// use shutdown_lint::collect::idle_task::is_deadlock_detector;
+/// let detector = |s: &str| is_deadlock_detector(&syn::parse_str(s).unwrap());
+/// assert!(detector("move || loop { std::thread::sleep(d); let found = deadlock::check_deadlock(); \
+///     if found.is_empty() { continue; } for t in found.iter().flatten() { error!(\"{:?}\", t.backtrace()); } }"));
+/// assert!(!detector("move || loop { std::thread::sleep(d); if !deadlock::check_deadlock().is_empty() { restart(); } }"));
+/// assert!(!detector("move || loop { std::thread::sleep(d); tick(); }"));
+/// ```
+pub fn is_deadlock_detector(body: &syn::Expr) -> bool {
+    use syn::visit::Visit;
+    let syn::Expr::Closure(c) = body else {
+        return false;
+    };
+    let mut v = ChecksDeadlocksOnly {
+        checks: 0,
+        other: false,
+    };
+    v.visit_expr(&c.body);
+    v.checks > 0 && !v.other
+}
+
 /// Whether `c` calls `module::f` (also written in full, or `f` alone after a `use`).
 fn calls(c: &syn::ExprCall, module: &str, f: &str) -> bool {
     matches!(&*c.func, syn::Expr::Path(p)
         if p.path.is_ident(f) || super::attrs::is_fn_of(&p.path, f, &[module]))
+}
+
+/// The segments of `p`, last first.
+fn path_segs_rev(p: &syn::Path) -> Vec<String> {
+    p.segments
+        .iter()
+        .rev()
+        .map(|s| s.ident.to_string())
+        .collect()
 }
 
 /// A logging macro (`info!`, `log::warn!`, `println!`, ..).
@@ -141,6 +184,62 @@ fn names_child(e: &syn::Expr) -> bool {
     matches!(e, syn::Expr::Path(p) if p.path.get_ident().is_some_and(|i| {
         i.to_string().split('_').any(|w| w == "child")
     }))
+}
+
+/// [`is_deadlock_detector`]'s walk: the `check_deadlock()` calls, and whether anything else
+/// does work.
+struct ChecksDeadlocksOnly {
+    checks: usize,
+    other: bool,
+}
+
+impl<'ast> syn::visit::Visit<'ast> for ChecksDeadlocksOnly {
+    fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+        self.other |= !matches!(
+            m.method.to_string().as_str(),
+            "is_empty"
+                | "len"
+                | "iter"
+                | "into_iter"
+                | "enumerate"
+                | "flatten"
+                | "thread_id"
+                | "backtrace"
+                | "expect"
+                | "unwrap"
+                | "ok"
+        );
+        syn::visit::visit_expr_method_call(self, m);
+    }
+
+    fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+        if matches!(&*c.func, syn::Expr::Path(p)
+            if p.path.is_ident("check_deadlock")
+                || super::attrs::is_fn_of(&p.path, "check_deadlock", &["deadlock"]))
+        {
+            self.checks += 1;
+        } else {
+            let harmless = calls(c, "thread", "sleep")
+                || calls(c, "process", "exit")
+                || calls(c, "process", "abort")
+                || matches!(&*c.func, syn::Expr::Path(p)
+                    if matches!(&path_segs_rev(&p.path)[..], [f, t, ..]
+                        if t == "Duration" && f.starts_with("from_")));
+            self.other |= !harmless;
+        }
+        syn::visit::visit_expr_call(self, c);
+    }
+
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        let formats = m.path.segments.last().is_some_and(|s| {
+            matches!(s.ident.to_string().as_str(), "format" | "write" | "writeln")
+        });
+        self.other |= !(is_log_macro(m) || formats);
+    }
+
+    fn visit_item(&mut self, i: &'ast syn::Item) {
+        self.other |= !matches!(i, syn::Item::Use(_));
+    }
 }
 
 /// [`is_joiner`]'s walk: the `.join()` calls, and whether anything else does work.
