@@ -496,6 +496,7 @@ impl Analyzer {
             interesting: self.interesting.clone(),
             needles: self.needles.clone(),
             value_timeouts: rules::http_timeout_over_budget::values_timeouts(&self.config),
+            thread_fns: Default::default(),
         }
     }
 
@@ -695,6 +696,44 @@ impl Analyzer {
     ) -> Option<Vec<crate::model::ConstDecl>> {
         self.read_whole(text, fctx, |file, index, copts| {
             collect::const_values(file, index, copts, wanted)
+        })
+    }
+
+    /// The calls of `thread_fns` (functions of the workspace returning a thread's
+    /// `JoinHandle` by value, not named as a spawn) in `text` (a whole file, as written)
+    /// whose statements drop what they return, waiting for the workspace model to type
+    /// them ([`collect::thread_fn_calls`]); `None` if it does not parse.
+    ///
+    /// # Examples
+    /// ```
+    /// use shutdown_lint::analysis::{Analyzer, FileContext};
+    /// use shutdown_lint::config::Config;
+    /// let src = "fn main() -> anyhow::Result<()> {\n    let _delivery = init_runtime(\"delivery\")?;\n    \
+    ///            let receiver = init_runtime(\"receiver\")?;\n    receiver.join().ok();\n    \
+    ///            init_runtime(\"x\")?;\n    Ok(())\n}\n";
+    /// let names = ["init_runtime".to_string()].into_iter().collect();
+    /// let calls = Analyzer::new(&Config::default())
+    ///     .thread_fn_calls(src, &FileContext::default(), &names)
+    ///     .unwrap();
+    /// let steps: Vec<(usize, Vec<&str>)> = calls
+    ///     .iter()
+    ///     .map(|cu| (cu.chain.root_region.line, cu.chain.steps.iter().map(|s| s.name.as_str()).collect()))
+    ///     .collect();
+    /// // `receiver`'s statement joins it: `detached-thread` reads its steps as keeping it
+    /// assert_eq!(steps, [(2, vec!["?"]), (3, vec!["?", "join", "ok"]), (5, vec!["?"])]);
+    /// ```
+    pub fn thread_fn_calls(
+        &self,
+        text: &str,
+        fctx: &FileContext,
+        thread_fns: &foldhash::HashSet<String>,
+    ) -> Option<Vec<crate::model::ChainUse>> {
+        self.read_whole(text, fctx, |file, index, copts| {
+            let opts = CollectOptions {
+                thread_fns: Arc::new(thread_fns.clone()),
+                ..copts.clone()
+            };
+            collect::thread_fn_calls(file, index, &opts)
         })
     }
 

@@ -283,6 +283,7 @@ pub fn lint_paths(paths: &[PathBuf], opts: &LintOptions) -> Result<LintReport, L
             &sources,
             &mut cross,
         );
+        thread_fns_phase(&jobs, &mut analyses, &configs, &analyzer_of, &mut cross);
         for (a, j) in analyses.iter_mut().zip(&jobs) {
             a.keep_judged_opens(&configs[j.cfg]);
         }
@@ -821,6 +822,61 @@ fn workspace_phase(
     });
     for ((i, _), f) in open.iter().zip(found) {
         cross[*i].extend(f.into_iter().flatten());
+    }
+}
+
+/// Phase 3a'': threads started by a function of the workspace that is not named as a spawn
+/// and returns the thread's `JoinHandle` by value (vsmtp's `init_runtime(..)`, which starts
+/// a runtime on a thread of its own; neon's `launch_monitor(..)`), whose callers drop the
+/// handle (`let _tasks_delivery = init_runtime(..)?;` never joined). Only when the
+/// workspace declares such a function: the files whose text names one (test code skipped)
+/// are read again, on all cores, with those names standing for spawns
+/// ([`Analyzer::thread_fn_calls`]); the calls whose handle is dropped are typed by the
+/// workspace model and judged as the first analysis judges typed chains. (Read on the first
+/// analysis, such a call names no word a rule reads: the pruner blanks its statement.)
+fn thread_fns_phase(
+    jobs: &[Job],
+    analyses: &mut [FileAnalysis],
+    configs: &[Config],
+    analyzer_of: &(dyn Fn(&Job) -> Arc<Analyzer> + Sync),
+    cross: &mut [Vec<Finding>],
+) {
+    let thread_fns: crate::workspace::NameSet = analyses
+        .iter()
+        .flat_map(|a| &a.decls.fns)
+        .filter(|f| {
+            f.ret == ["std", "thread", "JoinHandle"] && !crate::prune::is_spawn_name(&f.name)
+        })
+        .map(|f| f.name.clone())
+        .collect();
+    if thread_fns.is_empty() {
+        return;
+    }
+    let needles: Vec<String> = thread_fns.iter().cloned().collect();
+    let calls = read_files_naming(jobs, analyses, &needles, |job, text, here| {
+        let names = here.iter().map(|&k| needles[k].clone()).collect();
+        analyzer_of(job)
+            .thread_fn_calls(text, &file_context(job), &names)
+            .filter(|c| !c.is_empty())
+    });
+    if calls.is_empty() {
+        return;
+    }
+    let ws = crate::workspace::WorkspaceModel::build_for(
+        analyses.iter().map(|a| &a.decls),
+        Some(&thread_fns),
+    );
+    for (i, chains) in calls {
+        let a = &mut analyses[i];
+        let first = std::mem::replace(&mut a.pending, chains);
+        let found = a.apply_workspace(&ws, &configs[jobs[i].cfg], &[], &|| None);
+        a.pending = first;
+        for f in found {
+            let seen = |g: &Finding| g.rule == f.rule && g.region == f.region;
+            if !a.findings.iter().any(seen) && !cross[i].iter().any(seen) {
+                cross[i].push(f);
+            }
+        }
     }
 }
 

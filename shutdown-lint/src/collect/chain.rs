@@ -77,7 +77,8 @@ impl Collector<'_, '_> {
         // .. or when the statement drops what a function named as a spawn returns
         // (`thread::spawn(&nid, "control", f);` of the workspace's own `spawn`, which
         // returns a thread's handle)
-        let drops_result = usage == Usage::Dropped && drops_spawned(cur, &layers);
+        let drops_result =
+            usage == Usage::Dropped && drops_spawned(cur, &layers, &self.opts.thread_fns);
         let symbolic_ok = self.want_value
             || drops_result
             || layers.iter().any(
@@ -230,6 +231,12 @@ impl Collector<'_, '_> {
             // (`let t = starter.start();` then `t.await`)
             let triggered = ch.pending.is_none()
                 || drops_result
+                // a call of a workspace function returning a thread's handle, bound (a `let`
+                // whose name is never named again drops it)
+                || ch
+                    .pending
+                    .as_ref()
+                    .is_some_and(|p| super::names_thread_fn(p, &self.opts.thread_fns))
                 || (ch.via_binding && ch.origin.is_some())
                 || ch.steps[ch.inherited.min(ch.steps.len())..]
                     .iter()
@@ -942,12 +949,17 @@ fn is_timeout_call(c: &syn::ExprCall) -> bool {
 
 /// Whether a statement that ends with `layers` (outermost first) on `root` drops what a
 /// function or method named as a known spawn returns ([`crate::prune::is_spawn_name`]:
-/// `spawn`, `spawn_thread`, ..): only `?` and the steps that hand a `JoinHandle` on in the
+/// `spawn`, `spawn_thread`, ..), or one of `thread_fns`
+/// ([`super::CollectOptions::thread_fns`]): only `?` and the steps that hand a `JoinHandle` on in the
 /// `Result` or `Option` they return ([`crate::rules::detached_thread::passes_on`]) come
 /// after the call. For a receiver's method, the innermost layer is the call itself. (Any
 /// other name would cost a lookup for most statements of a file, and the pruner blanks
 /// statements naming no such word anyway.)
-fn drops_spawned(root: &syn::Expr, layers: &[&syn::Expr]) -> bool {
+fn drops_spawned(
+    root: &syn::Expr,
+    layers: &[&syn::Expr],
+    thread_fns: &foldhash::HashSet<String>,
+) -> bool {
     let (name, steps) = match (root, layers.split_last()) {
         (syn::Expr::Call(c), _) => match &*c.func {
             syn::Expr::Path(p) => (p.path.segments.last().map(|s| s.ident.to_string()), layers),
@@ -956,7 +968,7 @@ fn drops_spawned(root: &syn::Expr, layers: &[&syn::Expr]) -> bool {
         (_, Some((syn::Expr::MethodCall(m), steps))) => (Some(m.method.to_string()), steps),
         _ => return false,
     };
-    if !name.is_some_and(|n| crate::prune::is_spawn_name(&n)) {
+    if !name.is_some_and(|n| crate::prune::is_spawn_name(&n) || thread_fns.contains(&n)) {
         return false;
     }
     steps.iter().all(|l| match l {

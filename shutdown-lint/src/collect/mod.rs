@@ -57,6 +57,11 @@ pub struct CollectOptions {
     /// cannot value is looked for in the rest of the file and the workspace. Without, it is
     /// left unvalued.
     pub value_timeouts: bool,
+    /// Names of functions of the workspace, not named as a spawn, that return a thread's
+    /// `JoinHandle` by value (vsmtp's `init_runtime(..)`, neon's `launch_monitor(..)`): a
+    /// statement dropping what one returns is recorded, as for a function named as a spawn
+    /// (the engine's second look at the files calling them; empty on the first).
+    pub thread_fns: Arc<foldhash::HashSet<String>>,
 }
 
 /// Builds the model of a parsed file.
@@ -309,6 +314,44 @@ fn whole_file<'a, 'i>(
         finder.visit_item(item);
     }
     Collector::new(tree, finder, index, opts)
+}
+
+/// The calls of [`CollectOptions::thread_fns`] a file makes whose result its statement
+/// drops (`init_runtime(..)?;`, `let _tasks = init_runtime(..)?;`, a `let` whose name the
+/// function never names again): their chains, waiting for the workspace model to type
+/// them (a thread's handle, detached). `file` is the whole file, as written.
+pub fn thread_fn_calls(
+    file: &syn::File,
+    index: &LineIndex<'_>,
+    opts: &CollectOptions,
+) -> Vec<crate::model::ChainUse> {
+    let (c, _) = walk(file, index, opts);
+    c.model
+        .chains
+        .into_iter()
+        .filter(|cu| {
+            cu.usage == crate::model::Usage::Dropped
+                && cu
+                    .chain
+                    .pending
+                    .as_ref()
+                    .is_some_and(|p| names_thread_fn(p, &opts.thread_fns))
+        })
+        .collect()
+}
+
+/// Whether a pending root calls one of `thread_fns` by its path: a function or an
+/// associated function (`init_runtime(..)`, `Pool::start(..)`), which the workspace model
+/// types by that path. Not a method: the model knows a receiver's type by its name at
+/// best, and one type's `stop()` returning a thread's handle (tikv's `future::Worker`) says
+/// nothing of another's (its `pool::Worker`, whose `stop()` returns nothing).
+pub(super) fn names_thread_fn(
+    root: &crate::model::SymRoot,
+    thread_fns: &foldhash::HashSet<String>,
+) -> bool {
+    use crate::model::SymRoot;
+    matches!(root, SymRoot::Call(path)
+        if path.last().is_some_and(|n| thread_fns.contains(n)))
 }
 
 /// The known durations a file writes to the `wanted` fields (`(owner type's last segment,
