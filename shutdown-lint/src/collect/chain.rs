@@ -698,6 +698,26 @@ impl Collector<'_, '_> {
     /// components hold): the call's chain, then a field step per member for the workspace
     /// model to read once it knows what the call returns. Visits `base`.
     fn field_of_value(&mut self, base: &syn::Expr, members: &[&syn::Member]) -> Option<Chain> {
+        // a field of an app's managed state (`app.state::<AppState>().runtime`): the field
+        // of that type
+        if let Some(BindVal::Typed(owner)) = self.managed_state(base)
+            && let Some((first, rest)) = members.split_first()
+        {
+            self.visit_expr(base);
+            let root = SymRoot::Field {
+                owner: Some(owner),
+                name: member_name(first),
+            };
+            let mut ch = self.symbolic(root, first.span());
+            for m in rest {
+                ch.steps.push(Step {
+                    name: format!("{}{}", crate::workspace::FIELD_STEP, member_name(m)),
+                    region: self.region(m.span()),
+                    args: Vec::new(),
+                });
+            }
+            return Some(ch);
+        }
         self.want_value = true;
         let mut ch = self.visit_chain(base, Usage::Kept)?;
         ch.pending.as_ref()?;

@@ -645,8 +645,12 @@ impl Collector<'_, '_> {
 
     /// The tuple, or value of a workspace type, a binding holds, also through `&x`, `*x`,
     /// `x.as_ref()`, `x.clone()`, `x.deref()`, `x.borrow()` (`let dispatcher =
-    /// dispatcher.clone();` of a `dispatcher: &Dispatcher`).
+    /// dispatcher.clone();` of a `dispatcher: &Dispatcher`); or the managed state an app
+    /// hands out ([`Self::managed_state`]).
     fn alias_value(&self, e: &syn::Expr) -> Option<BindVal> {
+        if let Some(v) = self.managed_state(e) {
+            return Some(v);
+        }
         match e {
             syn::Expr::Paren(p) => self.alias_value(&p.expr),
             syn::Expr::Reference(r) => self.alias_value(&r.expr),
@@ -671,6 +675,36 @@ impl Collector<'_, '_> {
                     _ => None,
                 }
             }
+            _ => None,
+        }
+    }
+
+    /// The value an application manages for its handlers, asked for by type with a
+    /// turbofish: `app.state::<AppState>()` (Tauri's `Manager::state`, whose `State`
+    /// dereferences to it; Rocket's `Rocket::state`), `app.try_state::<AppState>()`
+    /// unwrapped (`?`, `.unwrap()`, `.expect(..)`): a value of the type it names (kftray's
+    /// `window.state::<AppState>().runtime`, the runtime its tray and window handlers spawn
+    /// on).
+    pub(super) fn managed_state(&self, e: &syn::Expr) -> Option<BindVal> {
+        let e = match e {
+            syn::Expr::Try(t) => &*t.expr,
+            syn::Expr::MethodCall(m) if m.method == "unwrap" || m.method == "expect" => {
+                &*m.receiver
+            }
+            e => e,
+        };
+        let syn::Expr::MethodCall(m) = e else {
+            return None;
+        };
+        if !m.args.is_empty() || !(m.method == "state" || m.method == "try_state") {
+            return None;
+        }
+        let turbofish = m.turbofish.as_ref()?;
+        match turbofish.args.iter().collect::<Vec<_>>()[..] {
+            [syn::GenericArgument::Type(ty)] => match self.type_value(ty)? {
+                t @ BindVal::Typed(_) => Some(t),
+                _ => None,
+            },
             _ => None,
         }
     }
