@@ -85,13 +85,16 @@ pub fn is_joiner(body: &syn::Expr) -> bool {
 /// std::thread::sleep(FORCE_EXIT_TIMEOUT); std::process::exit(-1); })`, started once the
 /// shutdown has begun so that a stuck runtime cannot keep the process alive. It holds no
 /// work, and it is meant to be cut by the exit it guards. Only log macros,
-/// `thread::sleep(..)` and `process::exit(..)` / `process::abort()`, at least one of each.
+/// `thread::sleep(..)` and a call that ends the process (`process::exit(..)`,
+/// `process::abort()`, `libc::_exit(..)`, a helper named `force_exit(..)`), at least one of
+/// each.
 ///
 /// # Examples
 /// ```
 /// use shutdown_lint::collect::idle_task::is_exit_timer;
 /// let timer = |s: &str| is_exit_timer(&syn::parse_str(s).unwrap());
 /// assert!(timer("move || { log::info!(\"exit\"); std::thread::sleep(d); std::process::exit(-1); }"));
+/// assert!(timer("move || { std::thread::sleep(GRACE); log::error!(\"still alive\"); force_exit(code); }"));
 /// assert!(!timer("move || { std::thread::sleep(d); flush(); std::process::exit(0); }"));
 /// assert!(!timer("move || loop { std::thread::sleep(d); tick(); }"));
 /// ```
@@ -112,9 +115,7 @@ pub fn is_exit_timer(body: &syn::Expr) -> bool {
         match e {
             syn::Expr::Macro(m) if is_log_macro(&m.mac) => {}
             syn::Expr::Call(c) if calls(c, "thread", "sleep") => sleeps += 1,
-            syn::Expr::Call(c) if calls(c, "process", "exit") || calls(c, "process", "abort") => {
-                exits += 1
-            }
+            syn::Expr::Call(c) if ends_process(c) => exits += 1,
             _ => return false,
         }
     }
@@ -152,6 +153,17 @@ pub fn is_deadlock_detector(body: &syn::Expr) -> bool {
     };
     v.visit_expr(&c.body);
     v.checks > 0 && !v.other
+}
+
+/// Whether `c` ends the process: `process::exit(..)`, `process::abort()`, libc's
+/// `_exit(..)`, or a function named for it (`force_exit(code)`: encore's backstop, which
+/// flushes stdio and calls `_exit`).
+fn ends_process(c: &syn::ExprCall) -> bool {
+    calls(c, "process", "exit")
+        || calls(c, "process", "abort")
+        || matches!(&*c.func, syn::Expr::Path(p) if p.path.segments.last().is_some_and(|s| {
+            s.ident.to_string().ends_with("_exit")
+        }))
 }
 
 /// Whether `c` calls `module::f` (also written in full, or `f` alone after a `use`).
