@@ -108,6 +108,8 @@ pub fn classify(rel: &Path) -> CodeKind {
 /// assert!(!is_test_package("dstack_agent", "dstack-agent".as_ref()));
 /// assert!(is_test_package("restate-pp-bench", "pp-bench".as_ref()));
 /// assert!(is_test_package("xtask", "xtask".as_ref()));
+/// assert!(is_test_package("hook0-smoke", "smoke".as_ref()));
+/// assert!(is_test_package("spacetimedb-smoketests", "crates/smoketests".as_ref()));
 /// assert!(!is_test_package("zebra_network", "zebra-network".as_ref()));
 /// assert!(!is_test_package("testnet_faucet", "testnet-faucet".as_ref()));
 /// ```
@@ -123,15 +125,27 @@ pub fn is_test_package(crate_name: &str, dir: &Path) -> bool {
 /// test-support feature's word ([`crate::lexscan::is_test_feature`]), `e2e`, `simtest`
 /// (Mysten's deterministic simulation tests: walrus's `walrus-simtest`), `dst` (the same
 /// elsewhere: `slatedb-dst`, `quickwit-dst`, paradedb's `dst`), `stress` (a
-/// stress-test load generator: `walrus-stress`), a benchmark's ([`is_bench_name`]), or
+/// stress-test load generator: `walrus-stress`), `smoke` / `smoketests` (a smoke-test
+/// driver: hook0's `smoke`, which runs each generated client against a deployment;
+/// SpacetimeDB's `smoketests`), a benchmark's ([`is_bench_name`]), or
 /// `xtask` (the cargo-xtask convention: a workspace's build and release automation, run
 /// by `cargo xtask ..` on a developer's machine or in CI, never deployed — biome's code
 /// generators, AppFlowy's local dev servers).
 fn is_test_support_name(name: &str) -> bool {
     crate::lexscan::is_test_feature(name)
-        || name
-            .split(['-', '_'])
-            .any(|w| matches!(w, "e2e" | "xtask" | "simtest" | "dst" | "stress"))
+        || name.split(['-', '_']).any(|w| {
+            matches!(
+                w,
+                "e2e"
+                    | "xtask"
+                    | "simtest"
+                    | "dst"
+                    | "stress"
+                    | "smoke"
+                    | "smoketest"
+                    | "smoketests"
+            )
+        })
         || is_bench_name(name)
 }
 
