@@ -1014,3 +1014,49 @@ fn a_chain_bound_to_a_declared_string_reads_no_hidden_declaration() {
     write(led.path(), "src/lib.rs", "mod cell;\nmod pg;\nmod row;\n");
     assert_eq!(lint_here(led.path()).stats.files_read_for_declarations, 2);
 }
+
+/// A runtime held in an enum variant of another file, bound by a pattern (SpacetimeDB's
+/// runtime handle: `match self { Self::Tokio(handle) => handle.spawn(future), .. }`): the
+/// file declaring the enum names no word a rule reads (the byte scan skips it), so the
+/// model reads it for the variant's fields, by position (`Tokio::0`), and the alias it
+/// names from a third file. A tuple struct's field in such a file is found the same way.
+#[test]
+fn a_runtime_in_an_enum_variant_of_a_skipped_file_is_typed() {
+    let dir = one_package("rt_enum");
+    write(
+        dir.path(),
+        "src/lib.rs",
+        "mod alias;\nmod kinds;\nmod rt;\npub use kinds::{Rt, Wrapped};\n",
+    );
+    write(
+        dir.path(),
+        "src/alias.rs",
+        "pub type TokioHandle = tokio::runtime::Handle;\n",
+    );
+    write(
+        dir.path(),
+        "src/kinds.rs",
+        "use crate::alias::TokioHandle;\n\npub enum Rt {\n    #[cfg(unix)]\n    Tokio(TokioHandle),\n    \
+         Sim(u8),\n}\n\npub struct Wrapped(pub TokioHandle, pub u8);\n",
+    );
+    write(
+        dir.path(),
+        "src/rt.rs",
+        "use crate::kinds::{Rt, Wrapped};\n\nimpl Rt {\n    pub fn spawn(&self) {\n        match self {\n            \
+         Self::Tokio(handle) => drop(handle.spawn(async {})),\n            Self::Sim(n) => n.spawn(),\n        \
+         }\n    }\n}\n\npub fn on(w: &Wrapped) {\n    w.0.spawn(async {});\n    let Wrapped(inner, _) = w;\n    \
+         inner.spawn(async {});\n}\n",
+    );
+    let report = lint_here(dir.path());
+    assert_eq!(
+        active_lines(&report)
+            .iter()
+            .map(|l| l.split(' ').take(2).collect::<Vec<_>>().join(" "))
+            .collect::<Vec<_>>(),
+        [
+            "src/rt.rs:6 raw-spawn",
+            "src/rt.rs:13 raw-spawn",
+            "src/rt.rs:15 raw-spawn"
+        ],
+    );
+}

@@ -800,6 +800,7 @@ impl<'ast> Visit<'ast> for Collector<'_, '_> {
                 }
             }
             syn::Item::Struct(st) => self.record_fields(st),
+            syn::Item::Enum(en) => self.record_variant_fields(en),
             syn::Item::Type(t) => {
                 if let Some(ty) = self.type_canon(&t.ty) {
                     let mut p = self.resolver.tree().module_path(self.resolver.module());
@@ -1009,7 +1010,28 @@ impl Collector<'_, '_> {
         let mut owner = self.resolver.tree().module_path(self.resolver.module());
         owner.push(st.ident.to_string());
         let saved = self.self_ty.replace(owner.clone());
-        for (i, f) in st.fields.iter().enumerate() {
+        self.record_fields_of(&owner, &st.fields);
+        self.self_ty = saved;
+    }
+
+    /// The fields of each variant of an enum, as a struct's of the variant's path
+    /// (`Handle::Tokio` holding `0: TokioHandle`): what a pattern binds in `match self {
+    /// Self::Tokio(handle) => handle.spawn(future), .. }` (SpacetimeDB's runtime handle,
+    /// a Tokio handle or a simulator's).
+    fn record_variant_fields(&mut self, en: &syn::ItemEnum) {
+        let mut owner = self.resolver.tree().module_path(self.resolver.module());
+        owner.push(en.ident.to_string());
+        let saved = self.self_ty.replace(owner.clone());
+        for v in &en.variants {
+            let mut path = owner.clone();
+            path.push(v.ident.to_string());
+            self.record_fields_of(&path, &v.fields);
+        }
+        self.self_ty = saved;
+    }
+
+    fn record_fields_of(&mut self, owner: &Canon, fields: &syn::Fields) {
+        for (i, f) in fields.iter().enumerate() {
             let name = f
                 .ident
                 .as_ref()
@@ -1018,7 +1040,6 @@ impl Collector<'_, '_> {
                 self.model.decls.fields.push((owner.clone(), name, ty));
             }
         }
-        self.self_ty = saved;
     }
 }
 

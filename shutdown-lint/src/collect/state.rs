@@ -6,7 +6,7 @@ use super::attrs::{is_test_attrs, pat_idents, path_segs};
 use crate::finding::Region;
 use crate::model::{Call, Chain, Ctx, FileModel, Usage};
 use crate::resolve::scope::{BlockScope, ModuleTree};
-use crate::resolve::{Resolution, Resolver};
+use crate::resolve::{Canon, Resolution, Resolver};
 use crate::source::LineIndex;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -171,29 +171,42 @@ impl<'a, 'i> Collector<'a, 'i> {
         if let syn::Pat::Struct(ps) = pat {
             return self.bind_struct_fields(ps);
         }
-        if let syn::Pat::TupleStruct(t) = pat
-            && t.elems.len() == 1
-            && t.path
-                .segments
-                .last()
-                .is_some_and(|s| s.ident == "Ok" || s.ident == "Some")
-        {
-            return self.bind_pat(&t.elems[0], val);
+        if let syn::Pat::TupleStruct(t) = pat {
+            if t.elems.len() == 1
+                && t.path
+                    .segments
+                    .last()
+                    .is_some_and(|s| s.ident == "Ok" || s.ident == "Some")
+            {
+                return self.bind_pat(&t.elems[0], val);
+            }
+            // a tuple struct's or an enum variant's fields, by position (`Self::Tokio(h)`,
+            // `Mode::Owned(rt)`, `Wrapped(inner, _)`), of a type the file names by a path
+            // (`Err(e)`, `Poll::Ready(v)`: nothing the model declares)
+            let owner = self.pattern_owner(&t.path).filter(|o| {
+                o.len() > 1
+                    && !matches!(
+                        o.first().map(String::as_str),
+                        Some("std" | "core" | "alloc")
+                    )
+            });
+            if owner.is_none() {
+                return self.bind_pat(pat, val);
+            }
+            for (i, p) in t.elems.iter().enumerate() {
+                let val = self.field_binding(p, &owner, i.to_string(), p);
+                self.bind_pat(p, val);
+            }
+            return;
         }
         self.bind_pat(pat, val)
     }
 
-    /// `let Self { handle, pool: p, .. } = self;`: each bound field holds what the field of
-    /// the struct is (typed by the workspace model).
+    /// `let Self { handle, pool: p, .. } = self;`, `Self::Owned { rt } =>`: each bound
+    /// field holds what the field of the struct (or variant) is (typed by the workspace
+    /// model).
     fn bind_struct_fields(&mut self, ps: &syn::PatStruct) {
-        let owner = if ps.path.is_ident("Self") {
-            self.self_ty.clone()
-        } else {
-            match self.resolve(&ps.path, false) {
-                Resolution::Path(p) => Some(p),
-                _ => None,
-            }
-        };
+        let owner = self.pattern_owner(&ps.path);
         for f in &ps.fields {
             let field = match &f.member {
                 syn::Member::Named(n) => n.to_string(),
@@ -202,19 +215,45 @@ impl<'a, 'i> Collector<'a, 'i> {
                     continue;
                 }
             };
-            let val = match &*f.pat {
-                syn::Pat::Ident(_) => {
-                    let root = crate::model::SymRoot::Field {
-                        owner: owner.clone(),
-                        name: field,
-                    };
-                    Some(BindVal::Chain(Box::new(
-                        self.symbolic(root, syn::spanned::Spanned::span(&f.member)),
-                    )))
-                }
-                _ => None,
-            };
+            let val = self.field_binding(&f.pat, &owner, field, &f.member);
             self.bind_pat(&f.pat, val);
+        }
+    }
+
+    /// The type a struct or tuple-struct pattern's path names: `Self` (the `impl`'s type),
+    /// `Self::Variant` (a variant of it), or a path resolved where it is written.
+    fn pattern_owner(&self, path: &syn::Path) -> Option<Canon> {
+        match path.segments.first() {
+            Some(first) if first.ident == "Self" => {
+                let mut owner = self.self_ty.clone()?;
+                owner.extend(path.segments.iter().skip(1).map(|s| s.ident.to_string()));
+                Some(owner)
+            }
+            _ => match self.resolve(path, false) {
+                Resolution::Path(p) => Some(p),
+                _ => None,
+            },
+        }
+    }
+
+    /// What a name bound by `pat` to the field `field` of `owner` holds: that field, typed
+    /// by the workspace model (a name only: a nested pattern binds nothing known).
+    fn field_binding(
+        &self,
+        pat: &syn::Pat,
+        owner: &Option<Canon>,
+        field: String,
+        at: &dyn syn::spanned::Spanned,
+    ) -> Option<BindVal> {
+        match pat {
+            syn::Pat::Ident(i) if i.subpat.is_none() => {
+                let root = crate::model::SymRoot::Field {
+                    owner: owner.clone(),
+                    name: field,
+                };
+                Some(BindVal::Chain(Box::new(self.symbolic(root, at.span()))))
+            }
+            _ => None,
         }
     }
 

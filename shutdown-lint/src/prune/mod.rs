@@ -762,6 +762,9 @@ fn declared_names(body: &[u8], kw: &str, owner: Option<&[u8]>, out: &mut Vec<Str
         }
         out.push(name.into_owned());
     };
+    if kw == "enum" {
+        return variant_field_names(body, out);
+    }
     let fields = matches!(kw, "struct" | "union");
     let methods = matches!(kw, "impl" | "trait");
     if !fields && !methods {
@@ -801,6 +804,134 @@ fn declared_names(body: &[u8], kw: &str, owner: Option<&[u8]>, out: &mut Vec<Str
         }
         k += 1;
     }
+}
+
+/// The fields of an enum's variants, each named with its variant as a struct's with its
+/// type (`Tokio::0` of `Tokio(TokioHandle)`, `Owned::rt` of `Owned { rt: Runtime }`): what
+/// a pattern binding one asks the workspace model for (`Self::Tokio(handle) => ..`).
+fn variant_field_names(body: &[u8], out: &mut Vec<String>) {
+    out.extend(
+        enum_variant_fields(body)
+            .into_iter()
+            .map(|(v, f)| format!("{}::{f}", String::from_utf8_lossy(v))),
+    );
+}
+
+/// The variants of an enum's `body` (between its braces) that hold fields, each with a
+/// field's name: its position in a tuple variant (`Tokio(TokioHandle)`: `0`), its name in
+/// a struct variant (`Owned { rt: Runtime }`: `rt`). Attributes and discriminants are
+/// skipped.
+///
+/// # Examples
+/// ```
+/// use shutdown_lint::prune::enum_variant_fields;
+/// let body = b" #[cfg(unix)] Tokio(Handle, Box<dyn Fn() -> u8>), Sim, Owned { rt: Runtime }, Code = 3 ";
+/// let found: Vec<(String, String)> = enum_variant_fields(body)
+///     .into_iter()
+///     .map(|(v, f)| (String::from_utf8_lossy(v).into_owned(), f))
+///     .collect();
+/// let pairs: Vec<(&str, &str)> = found.iter().map(|(v, f)| (v.as_str(), f.as_str())).collect();
+/// assert_eq!(pairs, [("Tokio", "0"), ("Tokio", "1"), ("Owned", "rt")]);
+/// ```
+pub fn enum_variant_fields(body: &[u8]) -> Vec<(&[u8], String)> {
+    let mut out = Vec::new();
+    let mut k = 0;
+    let mut variant: Option<&[u8]> = None;
+    while k < body.len() {
+        let c = body[k];
+        if c == b'#' {
+            // an attribute: `#[cfg(..)]`
+            k = skip_group(body, skip_ws(body, k + 1));
+            continue;
+        }
+        if is_ident(c) && (k == 0 || !is_ident(body[k - 1])) {
+            let start = k;
+            while k < body.len() && is_ident(body[k]) {
+                k += 1;
+            }
+            variant = Some(&body[start..k]);
+            continue;
+        }
+        match (c, variant) {
+            (b'(', Some(v)) => {
+                let end = skip_group(body, k);
+                let inner = &body[k + 1..end.saturating_sub(1).max(k + 1)];
+                for i in 0..top_level_items(inner) {
+                    out.push((v, i.to_string()));
+                }
+                variant = None;
+                k = end;
+            }
+            (b'{', Some(v)) => {
+                let end = skip_group(body, k);
+                let mut names = Vec::new();
+                let inner = &body[k + 1..end.saturating_sub(1).max(k + 1)];
+                declared_names(inner, "struct", None, &mut names);
+                out.extend(names.into_iter().map(|n| (v, n)));
+                variant = None;
+                k = end;
+            }
+            (b'=', _) => {
+                // a discriminant: up to the next variant
+                variant = None;
+                while k < body.len() && body[k] != b',' {
+                    k += 1;
+                }
+            }
+            (b',', _) => {
+                variant = None;
+                k += 1;
+            }
+            _ => k += 1,
+        }
+    }
+    out
+}
+
+/// The index just past the bracketed group that opens at `at` (nested groups counted), or
+/// `at` when no group opens there.
+fn skip_group(body: &[u8], at: usize) -> usize {
+    if !matches!(body.get(at), Some(b'(' | b'[' | b'{')) {
+        return at;
+    }
+    let mut depth = 0usize;
+    for (k, &c) in body.iter().enumerate().skip(at) {
+        match c {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return k + 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    body.len()
+}
+
+/// How many comma-separated items a group's contents hold at their top level (a trailing
+/// comma ends none): `Handle, u8` is 2, `Vec<(u8, u8)>,` is 1.
+fn top_level_items(inner: &[u8]) -> usize {
+    let (mut items, mut depth, mut any) = (0, 0usize, false);
+    for (k, &c) in inner.iter().enumerate() {
+        match c {
+            b'(' | b'[' | b'{' | b'<' => depth += 1,
+            // not the `>` of `->` (`Box<dyn Fn() -> u8>`)
+            b'>' if k > 0 && inner[k - 1] == b'-' => {}
+            b')' | b']' | b'}' | b'>' => depth = depth.saturating_sub(1),
+            b',' if depth == 0 => {
+                if any {
+                    items += 1;
+                }
+                any = false;
+                continue;
+            }
+            _ => {}
+        }
+        any |= !c.is_ascii_whitespace();
+    }
+    items + usize::from(any)
 }
 
 /// Whether the keyword `kw` at `at` starts an item (`impl X {`, not `-> impl Future {`;

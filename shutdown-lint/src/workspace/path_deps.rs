@@ -156,6 +156,14 @@ impl DepSources {
                     };
                     add(format!("fn {n}"), owner);
                     add(format!("{n}:"), owner);
+                    // a tuple struct's or variant's field, by position (`W::0` of `struct
+                    // W(Handle)`, `Tokio::0` of an enum's `Tokio(TokioHandle)`): written
+                    // nowhere as a name, its type is where the fields open
+                    if let Some(o) = owner
+                        && n.bytes().all(|b| b.is_ascii_digit())
+                    {
+                        add(format!("{o}("), owner);
+                    }
                 }
             }
         }

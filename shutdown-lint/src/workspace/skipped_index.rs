@@ -131,6 +131,8 @@ impl DeclaredNames {
         // slices of the text first: each name is copied once, not once per occurrence
         let (mut types, mut structs, mut members): (Vec<&str>, Vec<&str>, Vec<&str>) =
             (Vec::new(), Vec::new(), Vec::new());
+        // the fields of enum variants (`0` of `Tokio(Handle)`), not slices of the text
+        let mut field_names: Vec<String> = Vec::new();
         // a field: the word before a single `:` (whitespace between)
         let mut colons = memchr::memchr_iter(b':', b);
         while let Some(p) = colons.next() {
@@ -231,6 +233,20 @@ impl DeclaredNames {
                         structs.push(n);
                     }
                 }
+                // an enum's variants hold fields as structs do (`Tokio::0`): each variant
+                // a type, each field a member
+                if *word == "enum"
+                    && let Some(open) = memchr::memchr(b'{', &b[j..]).map(|o| j + o)
+                    && !b[j..open].contains(&b';')
+                {
+                    let close = crate::lexscan::matching(b, open, b'{', b'}').unwrap_or(b.len());
+                    for (v, f) in crate::prune::enum_variant_fields(&b[open + 1..close]) {
+                        // the variant's name, a slice of the text
+                        let at = v.as_ptr() as usize - b.as_ptr() as usize;
+                        types.push(&text[at..at + v.len()]);
+                        field_names.push(f);
+                    }
+                }
             }
         }
         let owned = |mut v: Vec<&str>| -> Vec<String> {
@@ -238,10 +254,16 @@ impl DeclaredNames {
             v.dedup();
             v.into_iter().map(str::to_string).collect()
         };
+        let mut members = owned(members);
+        if !field_names.is_empty() {
+            members.extend(field_names);
+            members.sort_unstable();
+            members.dedup();
+        }
         DeclaredNames {
             types: owned(types),
             structs: owned(structs),
-            members: owned(members),
+            members,
         }
     }
 }
@@ -249,6 +271,18 @@ impl DeclaredNames {
 #[cfg(test)]
 mod tests {
     use super::declared_names;
+
+    /// An enum's variants are types and their fields members, as a struct's: a pattern
+    /// binding `Self::Tokio(handle)` asks for `Tokio::0`.
+    #[test]
+    fn an_enum_declares_its_variants_fields() {
+        let (types, members) = declared_names(
+            "use crate::alias::TokioHandle;\npub enum Rt {\n    #[cfg(unix)]\n    Tokio(TokioHandle),\n    \
+             Sim(u8, String),\n    Owned { rt: Runtime },\n    Off,\n}\n",
+        );
+        assert_eq!(types, ["Owned", "Rt", "Sim", "Tokio"]);
+        assert_eq!(members, ["0", "1", "rt"]);
+    }
 
     #[test]
     fn names_handed_over_are_not_read_again() {
