@@ -68,16 +68,13 @@ pub fn is_idle_future(fut: &syn::Expr) -> bool {
 /// assert!(!joiner("move || { barrier.wait(); work(); }"));
 /// ```
 pub fn is_joiner(body: &syn::Expr) -> bool {
-    use syn::visit::Visit;
-    let syn::Expr::Closure(c) = body else {
-        return false;
-    };
-    let mut v = JoinsOnly {
-        joins: 0,
-        other: false,
-    };
-    v.visit_expr(&c.body);
-    v.joins > 0 && !v.other
+    closure_does_only(
+        body,
+        JoinsOnly {
+            joins: 0,
+            other: false,
+        },
+    )
 }
 
 /// Whether the closure `body` a thread is started with only ends the process after a
@@ -143,16 +140,33 @@ pub fn is_exit_timer(body: &syn::Expr) -> bool {
 /// assert!(!detector("move || loop { std::thread::sleep(d); tick(); }"));
 /// ```
 pub fn is_deadlock_detector(body: &syn::Expr) -> bool {
-    use syn::visit::Visit;
+    closure_does_only(
+        body,
+        ChecksDeadlocksOnly {
+            checks: 0,
+            other: false,
+        },
+    )
+}
+
+/// A walk that counts the calls it looks for and notes whether anything else does work.
+trait Tally {
+    /// The calls looked for, and whether anything else was met.
+    fn tally(&self) -> (usize, bool);
+}
+
+/// Whether `body` is a closure whose body `walk` finds at least one of its calls in, and
+/// nothing else that does work.
+fn closure_does_only<W>(body: &syn::Expr, mut walk: W) -> bool
+where
+    W: for<'ast> syn::visit::Visit<'ast> + Tally,
+{
     let syn::Expr::Closure(c) = body else {
         return false;
     };
-    let mut v = ChecksDeadlocksOnly {
-        checks: 0,
-        other: false,
-    };
-    v.visit_expr(&c.body);
-    v.checks > 0 && !v.other
+    walk.visit_expr(&c.body);
+    let (hits, other) = walk.tally();
+    hits > 0 && !other
 }
 
 /// Whether `c` ends the process: `process::exit(..)`, `process::abort()`, libc's
@@ -203,6 +217,12 @@ fn names_child(e: &syn::Expr) -> bool {
 struct ChecksDeadlocksOnly {
     checks: usize,
     other: bool,
+}
+
+impl Tally for ChecksDeadlocksOnly {
+    fn tally(&self) -> (usize, bool) {
+        (self.checks, self.other)
+    }
 }
 
 impl<'ast> syn::visit::Visit<'ast> for ChecksDeadlocksOnly {
@@ -258,6 +278,12 @@ impl<'ast> syn::visit::Visit<'ast> for ChecksDeadlocksOnly {
 struct JoinsOnly {
     joins: usize,
     other: bool,
+}
+
+impl Tally for JoinsOnly {
+    fn tally(&self) -> (usize, bool) {
+        (self.joins, self.other)
+    }
 }
 
 impl<'ast> syn::visit::Visit<'ast> for JoinsOnly {
