@@ -21,6 +21,9 @@ impl Collector<'_, '_> {
                 syn::Expr::MethodCall(m) if is_fold(m) => break,
                 // `h.into().unwrap_or_else(Handle::current)`: the default's runtime handle
                 syn::Expr::MethodCall(m) if self.handle_default(m).is_some() => break,
+                // `self.client.unwrap_or_else(|| { let mut b = Client::builder(..); .. b })`:
+                // a client made here when the option holds none
+                syn::Expr::MethodCall(m) if self.made_default(m).is_some() => break,
                 syn::Expr::MethodCall(m) => {
                     layers.push(cur);
                     cur = &m.receiver;
@@ -187,6 +190,12 @@ impl Collector<'_, '_> {
                 } else if let Some(ch) = self.handle_default(m) {
                     self.visit_expr(&m.receiver);
                     Some(ch.through_binding())
+                } else if let Some(body) = self.made_default(m) {
+                    self.visit_expr(&m.receiver);
+                    self.enter_scope_empty();
+                    let out = self.value_of_expr(body);
+                    self.leave_scope_empty();
+                    out.map(Chain::through_binding)
                 } else {
                     self.mapped_value(m).map(Chain::through_binding)
                 }
@@ -831,6 +840,68 @@ impl Collector<'_, '_> {
         };
         (root.join("::") == known::HANDLE_CURRENT)
             .then(|| Chain::at(root, self.region(path.path.span())))
+    }
+
+    /// The body of the closure an `Option` falls back to with `.unwrap_or_else(|| ..)` when
+    /// the value it makes is one a rule reads, made by a path the rules know (hudsucker's
+    /// `self.client.unwrap_or_else(|| { let mut builder = Client::builder(TokioExecutor::new());
+    /// builder.http1_title_case_headers(true); builder }).build(connector)`): the client
+    /// made here when the option holds none, whatever the option holds. Read from the code
+    /// as written (the closure's last expression, or the `let` of the name it ends with),
+    /// before the walk: any other default (`|| panic!(..)`, a workspace call) leaves the
+    /// option's own chain as it was.
+    fn made_default<'m>(&self, m: &'m syn::ExprMethodCall) -> Option<&'m syn::Expr> {
+        if m.method != "unwrap_or_else" || m.args.len() != 1 {
+            return None;
+        }
+        let syn::Expr::Closure(c) = &m.args[0] else {
+            return None;
+        };
+        if !c.inputs.is_empty() {
+            return None;
+        }
+        let peel = |mut e: &'m syn::Expr| loop {
+            e = match e {
+                syn::Expr::MethodCall(mc) => &mc.receiver,
+                syn::Expr::Try(t) => &t.expr,
+                syn::Expr::Await(a) => &a.base,
+                syn::Expr::Paren(p) => &p.expr,
+                _ => break e,
+            };
+        };
+        let root = match &*c.body {
+            syn::Expr::Block(b) => {
+                let (syn::Stmt::Expr(tail, None), before) = b.block.stmts.split_last()? else {
+                    return None;
+                };
+                match peel(tail) {
+                    // a name a `let` of the block binds (`builder`, `builder.x(..)`)
+                    syn::Expr::Path(p) if p.path.get_ident().is_some() => {
+                        before.iter().rev().find_map(|st| match st {
+                            syn::Stmt::Local(l)
+                                if matches!(super::attrs::pat_of(&l.pat), syn::Pat::Ident(i)
+                                    if p.path.is_ident(&i.ident)) =>
+                            {
+                                l.init.as_ref().map(|i| peel(&i.expr))
+                            }
+                            _ => None,
+                        })?
+                    }
+                    e => e,
+                }
+            }
+            e => peel(e),
+        };
+        let syn::Expr::Call(call) = root else {
+            return None;
+        };
+        let syn::Expr::Path(p) = &*call.func else {
+            return None;
+        };
+        match self.resolve(&p.path, true) {
+            Resolution::Path(path) if self.is_interesting(&path) => Some(&c.body),
+            _ => None,
+        }
     }
 
     /// The value of `iter.fold(init, f)`: what `f` makes of `init`, for a folding
