@@ -537,6 +537,13 @@ impl Collector<'_, '_> {
         init: Option<&syn::Expr>,
         diverge: Option<&syn::Expr>,
     ) {
+        // `let (active, runtime) = { let s = window.state::<AppState>(); (s.active.clone(),
+        // s.runtime.clone()) };`: each name bound to its element, valued in the block
+        if let (syn::Pat::Tuple(t), Some(syn::Expr::Block(b)), None) = (pat_of(pat), init, diverge)
+            && let Some(vals) = self.block_tuple_values(&b.block, t.elems.len())
+        {
+            return self.bind_pat(pat, Some(BindVal::Tuple(vals)));
+        }
         let mut val = None;
         if let Some(init) = init {
             // `let _ = ..` drops at once; `let _name = ..` says "unused": the
@@ -641,6 +648,35 @@ impl Collector<'_, '_> {
             }
         }
         self.bind_unwrapped(pat, val);
+    }
+
+    /// The values of the elements of the tuple a block ends with (`{ ..; (a, b) }`), each
+    /// valued in the block's scope (kftray's `let (active, runtime) = { let app_state =
+    /// window.state::<AppState>(); .. (app_state.active.clone(), app_state.runtime.clone())
+    /// };`); `None` (and nothing visited) unless the block ends with a tuple of `arity`.
+    fn block_tuple_values(&mut self, b: &syn::Block, arity: usize) -> Option<Vec<Option<BindVal>>> {
+        let (syn::Stmt::Expr(syn::Expr::Tuple(tail), None), before) = b.stmts.split_last()? else {
+            return None;
+        };
+        if tail.elems.len() != arity {
+            return None;
+        }
+        self.push_block_scope(&b.stmts);
+        self.resolver_blocks += 1;
+        for st in before {
+            self.visit_stmt(st);
+        }
+        let vals = tail
+            .elems
+            .iter()
+            .map(|e| match self.value_of_expr(e) {
+                Some(ch) => Some(BindVal::Chain(Box::new(ch.through_binding()))),
+                None => self.alias_value(e),
+            })
+            .collect();
+        self.resolver_blocks -= 1;
+        self.pop_scope_raw();
+        Some(vals)
     }
 
     /// The tuple, or value of a workspace type, a binding holds, also through `&x`, `*x`,

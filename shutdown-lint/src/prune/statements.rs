@@ -318,11 +318,16 @@ fn own_blocks(code: &[u8], start: usize, end: usize) -> Vec<(usize, usize)> {
                 // the arms are the value the `let` binds (spacedrive's mobile core), read
                 // with it
                 let hands_on = binds_a_match(code, start, k) && hands_on_arm(&code[k..=c]);
+                // `let (active, runtime) = { let s = ..; (s.active.clone(), s.runtime.clone())
+                // };`: the block computes the values the `let` binds (kftray's window
+                // handlers), read with it
+                let values = binds_a_tuple_block(code, start, k);
                 if !after_type_name(code, start, k)
                     && !after_word(code, start, k, b"unsafe")
                     && !matches_a_binding(code, start, k)
                     && !matches_a_spawn(code, start, k)
                     && !hands_on
+                    && !values
                 {
                     out.push((k, c));
                 }
@@ -446,6 +451,20 @@ fn binds_a_match(code: &[u8], start: usize, at: usize) -> bool {
     };
     let scrutinee = &text[m + b"= match".len()..];
     scrutinee.first().is_some_and(u8::is_ascii_whitespace) && bracket_depth(scrutinee) == 0
+}
+
+/// Whether `start..at` is `let (<names>) =` with the `{` at `at` right after the `=`: a
+/// block whose value, a tuple, the `let` binds name by name.
+fn binds_a_tuple_block(code: &[u8], start: usize, at: usize) -> bool {
+    let text = code[start..at].trim_ascii();
+    if !text.starts_with(b"let") || text.get(3).is_some_and(|&c| is_ident(c)) {
+        return false;
+    }
+    let Some(pattern) = text[3..].trim_ascii().strip_suffix(b"=") else {
+        return false;
+    };
+    let pattern = pattern.trim_ascii();
+    pattern.first() == Some(&b'(') && pattern.last() == Some(&b')')
 }
 
 /// Whether the arms `arms` (from `{` to `}`) hand the scrutinee's value on: `Some(x) =>
@@ -766,6 +785,21 @@ mod tests {
         assert_eq!(
             pruned(src, &["spawn"]),
             "fn f() { for S { a, .. } in xs { tokio::spawn(a); } }"
+        );
+    }
+
+    #[test]
+    fn a_block_bound_as_a_tuple_is_the_lets_own() {
+        // kftray: the block computes the values the `let` binds; a block bound to one name,
+        // and one bound as a tuple but not right after the `=`, prune as before
+        let src = "fn f(w: W) { let (a, rt) = { let s = w.state(); noise(); (s.a, s.rt.clone()) }; \
+                   rt.spawn(x); }";
+        assert_eq!(pruned(src, &["spawn"]), src);
+        let src =
+            "fn f(w: W) { let rt = { let s = w.state(); noise(); s.rt.clone() }; rt.spawn(x); }";
+        assert_eq!(
+            pruned(src, &["spawn"]),
+            "fn f(w: W) { let rt = { }; rt.spawn(x); }"
         );
     }
 
