@@ -718,26 +718,24 @@ impl Collector<'_, '_> {
                 name: member_name(first),
             };
             let mut ch = self.symbolic(root, first.span());
-            for m in rest {
-                ch.steps.push(Step {
-                    name: format!("{}{}", crate::workspace::FIELD_STEP, member_name(m)),
-                    region: self.region(m.span()),
-                    args: Vec::new(),
-                });
-            }
+            ch.steps.extend(rest.iter().map(|m| self.field_step(m)));
             return Some(ch);
         }
         self.want_value = true;
         let mut ch = self.visit_chain(base, Usage::Kept)?;
         ch.pending.as_ref()?;
-        for m in members {
-            ch.steps.push(Step {
-                name: format!("{}{}", crate::workspace::FIELD_STEP, member_name(m)),
-                region: self.region(m.span()),
-                args: Vec::new(),
-            });
-        }
+        ch.steps.extend(members.iter().map(|m| self.field_step(m)));
         Some(ch)
+    }
+
+    /// The step of a field read (`.server` of `self.services.server`) on a chain whose root
+    /// the workspace model types: it reads the field once it knows the type before it.
+    fn field_step(&self, m: &syn::Member) -> Step {
+        Step {
+            name: format!("{}{}", crate::workspace::FIELD_STEP, member_name(m)),
+            region: self.region(m.span()),
+            args: Vec::new(),
+        }
     }
 
     /// `self.rt`, `state.pool`, `self.inner.rt`: a field whose type the model may know.
@@ -763,11 +761,7 @@ impl Collector<'_, '_> {
             && let Some(mut ch) = self.field_root(inner)
             && ch.pending.is_some()
         {
-            ch.steps.push(Step {
-                name: format!("{}{name}", crate::workspace::FIELD_STEP),
-                region: self.region(f.member.span()),
-                args: Vec::new(),
-            });
+            ch.steps.push(self.field_step(&f.member));
             return Some(ch);
         }
         // a field of a local bound to such a chain (`let ctx = self.ctx.clone();
@@ -779,11 +773,7 @@ impl Collector<'_, '_> {
             && bound.pending.is_some()
         {
             let mut ch = (**bound).clone().through_binding();
-            ch.steps.push(Step {
-                name: format!("{}{name}", crate::workspace::FIELD_STEP),
-                region: self.region(f.member.span()),
-                args: Vec::new(),
-            });
+            ch.steps.push(self.field_step(&f.member));
             return Some(ch);
         }
         let owner = match base {
@@ -860,14 +850,12 @@ impl Collector<'_, '_> {
         if !c.inputs.is_empty() {
             return None;
         }
-        let peel = |mut e: &'m syn::Expr| loop {
-            e = match e {
-                syn::Expr::MethodCall(mc) => &mc.receiver,
-                syn::Expr::Try(t) => &t.expr,
-                syn::Expr::Await(a) => &a.base,
-                syn::Expr::Paren(p) => &p.expr,
-                _ => break e,
-            };
+        // the receiver a chain of methods, `?` and `.await` starts from
+        let peel = |mut e: &'m syn::Expr| {
+            while let Some(inner) = super::flow::spine_step(e) {
+                e = inner;
+            }
+            e
         };
         let root = match &*c.body {
             syn::Expr::Block(b) => {

@@ -173,11 +173,15 @@ where
 /// `_exit(..)`, or a function named for it (`force_exit(code)`: encore's backstop, which
 /// flushes stdio and calls `_exit`).
 fn ends_process(c: &syn::ExprCall) -> bool {
-    calls(c, "process", "exit")
-        || calls(c, "process", "abort")
+    exits_or_aborts(c)
         || matches!(&*c.func, syn::Expr::Path(p) if p.path.segments.last().is_some_and(|s| {
             s.ident.to_string().ends_with("_exit")
         }))
+}
+
+/// Whether `c` is `process::exit(..)` or `process::abort()`.
+fn exits_or_aborts(c: &syn::ExprCall) -> bool {
+    calls(c, "process", "exit") || calls(c, "process", "abort")
 }
 
 /// Whether `c` calls `module::f` (also written in full, or `f` alone after a `use`).
@@ -186,13 +190,12 @@ fn calls(c: &syn::ExprCall, module: &str, f: &str) -> bool {
         if p.path.is_ident(f) || super::attrs::is_fn_of(&p.path, f, &[module]))
 }
 
-/// The segments of `p`, last first.
-fn path_segs_rev(p: &syn::Path) -> Vec<String> {
-    p.segments
-        .iter()
-        .rev()
-        .map(|s| s.ident.to_string())
-        .collect()
+/// Whether `p` ends in `Duration::from_*` (`Duration::from_secs`, `std::time::Duration::from_millis`).
+fn is_duration_ctor(p: &syn::Path) -> bool {
+    let n = p.segments.len();
+    n >= 2
+        && p.segments[n - 2].ident == "Duration"
+        && p.segments[n - 1].ident.to_string().starts_with("from_")
 }
 
 /// A logging macro (`info!`, `log::warn!`, `println!`, ..).
@@ -252,11 +255,8 @@ impl<'ast> syn::visit::Visit<'ast> for ChecksDeadlocksOnly {
             self.checks += 1;
         } else {
             let harmless = calls(c, "thread", "sleep")
-                || calls(c, "process", "exit")
-                || calls(c, "process", "abort")
-                || matches!(&*c.func, syn::Expr::Path(p)
-                    if matches!(&path_segs_rev(&p.path)[..], [f, t, ..]
-                        if t == "Duration" && f.starts_with("from_")));
+                || exits_or_aborts(c)
+                || matches!(&*c.func, syn::Expr::Path(p) if is_duration_ctor(&p.path));
             self.other |= !harmless;
         }
         syn::visit::visit_expr_call(self, c);

@@ -891,23 +891,13 @@ pub fn enum_variant_fields(body: &[u8]) -> Vec<(&[u8], String)> {
 /// The index just past the bracketed group that opens at `at` (nested groups counted), or
 /// `at` when no group opens there.
 fn skip_group(body: &[u8], at: usize) -> usize {
-    if !matches!(body.get(at), Some(b'(' | b'[' | b'{')) {
-        return at;
-    }
-    let mut depth = 0usize;
-    for (k, &c) in body.iter().enumerate().skip(at) {
-        match c {
-            b'(' | b'[' | b'{' => depth += 1,
-            b')' | b']' | b'}' => {
-                depth = depth.saturating_sub(1);
-                if depth == 0 {
-                    return k + 1;
-                }
-            }
-            _ => {}
-        }
-    }
-    body.len()
+    let close = match body.get(at) {
+        Some(b'(') => b')',
+        Some(b'[') => b']',
+        Some(b'{') => b'}',
+        _ => return at,
+    };
+    matching(body, at, body[at], close).map_or(body.len(), |c| c + 1)
 }
 
 /// How many comma-separated items a group's contents hold at their top level (a trailing
