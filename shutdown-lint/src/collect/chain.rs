@@ -242,10 +242,7 @@ impl Collector<'_, '_> {
                 || drops_result
                 // a call of a workspace function returning a thread's handle, bound (a `let`
                 // whose name is never named again drops it)
-                || ch
-                    .pending
-                    .as_ref()
-                    .is_some_and(|p| super::names_thread_fn(p, &self.opts.thread_fns))
+                || super::calls_thread_fn(ch, &self.opts.thread_fns)
                 || (ch.via_binding && ch.origin.is_some())
                 || ch.steps[ch.inherited.min(ch.steps.len())..]
                     .iter()

@@ -584,9 +584,7 @@ impl Collector<'_, '_> {
                 && let Some(c) = chain.as_ref()
                 && let Some(origin) = c.origin
                 && (c.thread_handle_after().is_some()
-                    || c.pending
-                        .as_ref()
-                        .is_some_and(|p| super::names_thread_fn(p, &self.opts.thread_fns)))
+                    || super::calls_thread_fn(c, &self.opts.thread_fns))
                 && !self.named_later(&i.ident.to_string(), init)
             {
                 self.model.chains[origin].usage = Usage::Dropped;

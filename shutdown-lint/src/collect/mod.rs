@@ -26,7 +26,7 @@ mod items;
 pub mod signal_listener;
 mod state;
 
-use crate::model::FileModel;
+use crate::model::{Chain, FileModel};
 use crate::resolve::scope::ModuleTree;
 use crate::resolve::{Aliases, Canon};
 use crate::source::LineIndex;
@@ -330,27 +330,18 @@ pub fn thread_fn_calls(
         .chains
         .into_iter()
         .filter(|cu| {
-            cu.usage == crate::model::Usage::Dropped
-                && cu
-                    .chain
-                    .pending
-                    .as_ref()
-                    .is_some_and(|p| names_thread_fn(p, &opts.thread_fns))
+            cu.usage == crate::model::Usage::Dropped && calls_thread_fn(&cu.chain, &opts.thread_fns)
         })
         .collect()
 }
 
-/// Whether a pending root calls one of `thread_fns` by its path: a function or an
+/// Whether a chain's pending root calls one of `thread_fns` by its path: a function or an
 /// associated function (`init_runtime(..)`, `Pool::start(..)`), which the workspace model
 /// types by that path. Not a method: the model knows a receiver's type by its name at
 /// best, and one type's `stop()` returning a thread's handle (tikv's `future::Worker`) says
 /// nothing of another's (its `pool::Worker`, whose `stop()` returns nothing).
-pub(super) fn names_thread_fn(
-    root: &crate::model::SymRoot,
-    thread_fns: &foldhash::HashSet<String>,
-) -> bool {
-    use crate::model::SymRoot;
-    matches!(root, SymRoot::Call(path)
+pub(super) fn calls_thread_fn(ch: &Chain, thread_fns: &foldhash::HashSet<String>) -> bool {
+    matches!(&ch.pending, Some(crate::model::SymRoot::Call(path))
         if path.last().is_some_and(|n| thread_fns.contains(n)))
 }
 

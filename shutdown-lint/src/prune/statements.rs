@@ -442,10 +442,9 @@ fn bracket_depth(text: &[u8]) -> i64 {
 /// Whether `start..at` is `let <pattern> = match <expr>` with the `{` at `at` at the top
 /// level of the statement: the arms of a `match` whose value a `let` binds.
 fn binds_a_match(code: &[u8], start: usize, at: usize) -> bool {
-    let text = code[start..at].trim_ascii();
-    if !text.starts_with(b"let") || text.get(3).is_some_and(|&c| is_ident(c)) {
+    let Some(text) = after_let(code, start, at) else {
         return false;
-    }
+    };
     let Some(m) = memchr::memmem::find(text, b"= match") else {
         return false;
     };
@@ -456,15 +455,19 @@ fn binds_a_match(code: &[u8], start: usize, at: usize) -> bool {
 /// Whether `start..at` is `let (<names>) =` with the `{` at `at` right after the `=`: a
 /// block whose value, a tuple, the `let` binds name by name.
 fn binds_a_tuple_block(code: &[u8], start: usize, at: usize) -> bool {
-    let text = code[start..at].trim_ascii();
-    if !text.starts_with(b"let") || text.get(3).is_some_and(|&c| is_ident(c)) {
-        return false;
-    }
-    let Some(pattern) = text[3..].trim_ascii().strip_suffix(b"=") else {
+    let Some(pattern) = after_let(code, start, at).and_then(|t| t.trim_ascii().strip_suffix(b"="))
+    else {
         return false;
     };
     let pattern = pattern.trim_ascii();
     pattern.first() == Some(&b'(') && pattern.last() == Some(&b')')
+}
+
+/// What follows the `let` keyword of a statement `code[start..at]` that starts with one.
+fn after_let(code: &[u8], start: usize, at: usize) -> Option<&[u8]> {
+    let text = code[start..at].trim_ascii();
+    let rest = text.strip_prefix(b"let")?;
+    (!rest.first().is_some_and(|&c| is_ident(c))).then_some(rest)
 }
 
 /// Whether the arms `arms` (from `{` to `}`) hand the scrutinee's value on: `Some(x) =>
