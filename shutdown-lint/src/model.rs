@@ -35,6 +35,10 @@ pub enum ArgValue {
     /// A constructor passed by name that takes nothing (`Default::default`,
     /// `Client::new`): what `opt.get_or_insert_with(..)` makes when the option is empty.
     Ctor,
+    /// A closure that ignores its one parameter (`|_| ()`, `|_h| Ok(())`), or `drop`
+    /// passed by name: what `map` applies it to is dropped there
+    /// (`thread::Builder::new().spawn(f).map(|_| ())` drops the thread's handle).
+    Discards,
     /// Anything else.
     Other,
 }

@@ -129,9 +129,15 @@ impl Collector<'_, '_> {
             syn::Expr::Path(p) if !layers.is_empty() => match self.resolve(&p.path, true) {
                 Resolution::Binding(name) => match self.binding_val(&name) {
                     Some(BindVal::Chain(ch)) => {
+                        // a method called on the value uses it (`_worker.join()`), not one
+                        // a thread's handle only lends by (`joiner.thread().clone()`)
+                        let lends = ch.thread_handle_after().is_some()
+                            && matches!(layers.last(), Some(syn::Expr::MethodCall(m))
+                                if m.method == "thread");
                         let ch = (**ch).clone().through_binding();
-                        // a method called on the value uses it (`_worker.join()`)
-                        self.mark_used(ch.origin, false);
+                        if !lends {
+                            self.mark_used(ch.origin, false);
+                        }
                         Some(ch)
                     }
                     Some(BindVal::Typed(t)) if symbolic_ok => {
@@ -1084,13 +1090,19 @@ pub(super) const TRIGGERS: &[&str] = &[
 ];
 
 /// The closure of `recv.map(|x| ..)` / `recv.and_then(|x| ..)` (one argument, one
-/// parameter).
+/// parameter). Not one that ignores its parameter (`|_| ()`, [`ArgValue::Discards`]): that
+/// is a step of the chain, which drops what it held there
+/// (`thread::Builder::new().spawn(f).map(|_| ())`).
 fn mapping_closure(m: &syn::ExprMethodCall) -> Option<&syn::ExprClosure> {
     if m.method != "map" && m.method != "and_then" || m.args.len() != 1 {
         return None;
     }
     match m.args.first()? {
-        syn::Expr::Closure(c) if c.inputs.len() == 1 => Some(c),
+        e @ syn::Expr::Closure(c)
+            if c.inputs.len() == 1 && !super::eval::discards_its_argument(e) =>
+        {
+            Some(c)
+        }
         _ => None,
     }
 }

@@ -162,6 +162,9 @@ impl Collector<'_, '_> {
         {
             return ArgValue::NoneLit;
         }
+        if discards_its_argument(e) {
+            return ArgValue::Discards;
+        }
         if let Some(steps) = self.applied_steps(e) {
             return ArgValue::Applied(steps);
         }
@@ -265,5 +268,22 @@ fn default_closure_body(e: &syn::Expr) -> Option<&syn::Expr> {
     match e {
         syn::Expr::Closure(c) if c.inputs.is_empty() => Some(&c.body),
         _ => None,
+    }
+}
+
+/// Whether a function argument drops what it is called with unseen: a closure whose one
+/// parameter is `_` or a name starting with `_` (`|_| ()`, `|_handle| Ok(())`), or `drop`
+/// (`std::mem::drop`) passed by name.
+pub(super) fn discards_its_argument(e: &syn::Expr) -> bool {
+    match e {
+        syn::Expr::Closure(c) if c.inputs.len() == 1 => match &c.inputs[0] {
+            syn::Pat::Wild(_) => true,
+            syn::Pat::Ident(i) => i.ident.to_string().starts_with('_'),
+            _ => false,
+        },
+        syn::Expr::Path(p) => {
+            p.qself.is_none() && p.path.segments.last().is_some_and(|s| s.ident == "drop")
+        }
+        _ => false,
     }
 }

@@ -518,7 +518,10 @@ impl Collector<'_, '_> {
     /// Whether `name` is written anywhere in the function being walked after `init` ends
     /// (as a whole word of the file as written, comments and strings too: a use in a
     /// macro, a struct's shorthand field or a closure counts, whatever the walk sees of
-    /// it). Outside a function body, it is taken as written.
+    /// it), other than to borrow the thread of a thread's handle (`name.thread()`:
+    /// crater's reports worker keeps `joiner.thread().clone()` to unpark it, and drops the
+    /// handle; `name.is_finished()` in a wait loop is as good as a join). Outside a
+    /// function body, it is taken as written.
     fn named_later(&self, name: &str, init: &syn::Expr) -> bool {
         let Some(end) = self.body_end.map(|s| self.region(s).offset) else {
             return true;
@@ -526,7 +529,14 @@ impl Collector<'_, '_> {
         let r = self.region(init.span());
         let from = r.offset + r.len;
         let text = self.index.text(from..end.max(from)).as_bytes();
-        crate::lexscan::find_word(text, name.as_bytes(), 0).is_some()
+        let mut at = 0;
+        while let Some(found) = crate::lexscan::find_word(text, name.as_bytes(), at) {
+            at = found + name.len();
+            if !text[at..].trim_ascii_start().starts_with(b".thread()") {
+                return true;
+            }
+        }
+        false
     }
 
     /// Binds the names of `let pat = init else { diverge };` to what `init` is (a chain,

@@ -902,8 +902,9 @@ pub struct DrainTimeout {
 }
 
 /// Methods of a server, client or handle that return plain data about it (an address, a
-/// port), not the value itself: a binding of their result does not move the value on.
-pub const PLAIN_DATA_ACCESSORS: &[&str] = &["local_addr", "local_addrs", "local_port"];
+/// port, a thread handle's `Thread`), not the value itself: a binding of their result does
+/// not move the value on.
+pub const PLAIN_DATA_ACCESSORS: &[&str] = &["local_addr", "local_addrs", "local_port", "thread"];
 
 /// The name of metrics-exporter-prometheus's entry in [`SERVERS`]: its listener is not the
 /// service's own server.

@@ -2,7 +2,7 @@
 
 use super::{RuleContext, RuleMeta};
 use crate::finding::{Finding, Region};
-use crate::model::{FileModel, Usage};
+use crate::model::{ArgValue, FileModel, Usage};
 
 /// Metadata and documentation.
 pub const META: RuleMeta = crate::registry::DETACHED_THREAD;
@@ -42,18 +42,30 @@ fn drops_handle(steps: &[crate::model::Step]) -> bool {
         .all(|s| TRANSPARENT.contains(&s.name.as_str()))
 }
 
+/// Whether the handle is dropped by a `map` (or `and_then`) whose closure ignores it,
+/// after only steps that pass it on (`spawn(f).map(|_| ())`, `spawn(f).map_err(..).map(drop)`):
+/// whatever is done with the `Result` after that, the handle is gone.
+fn discards_handle(steps: &[crate::model::Step]) -> bool {
+    steps
+        .iter()
+        .find(|s| !TRANSPARENT.contains(&s.name.as_str()))
+        .is_some_and(|s| {
+            (s.name == "map" || s.name == "and_then")
+                && matches!(s.args.as_slice(), [ArgValue::Discards])
+        })
+}
+
 /// Detached threads of a file: region and enclosing item.
 pub fn detached_threads(model: &FileModel) -> Vec<(Region, String)> {
     let mut found = Vec::new();
     for cu in model.resolved_chains() {
-        if cu.usage != Usage::Dropped {
-            continue;
-        }
         let ch = &cu.chain;
         let Some(after) = ch.thread_handle_after() else {
             continue;
         };
-        if !drops_handle(&ch.steps[after..]) {
+        let steps = &ch.steps[after..];
+        let dropped = cu.usage == Usage::Dropped && drops_handle(steps);
+        if !dropped && !discards_handle(steps) {
             continue;
         }
         let spawned_at = match after.checked_sub(1) {
