@@ -7,7 +7,7 @@
 //! words; `mock.rs`, `mocks/`, `mock-server/`), the usual targets of `#[cfg(test)] mod
 //! tests;` and of test-support modules other crates' tests import (curvine's `pub mod
 //! test;` and its `MiniCluster`, radicle's `pub mod mock;`) —, and
-//! examples under `examples/` — and by attribute (`#[cfg(test)]`, `#[test]`, `#[tokio::test]`,
+//! examples under `examples/` (or a directory named for examples, `plugin_examples/`) — and by attribute (`#[cfg(test)]`, `#[test]`, `#[tokio::test]`,
 //! ..) on items, statements and out-of-line modules. A package's build script is skipped
 //! with test code: it runs at compile time, never in the service; so is a test-support
 //! package (`integration-tests`, `client-api-test`, `e2e`: [`is_test_package`]).
@@ -31,7 +31,8 @@ pub enum CodeKind {
 /// [`crate::lexscan::is_test_feature`], `mock` and `mocks` among them: propolis's
 /// `mock-server`, restate's `tools/mock-service-endpoint`; not `testnet`), or for benchmarks
 /// ([`is_bench_name`]) is test code — a module `test` is one whether written `test.rs` or
-/// `test/mod.rs`; an `examples` directory is an example. The deepest such directory
+/// `test/mod.rs`; an `examples` directory is an example, and so is a directory one of
+/// whose words is `example` or `examples` (`plugin_examples/`, `etl-examples/`). The deepest such directory
 /// decides, so `examples/x/tests/t.rs` is a test.
 ///
 /// # Examples
@@ -49,6 +50,9 @@ pub enum CodeKind {
 /// assert_eq!(classify("src/mockingbird.rs".as_ref()), CodeKind::Normal);
 /// assert_eq!(classify("src/attestation/mod.rs".as_ref()), CodeKind::Normal);
 /// assert_eq!(classify("examples/demo.rs".as_ref()), CodeKind::Example);
+/// assert_eq!(classify("plugin_examples/jwt_cookie/src/plugin.rs".as_ref()), CodeKind::Example);
+/// assert_eq!(classify("crates/etl-examples/src/main.rs".as_ref()), CodeKind::Example);
+/// assert_eq!(classify("src/exampleservice/main.rs".as_ref()), CodeKind::Normal);
 /// assert_eq!(classify("src/examples.rs".as_ref()), CodeKind::Normal);
 /// assert_eq!(classify("collector/compile-benchmarks/hyper/src/lib.rs".as_ref()), CodeKind::Test);
 /// assert_eq!(classify("bencher/src/main.rs".as_ref()), CodeKind::Normal);
@@ -78,11 +82,21 @@ pub fn classify(rel: &Path) -> CodeKind {
         {
             return CodeKind::Test;
         }
-        if *d == "examples" {
+        if d.to_str().is_some_and(is_example_dir_name) {
             return CodeKind::Example;
         }
     }
     CodeKind::Normal
+}
+
+/// Whether a directory's name says it holds examples: `examples`, or a word of it (split at
+/// `-` and `_`) is `example` or `examples` — a package of examples beside the crates that
+/// ship (hive-router's `plugin_examples/`, cozo's `cozo-core-examples`, etl's
+/// `etl-examples`, hook0's `documentation-examples`, feather's `example-plugins`, nushell's
+/// `nu_plugin_example`, quickwit's `quickwit-codegen/example`).
+fn is_example_dir_name(d: &str) -> bool {
+    d.split(['-', '_'])
+        .any(|w| w == "example" || w == "examples")
 }
 
 /// Whether a package is test support by its name or its directory's name: a word of

@@ -212,6 +212,28 @@ fn tests_are_skipped_unless_included_and_excludes_apply() {
 }
 
 #[test]
+fn examples_are_skipped_unless_included_also_in_a_directory_named_for_them() {
+    let d = tempfile::tempdir().unwrap();
+    let spawn = "pub fn f() { tokio::spawn(async {}); }\n";
+    write(d.path(), "examples/demo.rs", spawn);
+    write(d.path(), "plugin_examples/jwt/src/lib.rs", spawn);
+    write(d.path(), "crates/etl-examples/src/lib.rs", spawn);
+    write(d.path(), "crates/exampleservice/src/lib.rs", spawn);
+    let o = run_in(d.path(), &["--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let paths: Vec<&str> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths, ["crates/exampleservice/src/lib.rs"], "{v}");
+    let o = run_in(d.path(), &["--include-examples", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["summary"]["findings"], 4, "{v}");
+}
+
+#[test]
 fn build_scripts_are_skipped_with_test_code() {
     // a build script runs at compile time: its request or spawn never holds a drain
     let d = tempfile::tempdir().unwrap();
