@@ -109,8 +109,9 @@ pub enum Use {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Sink {
     /// `let N = chain;` (`?`, `.await` and methods in the chain), in the body of that free
-    /// function (`None`: in a method, whose locals are read with the whole file's uses).
-    Let(String, Option<String>),
+    /// function (`None`: in a method), or of the method of that index
+    /// ([`ClientFlow::use_bodies`]).
+    Let(String, Option<String>, Option<usize>),
     /// `Struct { N: chain }`.
     Field(String),
     /// The value of a closure bound by `let N = || chain` (or `Box::new(..)`/`Arc::new(..)`).
@@ -128,6 +129,12 @@ pub struct ClientFlow {
     /// For each entry of [`Self::uses`], at the same index: the free function whose body
     /// holds it (`None` in a method, a `static` or a `const`).
     pub use_fns: BTreeMap<String, Vec<Option<String>>>,
+    /// For each entry of [`Self::uses`], at the same index: the function of an `impl` whose
+    /// body holds it, by its order in the file (`None` outside one, and in a free function
+    /// declared in one): a method's local is used only there (PinePods' methods each
+    /// making `let client = reqwest::Client::new();`, one bounding its request by
+    /// `timeout(d, ..)` while another passes its own to a helper that does not).
+    pub use_bodies: BTreeMap<String, Vec<Option<usize>>>,
     /// For each entry of [`Self::uses`], at the same index: whether it is in test code
     /// (`#[cfg(test)]`, `#[test]`). A test's request is not made in a deploy: it counts
     /// only for a local of that test, not for a field or a name of the whole file.
@@ -305,7 +312,7 @@ impl ClientFlow {
     pub fn param_timed(&self, f: &str, i: usize) -> Option<PassOuts> {
         let param = self.fn_params.get(f)?.as_ref()?.get(i)?.clone()?;
         let mut start = Reach::default();
-        start.clients.insert((Some(f.to_string()), param));
+        start.clients.insert((Some(f.to_string()), param, None));
         self.timed_from(start)
     }
 
@@ -338,7 +345,7 @@ impl ClientFlow {
         let (_, params) = self.owned_method_params.get(key)?.as_ref()?;
         let param = params.get(i)?.clone()?;
         let mut start = Reach::default();
-        start.clients.insert((None, param));
+        start.clients.insert((None, param, None));
         self.timed_from(start)
     }
 
@@ -387,22 +394,35 @@ impl ClientFlow {
             .collect()
     }
 
-    /// The uses of a name, of one function's body (`Some`) or of the whole file — outside
-    /// test code, but for a local of a test function (all of whose uses are test code): a
-    /// production function's statement built only for tests or WebAssembly
-    /// (`#[cfg(target_family = "wasm")] let res = req.send().await?;`) is not one of its
-    /// uses. The whole file's uses (a field's, a method's local's) leave out those in a free
+    /// The uses of a name, of one free function's body (`f`), one method's (`body`) or of
+    /// the whole file — outside test code, but for a local of a test function (all of
+    /// whose uses are test code): a production function's statement built only for tests
+    /// or WebAssembly (`#[cfg(target_family = "wasm")] let res = req.send().await?;`) is not
+    /// one of its uses. The whole file's uses (a field's) leave out those in a free
     /// function that takes a parameter of that name: there the name is the parameter
     /// (snuba's `fn clickhouse_task_runner(client: Arc<ClickhouseClient>, ..)` sending on
     /// its own `client`, beside a struct whose field `client` holds the HTTP client).
-    fn uses_in<'a>(&'a self, f: &'a Option<String>, n: &str) -> impl Iterator<Item = &'a Use> {
+    fn uses_in<'a>(
+        &'a self,
+        f: &'a Option<String>,
+        n: &str,
+        body: Option<usize>,
+    ) -> impl Iterator<Item = &'a Use> {
         let fns = self.use_fns.get(n);
+        let bodies = self.use_bodies.get(n);
         let tests = self.use_tests.get(n);
-        let in_f = move |k: usize| fns.and_then(|fs| fs.get(k)).is_some_and(|g| g == f);
+        let in_f = move |k: usize| match (f, body) {
+            (Some(_), _) => fns.and_then(|fs| fs.get(k)).is_some_and(|g| g == f),
+            (None, Some(b)) => bodies
+                .and_then(|bs| bs.get(k))
+                .is_some_and(|c| *c == Some(b)),
+            (None, None) => true,
+        };
         let test = move |k: usize| tests.and_then(|t| t.get(k)).is_some_and(|t| *t);
         let len = self.uses.get(n).map_or(0, Vec::len);
+        let whole_file = f.is_none() && body.is_none();
         // a function with a use outside test code is not a test
-        let production = f.is_none() || (0..len).any(|k| in_f(k) && !test(k));
+        let production = whole_file || (0..len).any(|k| in_f(k) && !test(k));
         let of_param = move |k: usize| {
             fns.and_then(|fs| fs.get(k))
                 .and_then(Option::as_ref)
@@ -416,7 +436,7 @@ impl ClientFlow {
             .flatten()
             .enumerate()
             .filter(move |(k, _)| {
-                (if f.is_none() { !of_param(*k) } else { in_f(*k) }) && !(production && test(*k))
+                (if whole_file { !of_param(*k) } else { in_f(*k) }) && !(production && test(*k))
             })
             .map(|(_, u)| u)
     }
@@ -486,9 +506,9 @@ impl ClientFlow {
         while seen != (reach.clients.len(), reach.makers.len()) {
             seen = (reach.clients.len(), reach.makers.len());
             requests = 0;
-            for (scope, name) in reach.clients.clone() {
+            for (scope, name, body) in reach.clients.clone() {
                 self.read_name(&scope, &name, read);
-                for u in self.uses_in(&scope, &name) {
+                for u in self.uses_in(&scope, &name, body) {
                     match u {
                         Use::Request(true) => requests += 1,
                         Use::Execute(req) => {
@@ -503,14 +523,14 @@ impl ClientFlow {
                         Use::Debug | Use::Rebind => {}
                         Use::Store(f) => {
                             reach.fields.insert(f.clone());
-                            reach.clients.insert((None, f.clone()));
+                            reach.clients.insert((None, f.clone(), None));
                         }
                         Use::Build(f) | Use::Copy(f) => {
-                            reach.clients.insert((scope.clone(), f.clone()));
+                            reach.clients.insert((scope.clone(), f.clone(), body));
                         }
                         Use::PassTo(f, i) => {
                             let param = self.fn_params.get(f)?.as_ref()?.get(*i)?.clone()?;
-                            reach.clients.insert((Some(f.clone()), param));
+                            reach.clients.insert((Some(f.clone()), param, None));
                         }
                         Use::PassToMethod(f, i) => {
                             let (_, params) = self
@@ -518,7 +538,7 @@ impl ClientFlow {
                                 .get(f)
                                 .or_else(|| self.owned_method_params.get(f))?
                                 .as_ref()?;
-                            reach.clients.insert((None, params.get(*i)?.clone()?));
+                            reach.clients.insert((None, params.get(*i)?.clone()?, None));
                         }
                         Use::PassOut(f, i, krate) => {
                             outs.insert((f.clone(), *i, krate.clone()));
@@ -547,7 +567,7 @@ impl ClientFlow {
                 for u in self.uses.get(&name).into_iter().flatten() {
                     match u {
                         Use::CallInto(n) => {
-                            reach.clients.insert((None, n.clone()));
+                            reach.clients.insert((None, n.clone(), None));
                         }
                         Use::Store(f) => {
                             reach.fields.insert(f.clone());
@@ -558,10 +578,14 @@ impl ClientFlow {
                 }
             }
         }
-        let names: BTreeSet<&String> = reach.clients.iter().map(|(_, n)| n).collect();
-        let private = names
+        let names: BTreeSet<&String> = reach.clients.iter().map(|(_, n, _)| n).collect();
+        // a name of the whole file may be a public field's (code elsewhere may use it); a
+        // function's local or parameter is that function's, whatever fields are named
+        let private = reach
+            .clients
             .iter()
-            .copied()
+            .filter(|(f, _, body)| f.is_none() && body.is_none())
+            .map(|(_, n, _)| n)
             .chain(&reach.makers)
             .all(|n| !self.pub_fields.contains(n));
         let ok = (requests > 0 || !outs.is_empty())
@@ -644,7 +668,9 @@ impl FlowNames {
 /// whose body is read for it, `None`: the whole file) and names of closures that make it.
 #[derive(Default)]
 struct Reach {
-    clients: BTreeSet<(Option<String>, String)>,
+    /// Names holding the client: where their uses count (a free function's body, the
+    /// whole file, or with a method's index only that method's body), and the name.
+    clients: BTreeSet<(Option<String>, String, Option<usize>)>,
     makers: BTreeSet<String>,
     /// The fields holding it (code in a child module's file may use them).
     fields: BTreeSet<String>,
@@ -655,12 +681,12 @@ impl Reach {
     /// ([`Sink::Return`]), which binds none (its calls do).
     fn add(&mut self, sink: &Sink) -> bool {
         match sink {
-            Sink::Let(n, f) => {
-                self.clients.insert((f.clone(), n.clone()));
+            Sink::Let(n, f, body) => {
+                self.clients.insert((f.clone(), n.clone(), *body));
             }
             Sink::Field(n) => {
                 self.fields.insert(n.clone());
-                self.clients.insert((None, n.clone()));
+                self.clients.insert((None, n.clone(), None));
             }
             Sink::Closure(n) => {
                 self.makers.insert(n.clone());
@@ -818,7 +844,7 @@ pub(super) fn summarize_file(file: &syn::File) -> ClientFlow {
             .cloned()
             .flatten();
         let sends: Vec<&Use> = match scope {
-            Some(_) => p.flow.uses_in(&scope, &fut).collect(),
+            Some(_) => p.flow.uses_in(&scope, &fut, None).collect(),
             None => p.flow.uses.get(&fut).into_iter().flatten().collect(),
         };
         let sent_timed = sends.contains(&&Use::Send(true))
@@ -1072,6 +1098,10 @@ struct Pass {
     async_let: Option<(usize, String)>,
     /// The free function whose body the visit is in.
     cur_fn: Option<String>,
+    /// The function of an `impl` whose body the visit is in, by its order in the file
+    /// ([`ClientFlow::use_bodies`]), and how many the visit has entered.
+    cur_body: Option<usize>,
+    bodies: usize,
     /// The function of an `impl` whose body the visit is in, when it is one of
     /// [`Self::method_candidates`] (`None` inside a free function, even one declared in a
     /// method's body).
@@ -1615,6 +1645,11 @@ impl Pass {
             .entry(name.clone())
             .or_default()
             .push(self.in_test);
+        self.flow
+            .use_bodies
+            .entry(name.clone())
+            .or_default()
+            .push(self.cur_body);
         self.flow.uses.entry(name).or_default().push(u);
     }
 
@@ -1647,9 +1682,10 @@ impl Pass {
         roots.extend(branch_values(init).into_iter().filter_map(root_offset));
         roots.extend(fallback_roots(init));
         for r in roots {
-            self.flow
-                .sinks
-                .insert(r, Sink::Let(n.to_string(), self.cur_fn.clone()));
+            self.flow.sinks.insert(
+                r,
+                Sink::Let(n.to_string(), self.cur_fn.clone(), self.cur_body),
+            );
         }
         if let Some(tail) = closure_of(init).and_then(closure_tail)
             && let Some(r) = root_offset(tail)
@@ -2275,6 +2311,7 @@ impl<'ast> Visit<'ast> for Pass {
     fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
         let outer = self.cur_fn.replace(f.sig.ident.to_string());
         let outer_method = self.cur_method.take();
+        let outer_body = self.cur_body.take();
         let outer_params = std::mem::replace(
             &mut self.param_types,
             param_types(&f.sig, &self.owned_types),
@@ -2288,6 +2325,7 @@ impl<'ast> Visit<'ast> for Pass {
         self.in_test = was_test;
         self.cur_fn = outer;
         self.cur_method = outer_method;
+        self.cur_body = outer_body;
         self.param_types = outer_params;
         self.timeout_layers = layers;
     }
@@ -2296,6 +2334,8 @@ impl<'ast> Visit<'ast> for Pass {
         let outer = self.cur_fn.take();
         let method = self.candidate(&f.sig.ident);
         let outer_method = std::mem::replace(&mut self.cur_method, method);
+        let outer_body = self.cur_body.replace(self.bodies);
+        self.bodies += 1;
         let outer_params = std::mem::replace(
             &mut self.param_types,
             param_types(&f.sig, &self.owned_types),
@@ -2306,6 +2346,7 @@ impl<'ast> Visit<'ast> for Pass {
         self.in_test = was_test;
         self.cur_fn = outer;
         self.cur_method = outer_method;
+        self.cur_body = outer_body;
         self.param_types = outer_params;
         self.timeout_layers = layers;
     }
@@ -2313,9 +2354,12 @@ impl<'ast> Visit<'ast> for Pass {
     fn visit_trait_item_fn(&mut self, f: &'ast syn::TraitItemFn) {
         let outer = self.cur_fn.take();
         let outer_method = self.cur_method.take();
+        let outer_body = self.cur_body.replace(self.bodies);
+        self.bodies += 1;
         visit::visit_trait_item_fn(self, f);
         self.cur_fn = outer;
         self.cur_method = outer_method;
+        self.cur_body = outer_body;
     }
 
     fn visit_item_static(&mut self, st: &'ast syn::ItemStatic) {
