@@ -28,6 +28,16 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// One string field of every finding of a `--format json` report, in order.
+fn of_findings<'a>(v: &'a serde_json::Value, key: &str) -> Vec<&'a str> {
+    v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f[key].as_str().unwrap())
+        .collect()
+}
+
 #[test]
 fn clean_tree_exits_0_and_defaults_to_current_dir() {
     let d = tempfile::tempdir().unwrap();
@@ -221,12 +231,7 @@ fn examples_are_skipped_unless_included_also_in_a_directory_named_for_them() {
     write(d.path(), "crates/exampleservice/src/lib.rs", spawn);
     let o = run_in(d.path(), &["--format", "json"]);
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
-    let paths: Vec<&str> = v["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["path"].as_str().unwrap())
-        .collect();
+    let paths = of_findings(&v, "path");
     assert_eq!(paths, ["crates/exampleservice/src/lib.rs"], "{v}");
     let o = run_in(d.path(), &["--include-examples", "--format", "json"]);
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
@@ -254,12 +259,7 @@ fn build_scripts_are_skipped_with_test_code() {
     assert_eq!(o.status.code(), Some(0), "{v}");
     let o = run_in(d.path(), &["--include-tests", "--format", "json"]);
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
-    let rules: Vec<&str> = v["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["rule"].as_str().unwrap())
-        .collect();
+    let rules = of_findings(&v, "rule");
     assert!(
         rules.contains(&"http-no-timeout") && rules.contains(&"raw-spawn"),
         "{v}"
