@@ -2125,6 +2125,25 @@ fn bounded_future(c: &syn::ExprCall) -> Option<&syn::Expr> {
     (last.ident == "timeout" && c.args.len() == 2).then(|| &c.args[1])
 }
 
+/// `d.timeout(fut)`: a duration's extension method bounding the request future it is
+/// given, as `timeout(d, fut)` does (bitdrift's `TimeDurationExt::timeout`, pulse's
+/// `self.timeout.timeout(self.inner.request(req)).await`): the future. Only a request
+/// written in place (a method that starts or sends one): a request builder's own
+/// `.timeout(d)` takes a duration.
+fn duration_bounded_future(e: &syn::Expr) -> Option<&syn::Expr> {
+    let syn::Expr::MethodCall(m) = e else {
+        return None;
+    };
+    if m.method != "timeout" || m.args.len() != 1 {
+        return None;
+    }
+    let fut = strip(&m.args[0]);
+    let syn::Expr::MethodCall(request) = fut else {
+        return None;
+    };
+    is_request_step(&request.method.to_string()).then_some(fut)
+}
+
 /// Finds `timeout(d, ..)` for one duration name `d`.
 struct BoundsWith<'a> {
     duration: &'a syn::Ident,
@@ -2551,6 +2570,9 @@ impl<'ast> Visit<'ast> for Pass {
         }
         if let Some(unset) = optional_timeout(e) {
             self.timed_exprs.insert(addr(unset));
+        }
+        if let Some(fut) = duration_bounded_future(e) {
+            self.timed_exprs.insert(addr(fut));
         }
         if let syn::Expr::Path(_) | syn::Expr::Field(_) = e
             && !self.done.contains(&addr(e))
