@@ -593,8 +593,10 @@ impl Collector<'_, '_> {
         let code = written.bytes().filter(|b| !b.is_ascii_whitespace()).count();
         let joins_or_exits =
             code <= 512 && (has(b".join()") || has(b".wait()") || has(b"exit(") || has(b"abort("));
+        // a waiter joining the handles it receives logs each one's end: longer
+        let joins_received = code <= 2048 && has(b".join()") && has(b".recv()");
         let detects = code <= 2048 && has(b"check_deadlock");
-        (joins_or_exits || detects)
+        (joins_or_exits || joins_received || detects)
             && syn::parse_str::<syn::Expr>(written).is_ok_and(|e| {
                 super::idle_task::is_joiner(&e)
                     || super::idle_task::is_exit_timer(&e)

@@ -195,7 +195,21 @@ impl Collector<'_, '_> {
                     }
                 }
             }
-            syn::Expr::Block(b) => return self.visit_block_value(&b.block, want),
+            syn::Expr::Block(b) => {
+                let out = self.visit_block_value(&b.block, want);
+                // `{ let inner = Arc::clone(&inner); thread::spawn(move || ..) };`
+                // (datenlord's io_uring completer): the block's value, dropped by its statement
+                if usage == Usage::Dropped
+                    && b.label.is_none()
+                    && let Some(cu) = out
+                        .as_ref()
+                        .and_then(|c| c.origin)
+                        .and_then(|i| self.model.chains.get_mut(i))
+                {
+                    cu.usage = Usage::Dropped;
+                }
+                return out;
+            }
             syn::Expr::Closure(c) => {
                 self.enter_scope_empty();
                 for p in &c.inputs {

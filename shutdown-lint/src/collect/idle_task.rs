@@ -52,8 +52,10 @@ pub fn is_idle_future(fut: &syn::Expr) -> bool {
 /// logging how its PSK broker exited. The thread or process it waits for is kept, and the
 /// waiter holds no work of its own: nothing is cut when it ends with the process. Besides
 /// `.join()` and `child.wait()` (a name with `child`), only sending, unwrapping and reading
-/// the result (`send`, `ok`, `unwrap`, `expect`, `map_err`, `success`, `code`, ..), `drop`,
-/// and log macros.
+/// the result (`send`, `ok`, `unwrap`, `expect`, `map_err`, `success`, `code`, ..), naming
+/// the joined thread and its panic (`thread().name()`, `downcast_ref`), `drop`, log macros,
+/// and a `while let .. = rx.recv()` loop over the handles to join (mountpoint-s3's FUSE
+/// worker waiter, which joins each worker it is handed and then sends `WorkersExited`).
 ///
 /// # Examples
 /// ```
@@ -65,6 +67,11 @@ pub fn is_idle_future(fut: &syn::Expr) -> bool {
 /// assert!(!joiner("move || { flush(); let _ = worker.join(); }"));
 /// assert!(!joiner("move || { let _ = tx.send(compute()); }"));
 /// assert!(!joiner("move || loop { let _ = h.join(); }"));
+/// assert!(joiner("move || { while let Ok(thd) = workers_rx.recv() { \
+///     let name = thd.thread().name().map(ToOwned::to_owned); \
+///     if let Err(p) = thd.join() { error!(name, panic = p.downcast_ref::<&str>().map(|s| *s)); } } \
+///     let _ = tx.send(Message::WorkersExited); }"));
+/// assert!(!joiner("move || { while let Ok(job) = rx.recv() { let _ = job.run(); } }"));
 /// assert!(!joiner("move || { barrier.wait(); work(); }"));
 /// ```
 pub fn is_joiner(body: &syn::Expr) -> bool {
@@ -293,6 +300,8 @@ impl<'ast> syn::visit::Visit<'ast> for JoinsOnly {
             "wait" if m.args.is_empty() && names_child(&m.receiver) => self.joins += 1,
             "send" | "try_send" | "ok" | "unwrap" | "expect" | "map_err" | "is_ok" | "is_err"
             | "success" | "code" | "exit_code" | "signal" => {}
+            // naming the thread joined and its panic
+            "thread" | "name" | "map" | "downcast_ref" | "as_ref" | "to_owned" => {}
             _ => self.other = true,
         }
         syn::visit::visit_expr_method_call(self, m);
@@ -313,8 +322,15 @@ impl<'ast> syn::visit::Visit<'ast> for JoinsOnly {
         self.other = true;
     }
 
-    fn visit_expr_while(&mut self, _: &'ast syn::ExprWhile) {
-        self.other = true;
+    fn visit_expr_while(&mut self, w: &'ast syn::ExprWhile) {
+        // `while let Ok(h) = rx.recv() { .. h.join() .. }`: the handles it is handed
+        let receives = matches!(&*w.cond, syn::Expr::Let(l)
+            if matches!(&*l.expr, syn::Expr::MethodCall(m) if m.method == "recv" && m.args.is_empty()));
+        if receives {
+            self.visit_block(&w.body);
+        } else {
+            self.other = true;
+        }
     }
 
     fn visit_expr_for_loop(&mut self, _: &'ast syn::ExprForLoop) {
