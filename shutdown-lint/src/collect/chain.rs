@@ -856,12 +856,7 @@ impl Collector<'_, '_> {
             return None;
         }
         // the receiver a chain of methods, `?` and `.await` starts from
-        let peel = |mut e: &'m syn::Expr| {
-            while let Some(inner) = super::flow::spine_step(e) {
-                e = inner;
-            }
-            e
-        };
+        let peel = |e: &'m syn::Expr| super::flow::unchain(e).1;
         let root = match &*c.body {
             syn::Expr::Block(b) => {
                 let (syn::Stmt::Expr(tail, None), before) = b.block.stmts.split_last()? else {

@@ -1355,6 +1355,21 @@ pub(super) fn spine_step(e: &syn::Expr) -> Option<&syn::Expr> {
     }
 }
 
+/// `e` without the `?`, `.unwrap()` and `.expect(..)` after it.
+pub(super) fn unwrapped(mut e: &syn::Expr) -> &syn::Expr {
+    loop {
+        e = match e {
+            syn::Expr::Try(t) => &t.expr,
+            syn::Expr::MethodCall(m)
+                if matches!(m.method.to_string().as_str(), "unwrap" | "expect") =>
+            {
+                &m.receiver
+            }
+            _ => return e,
+        };
+    }
+}
+
 /// A method chain from the outside in: its methods innermost first and its receiver.
 pub(super) fn unchain(mut e: &syn::Expr) -> (Vec<&syn::ExprMethodCall>, &syn::Expr) {
     let mut methods = Vec::new();

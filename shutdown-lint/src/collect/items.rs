@@ -730,14 +730,7 @@ impl Collector<'_, '_> {
     /// `window.state::<AppState>().runtime`, the runtime its tray and window handlers spawn
     /// on).
     pub(super) fn managed_state(&self, e: &syn::Expr) -> Option<BindVal> {
-        let e = match e {
-            syn::Expr::Try(t) => &*t.expr,
-            syn::Expr::MethodCall(m) if m.method == "unwrap" || m.method == "expect" => {
-                &*m.receiver
-            }
-            e => e,
-        };
-        let syn::Expr::MethodCall(m) = e else {
+        let syn::Expr::MethodCall(m) = super::flow::unwrapped(e) else {
             return None;
         };
         if !m.args.is_empty() || !(m.method == "state" || m.method == "try_state") {

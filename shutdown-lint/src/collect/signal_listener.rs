@@ -366,7 +366,7 @@ fn ok_binding(ts: &syn::PatTupleStruct) -> Option<&syn::PatIdent> {
 /// `Signals::new([..])` (its tokio and async-std flavours too: kuasar's sandboxers), also
 /// with `.expect(..)`, `.unwrap()` or `?` after it.
 fn is_signal_stream(e: &syn::Expr) -> bool {
-    let syn::Expr::Call(c) = unwrapped(e) else {
+    let syn::Expr::Call(c) = super::flow::unwrapped(e) else {
         return false;
     };
     let syn::Expr::Path(f) = &*c.func else {
@@ -572,25 +572,10 @@ fn awaited_signal(e: &syn::Expr) -> bool {
     }
 }
 
-/// `e` without the `?`, `.unwrap()` and `.expect(..)` after it.
-fn unwrapped(mut e: &syn::Expr) -> &syn::Expr {
-    loop {
-        e = match e {
-            syn::Expr::Try(t) => &t.expr,
-            syn::Expr::MethodCall(m)
-                if matches!(m.method.to_string().as_str(), "unwrap" | "expect") =>
-            {
-                &m.receiver
-            }
-            _ => return e,
-        };
-    }
-}
-
 /// async-ctrlc's future: `async_ctrlc::CtrlC::new()` (with `?`, `.unwrap()` or
 /// `.expect(..)` after it), whose `.await` is Ctrl-C's (lunatic's node).
 fn is_ctrlc_future(e: &syn::Expr) -> bool {
-    let syn::Expr::Call(c) = unwrapped(e) else {
+    let syn::Expr::Call(c) = super::flow::unwrapped(e) else {
         return false;
     };
     let syn::Expr::Path(p) = &*c.func else {
