@@ -7,10 +7,11 @@
 //! words; `mock.rs`, `mocks/`, `mock-server/`), the usual targets of `#[cfg(test)] mod
 //! tests;` and of test-support modules other crates' tests import (curvine's `pub mod
 //! test;` and its `MiniCluster`, radicle's `pub mod mock;`) —, and
-//! examples under `examples/` (or a directory named for examples, `plugin_examples/`) — and by attribute (`#[cfg(test)]`, `#[test]`, `#[tokio::test]`,
-//! ..) on items, statements and out-of-line modules. A package's build script is skipped
-//! with test code: it runs at compile time, never in the service; so is a test-support
-//! package (`integration-tests`, `client-api-test`, `e2e`: [`is_test_package`]).
+//! examples under `examples/` (or a directory named for examples, `plugin_examples/`) —
+//! and by attribute (`#[cfg(test)]`, `#[test]`, `#[tokio::test]`, ..) on items,
+//! statements and out-of-line modules. A package's build script is skipped with test code:
+//! it runs at compile time, never in the service; so is a test-support package
+//! (`integration-tests`, `client-api-test`, `e2e`: [`is_test_package`]).
 
 use std::path::{Component, Path};
 
@@ -32,8 +33,8 @@ pub enum CodeKind {
 /// `mock-server`, restate's `tools/mock-service-endpoint`; not `testnet`), or for benchmarks
 /// ([`is_bench_name`]) is test code — a module `test` is one whether written `test.rs` or
 /// `test/mod.rs`; an `examples` directory is an example, and so is a directory one of
-/// whose words is `example` or `examples` (`plugin_examples/`, `etl-examples/`). The deepest such directory
-/// decides, so `examples/x/tests/t.rs` is a test.
+/// whose words is `example` or `examples` (`plugin_examples/`, `etl-examples/`). The
+/// deepest such directory decides, so `examples/x/tests/t.rs` is a test.
 ///
 /// # Examples
 ///
@@ -95,8 +96,12 @@ pub fn classify(rel: &Path) -> CodeKind {
 /// `etl-examples`, hook0's `documentation-examples`, feather's `example-plugins`, nushell's
 /// `nu_plugin_example`, quickwit's `quickwit-codegen/example`).
 fn is_example_dir_name(d: &str) -> bool {
-    d.split(['-', '_'])
-        .any(|w| w == "example" || w == "examples")
+    has_word(d, &["example", "examples"])
+}
+
+/// Whether one of the words of `name` (split at `-` and `_`) is one of `words`.
+fn has_word(name: &str, words: &[&str]) -> bool {
+    name.split(['-', '_']).any(|w| words.contains(&w))
 }
 
 /// Whether a package is test support by its name or its directory's name: a word of
@@ -147,19 +152,19 @@ pub fn is_test_package(crate_name: &str, dir: &Path) -> bool {
 /// generators, AppFlowy's local dev servers).
 fn is_test_support_name(name: &str) -> bool {
     crate::lexscan::is_test_feature(name)
-        || name.split(['-', '_']).any(|w| {
-            matches!(
-                w,
-                "e2e"
-                    | "xtask"
-                    | "simtest"
-                    | "dst"
-                    | "stress"
-                    | "smoke"
-                    | "smoketest"
-                    | "smoketests"
-            )
-        })
+        || has_word(
+            name,
+            &[
+                "e2e",
+                "xtask",
+                "simtest",
+                "dst",
+                "stress",
+                "smoke",
+                "smoketest",
+                "smoketests",
+            ],
+        )
         || is_bench_name(name)
 }
 
@@ -177,8 +182,7 @@ fn is_test_support_name(name: &str) -> bool {
 /// assert!(!is_bench_name("bencher") && !is_bench_name("workbench"));
 /// ```
 pub fn is_bench_name(name: &str) -> bool {
-    name.split(['-', '_'])
-        .any(|w| matches!(w, "bench" | "benches" | "benchmark" | "benchmarks"))
+    has_word(name, &["bench", "benches", "benchmark", "benchmarks"])
 }
 
 /// Whether a package's directory, relative to its workspace's root, lies in a directory of
