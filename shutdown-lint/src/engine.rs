@@ -187,6 +187,16 @@ fn is_build_dir(e: &ignore::DirEntry) -> bool {
     e.file_type().is_some_and(|t| t.is_dir()) && e.path().join("CACHEDIR.TAG").is_file()
 }
 
+/// Whether the walk meets a file or directory whose name has a `{{placeholder}}` below the
+/// linted path: a project template's (blockscout's `service-template/{{project-name}}-server/`).
+/// Its sources are Liquid templates cargo never builds (`{% if database -%}`,
+/// `impl {{ProtoExName}} for ..`): not Rust yet, so not linted, as `target/` is not; so is
+/// everything under a directory holding `cargo-generate.toml` ([`walk_rust_files`]). A path
+/// given to the linter is always read.
+fn is_template_placeholder(e: &ignore::DirEntry) -> bool {
+    e.depth() > 0 && e.file_name().to_str().is_some_and(|n| n.contains("{{"))
+}
+
 /// Lints `paths` (files or directories; directories are walked honouring `.gitignore`).
 ///
 /// # Examples
@@ -1144,7 +1154,8 @@ fn finish(
 }
 
 /// The `.rs` files under the directory `root` (`.gitignore` honoured without git, hidden
-/// entries and build directories skipped, symlinks not followed), in no particular order,
+/// entries, build directories and project templates skipped — a directory below `root`
+/// holding `cargo-generate.toml`, a name with a `{{placeholder}}` —, symlinks not followed), in no particular order,
 /// and the errors met; `manifest` is called with each directory holding a `Cargo.toml` as
 /// soon as it is seen.
 ///
@@ -1156,11 +1167,19 @@ fn walk_rust_files(
     manifest: impl Fn(&Path) + Sync,
 ) -> Vec<Result<PathBuf, ignore::Error>> {
     let found = std::sync::Mutex::new(Vec::new());
+    let templates = std::sync::Mutex::new(Vec::new());
     let visit = |entry: Result<ignore::DirEntry, ignore::Error>| {
         let keep = match entry {
             Ok(e) => {
                 let p = e.path();
-                if p.file_name().is_some_and(|n| n == "Cargo.toml") {
+                if e.depth() > 1 && p.file_name().is_some_and(|n| n == "cargo-generate.toml") {
+                    // known from the listing, where a `stat` per directory would cost
+                    if let Some(dir) = p.parent() {
+                        let mut t = templates.lock().unwrap_or_else(|e| e.into_inner());
+                        t.push(dir.to_path_buf());
+                    }
+                    None
+                } else if p.file_name().is_some_and(|n| n == "Cargo.toml") {
                     if let Some(dir) = p.parent() {
                         manifest(dir);
                     }
@@ -1185,11 +1204,19 @@ fn walk_rust_files(
         .git_ignore(true)
         .require_git(false)
         .follow_links(false)
-        .filter_entry(|e| !is_build_dir(e))
+        .filter_entry(|e| !is_build_dir(e) && !is_template_placeholder(e))
         .threads(1)
         .build_parallel()
         .run(|| Box::new(visit));
-    found.into_inner().unwrap_or_else(|e| e.into_inner())
+    let mut found = found.into_inner().unwrap_or_else(|e| e.into_inner());
+    let templates = templates.into_inner().unwrap_or_else(|e| e.into_inner());
+    if !templates.is_empty() {
+        found.retain(|f| match f {
+            Ok(p) => !templates.iter().any(|t| p.starts_with(t)),
+            Err(_) => true,
+        });
+    }
+    found
 }
 
 fn walk_error_path(err: &ignore::Error) -> Option<PathBuf> {
@@ -1386,7 +1413,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_walk_honours_gitignore_and_skips_hidden_and_build_directories() {
+    fn the_walk_honours_gitignore_and_skips_hidden_build_and_template_directories() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
         let write = |rel: &str, text: &str| {
@@ -1408,6 +1435,16 @@ mod tests {
             "Signature: 8a477f597d28d172789f06886806bc55\n",
         );
         write("target/debug/build/out.rs", "fn o() {}\n");
+        write("service-template/cargo-generate.toml", "[template]\n");
+        write(
+            "service-template/src/lib.rs",
+            "{% if db -%}\nmod db;\n{% endif -%}\n",
+        );
+        write(
+            "templates/{{project-name}}-server/src/main.rs",
+            "fn main() {}\n",
+        );
+        write("src/{{name}}.rs", "pub struct {{Name}};\n");
         let manifests = std::sync::Mutex::new(Vec::new());
         let found = walk_rust_files(root, |d| manifests.lock().unwrap().push(d.to_path_buf()));
         let mut files: Vec<PathBuf> = found
