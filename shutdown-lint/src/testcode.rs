@@ -33,7 +33,9 @@ pub enum CodeKind {
 /// `mock-server`, restate's `tools/mock-service-endpoint`; not `testnet`), or for benchmarks
 /// ([`is_bench_name`]) is test code — a module `test` is one whether written `test.rs` or
 /// `test/mod.rs`; an `examples` directory is an example, and so is a directory one of
-/// whose words is `example` or `examples` (`plugin_examples/`, `etl-examples/`). The
+/// whose words is `example` or `examples` (`plugin_examples/`, `etl-examples/`) — unless
+/// a `src` directory holds it: there it is a module of the crate (blockscout's
+/// `src/indexer/example/`, an indexer built into the service). The
 /// deepest such directory decides, so `examples/x/tests/t.rs` is a test.
 ///
 /// # Examples
@@ -54,6 +56,7 @@ pub enum CodeKind {
 /// assert_eq!(classify("plugin_examples/jwt_cookie/src/plugin.rs".as_ref()), CodeKind::Example);
 /// assert_eq!(classify("crates/etl-examples/src/main.rs".as_ref()), CodeKind::Example);
 /// assert_eq!(classify("src/exampleservice/main.rs".as_ref()), CodeKind::Normal);
+/// assert_eq!(classify("indexer-logic/src/indexer/example/indexer.rs".as_ref()), CodeKind::Normal);
 /// assert_eq!(classify("src/examples.rs".as_ref()), CodeKind::Normal);
 /// assert_eq!(classify("collector/compile-benchmarks/hyper/src/lib.rs".as_ref()), CodeKind::Test);
 /// assert_eq!(classify("bencher/src/main.rs".as_ref()), CodeKind::Normal);
@@ -77,13 +80,14 @@ pub fn classify(rel: &Path) -> CodeKind {
     {
         return CodeKind::Test;
     }
-    for d in dirs.iter().rev() {
+    for (i, d) in dirs.iter().enumerate().rev() {
         if d.to_str()
             .is_some_and(|d| is_test_feature(d) || is_bench_name(d))
         {
             return CodeKind::Test;
         }
-        if d.to_str().is_some_and(is_example_dir_name) {
+        // below a `src/` it is a module the crate compiles (`pub mod example;`)
+        if d.to_str().is_some_and(is_example_dir_name) && !dirs[..i].iter().any(|a| *a == "src") {
             return CodeKind::Example;
         }
     }

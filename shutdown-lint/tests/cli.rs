@@ -229,13 +229,22 @@ fn examples_are_skipped_unless_included_also_in_a_directory_named_for_them() {
     write(d.path(), "plugin_examples/jwt/src/lib.rs", spawn);
     write(d.path(), "crates/etl-examples/src/lib.rs", spawn);
     write(d.path(), "crates/exampleservice/src/lib.rs", spawn);
+    // a module of a crate, whatever its name (`pub mod example;`)
+    write(d.path(), "crates/indexer/src/example/run.rs", spawn);
     let o = run_in(d.path(), &["--format", "json"]);
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     let paths = of_findings(&v, "path");
-    assert_eq!(paths, ["crates/exampleservice/src/lib.rs"], "{v}");
+    assert_eq!(
+        paths,
+        [
+            "crates/exampleservice/src/lib.rs",
+            "crates/indexer/src/example/run.rs"
+        ],
+        "{v}"
+    );
     let o = run_in(d.path(), &["--include-examples", "--format", "json"]);
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
-    assert_eq!(v["summary"]["findings"], 4, "{v}");
+    assert_eq!(v["summary"]["findings"], 5, "{v}");
 }
 
 #[test]
