@@ -191,6 +191,9 @@ pub struct FileAnalysis {
     /// [`crate::model::FileModel::signal_listeners`], kept for the pending chains (a thread
     /// started through a function of the workspace, its body waiting for signals).
     pub signal_listeners: Vec<usize>,
+    /// [`crate::model::FileModel::tracker_tasks`], kept for the pending chains (a spawn on a
+    /// field's runtime, `self.inner.spawn(tracker.track_future(fut))`).
+    pub tracker_tasks: Vec<usize>,
     /// Where the file's HTTP clients go, kept for the pending chains when it was read with
     /// the file (a client built in it); otherwise read by
     /// [`FileAnalysis::apply_workspace`] when a typed chain turns out to build a client
@@ -938,6 +941,7 @@ impl Analyzer {
             // later ([`FileAnalysis::apply_workspace`] reads it whole if need be)
             a.client_flow = model.client_flow.take().filter(|f| !f.partial);
             a.signal_listeners = std::mem::take(&mut model.signal_listeners);
+            a.tracker_tasks = std::mem::take(&mut model.tracker_tasks);
         }
         a.decls = std::mem::take(&mut model.decls);
         suppress::apply(&mut a.findings, &mut a.facts.suppressions);
@@ -1016,6 +1020,7 @@ impl FileAnalysis {
             fns: if serves { fns.to_vec() } else { Vec::new() },
             client_flow: self.client_flow.clone(),
             signal_listeners: self.signal_listeners.clone(),
+            tracker_tasks: self.tracker_tasks.clone(),
             ..FileModel::default()
         };
         let mut out = self.judge(&model, config);

@@ -570,6 +570,10 @@ pub struct FileModel {
     /// the process after a delay: no raw spawn to track, no detached thread
     /// ([`crate::collect::idle_task`]).
     pub idle_tasks: Vec<usize>,
+    /// Byte offsets of the spawns of tasks whose future a tokio-util `TaskTracker` tracks
+    /// (`tokio::spawn(tracker.track_future(fut))`, what `TaskTracker::spawn` does): the
+    /// tracker's `wait()` waits for them — a `TaskTracker` spawn, not a raw one.
+    pub tracker_tasks: Vec<usize>,
     /// Byte offsets of the `TokioExecutor::new()` calls whose value, bound to a name, is
     /// given to an HTTP client's constructor (`let executor = TokioExecutor::new();` then
     /// `http2::handshake(executor, io)`): the client's connection tasks, not a server's.

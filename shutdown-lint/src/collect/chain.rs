@@ -287,6 +287,7 @@ impl Collector<'_, '_> {
         }
         if let Some(ch) = chain.as_ref() {
             self.note_spawn_without_work(ch, cur, &layers);
+            self.note_tracker_tasks(ch, cur, &layers);
         }
         // visit everything inside: the root's arguments, then each method's arguments
         match cur {
@@ -555,6 +556,28 @@ impl Collector<'_, '_> {
             self.model.signal_listeners.push(at);
         } else if body.is_some_and(|b| self.idles_as_written(b)) {
             self.model.idle_tasks.push(at);
+        }
+    }
+
+    /// The spawns of this chain whose future a `TaskTracker` tracks ([`is_tracker_tracked`]),
+    /// at the root call or at a `spawn*` step, recorded in
+    /// [`crate::model::FileModel::tracker_tasks`] whatever the receiver turns out to be
+    /// (a field's type is known later: `self.inner.as_ref().unwrap().spawn(..)`).
+    fn note_tracker_tasks(&mut self, ch: &Chain, root: &syn::Expr, layers: &[&syn::Expr]) {
+        if let syn::Expr::Call(c) = root
+            && c.args
+                .first()
+                .is_some_and(|f| is_tracker_tracked(uninstrumented(f)))
+        {
+            self.model.tracker_tasks.push(ch.root_region.offset);
+        }
+        for step in ch.steps.iter().filter(|s| s.name.starts_with("spawn")) {
+            if self
+                .step_arg(layers, step)
+                .is_some_and(|f| is_tracker_tracked(uninstrumented(f)))
+            {
+                self.model.tracker_tasks.push(step.region.offset);
+            }
         }
     }
 
@@ -1216,6 +1239,14 @@ pub(super) fn pruned_among(
 
 /// The future a task is spawned with, without tracing's instrumentation around it
 /// (`async move { .. }.instrument(span)`, `.in_current_span()`: indexify's server).
+/// Whether `fut`, the future a task is spawned with, is tracked by a tokio-util
+/// `TaskTracker`: `tracker.track_future(fut)` (blockscout's service launcher,
+/// `tokio::spawn(graceful_shutdown.task_trackers.track_future(stop_on_cancel(..)))`; it is
+/// how `TaskTracker::spawn` is written).
+fn is_tracker_tracked(fut: &syn::Expr) -> bool {
+    matches!(fut, syn::Expr::MethodCall(m) if m.method == "track_future" && m.args.len() == 1)
+}
+
 fn uninstrumented(mut fut: &syn::Expr) -> &syn::Expr {
     while let syn::Expr::MethodCall(m) = fut
         && (m.method == "instrument" && m.args.len() == 1

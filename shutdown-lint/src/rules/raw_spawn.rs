@@ -179,7 +179,8 @@ fn sites(model: &FileModel, configured_raw: &[String]) -> Vec<Site> {
             // a task that waits for the process's signals, or holds no work: nothing for a
             // drain to wait for
             let workless = model.spawns_no_work(ch.root_region.offset);
-            if !(workless || cu.ctx.in_drainable && routed_by_drainable(&root)) {
+            let tracked = model.tracker_tasks.contains(&ch.root_region.offset);
+            if !(workless || tracked || cu.ctx.in_drainable && routed_by_drainable(&root)) {
                 found.push(Site {
                     region: ch.root_region,
                     item: cu.ctx.item.clone(),
@@ -200,6 +201,7 @@ fn sites(model: &FileModel, configured_raw: &[String]) -> Vec<Site> {
         if let Some(i) = ch.receiver_spawn_step()
             && ch.is_local_step(i)
             && !model.spawns_no_work(ch.steps[i].region.offset)
+            && !model.tracker_tasks.contains(&ch.steps[i].region.offset)
         {
             let recv = receiver_type(&root, &ch.steps[..i]);
             let method = &ch.steps[i].name;
