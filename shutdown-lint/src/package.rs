@@ -263,10 +263,17 @@ impl Package {
             })
         });
         let unconditional: Vec<&str> = m.dependencies.keys().map(String::as_str).collect();
+        // a file looked for only in a package that could be one
+        let app_file = || {
+            crate::targetcode::BROWSER_APP_FILES
+                .iter()
+                .any(|f| dir.join(f).is_file())
+        };
         p.browser = crate::targetcode::is_browser_package(
             &crate::manifest::strings(m.lib.as_ref().and_then(|l| l.get("crate-type"))),
             !p.bins.is_empty(),
             &unconditional,
+            app_file,
         );
         Some(p)
     }

@@ -36,28 +36,39 @@ pub(crate) fn is_wasm_only_attr_text(inner: &str) -> bool {
 /// The dependencies that make a `cdylib` a WebAssembly module for a browser.
 const BROWSER_BINDINGS: &[&str] = &["wasm-bindgen", "web-sys", "js-sys"];
 
-/// Whether a package is a browser's WebAssembly module: its library is a `cdylib` (what
-/// `wasm-pack` builds), it has no binary, and it depends, on every target, on
-/// `wasm-bindgen`, `web-sys` or `js-sys` (linera's block explorer, glaredb's `glaredb_wasm`).
-/// A Python extension (`cdylib` with pyo3) is not one.
+/// The files in a package's directory that build its binary for a browser: Trunk's
+/// `index.html` and `Trunk.toml`, the Dioxus CLI's `Dioxus.toml`.
+pub const BROWSER_APP_FILES: &[&str] = &["index.html", "Trunk.toml", "Dioxus.toml"];
+
+/// Whether a package is a browser's WebAssembly module, from its library's crate types,
+/// whether it has binaries, its dependencies on every target, and whether its directory
+/// holds one of [`BROWSER_APP_FILES`]. It depends on `wasm-bindgen`, `web-sys` or
+/// `js-sys`, and either its library is a `cdylib` (what `wasm-pack` builds) and it has no
+/// binary (linera's block explorer, glaredb's `glaredb_wasm`), or its binary is built by
+/// Trunk or the Dioxus CLI (videocall's Dioxus UI, drogue's Yew console). A Python
+/// extension (`cdylib` with pyo3) is not one, nor a server that depends on `wasm-bindgen`
+/// (lorax's router) with no such file.
 ///
 /// # Examples
 ///
 /// ```
 /// use shutdown_lint::targetcode::is_browser_package;
-/// assert!(is_browser_package(&["cdylib"], false, &["web-sys", "reqwest"]));
-/// assert!(!is_browser_package(&["cdylib"], false, &["pyo3"]));
-/// assert!(!is_browser_package(&["rlib"], false, &["wasm-bindgen"]));
-/// assert!(!is_browser_package(&["cdylib"], true, &["wasm-bindgen"]));
+/// assert!(is_browser_package(&["cdylib"], false, &["web-sys", "reqwest"], || false));
+/// assert!(!is_browser_package(&["cdylib"], false, &["pyo3"], || false));
+/// assert!(!is_browser_package(&["rlib"], false, &["wasm-bindgen"], || false));
+/// assert!(!is_browser_package(&["cdylib"], true, &["wasm-bindgen"], || false));
+/// assert!(is_browser_package(&["rlib"], true, &["dioxus", "wasm-bindgen"], || true));
+/// assert!(!is_browser_package(&["rlib"], true, &["axum", "tokio"], || true));
 /// ```
 pub fn is_browser_package<S: AsRef<str>, D: AsRef<str>>(
     lib_crate_types: &[S],
     has_binaries: bool,
     unconditional_deps: &[D],
+    has_browser_app_file: impl FnOnce() -> bool,
 ) -> bool {
-    lib_crate_types.iter().any(|t| t.as_ref() == "cdylib")
-        && !has_binaries
-        && unconditional_deps
-            .iter()
-            .any(|d| BROWSER_BINDINGS.contains(&d.as_ref()))
+    unconditional_deps
+        .iter()
+        .any(|d| BROWSER_BINDINGS.contains(&d.as_ref()))
+        && (lib_crate_types.iter().any(|t| t.as_ref() == "cdylib") && !has_binaries
+            || has_binaries && has_browser_app_file())
 }
