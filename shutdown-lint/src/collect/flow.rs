@@ -1355,13 +1355,17 @@ pub(super) fn spine_step(e: &syn::Expr) -> Option<&syn::Expr> {
     }
 }
 
-/// `e` without the `?`, `.unwrap()` and `.expect(..)` after it.
+/// `e` without the `?`, `.unwrap()` and `.expect(..)` after it, nor the error it may give
+/// mapped or given context first (`.map_err(..)?`, anyhow's `.context(..)?`).
 pub(super) fn unwrapped(mut e: &syn::Expr) -> &syn::Expr {
     loop {
         e = match e {
             syn::Expr::Try(t) => &t.expr,
             syn::Expr::MethodCall(m)
-                if matches!(m.method.to_string().as_str(), "unwrap" | "expect") =>
+                if matches!(
+                    m.method.to_string().as_str(),
+                    "unwrap" | "expect" | "map_err" | "context" | "with_context" | "wrap_err"
+                ) =>
             {
                 &m.receiver
             }

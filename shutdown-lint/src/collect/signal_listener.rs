@@ -219,6 +219,14 @@ pub fn awaits_signal_first(fut: &syn::Expr) -> bool {
 ///     handle.graceful_shutdown(None);
 /// }").unwrap();
 /// assert_eq!(signal_wait_prefix(&block), Some(3));
+/// // tycho's shutdown handler: the futures made first, their errors mapped
+/// let block: syn::Block = syn::parse_str("{
+///     let ctrl_c = tokio::signal::ctrl_c();
+///     let mut sigterm = signal(SignalKind::terminate()).map_err(|e| Error(e.to_string()))?;
+///     tokio::select! { _ = ctrl_c => { info!(\"SIGINT\"); }, _ = sigterm.recv() => {} }
+///     server_handle.stop(true).await;
+/// }").unwrap();
+/// assert_eq!(signal_wait_prefix(&block), Some(3));
 /// let block: syn::Block = syn::parse_str("{ flush().await; ctrl_c().await.ok(); }").unwrap();
 /// assert_eq!(signal_wait_prefix(&block), None);
 /// ```
@@ -381,15 +389,17 @@ fn is_signal_stream(e: &syn::Expr) -> bool {
 }
 
 /// The name a `let` binds to a future that waits for a signal (axum's example: `let ctrl_c =
-/// async { signal::ctrl_c().await.expect(..); };`), or that never completes (`let terminate
-/// = std::future::pending::<()>();` where there is no SIGTERM): a `select!` over such
-/// names waits for the signals.
+/// async { signal::ctrl_c().await.expect(..); };`; tycho's `let ctrl_c =
+/// tokio::signal::ctrl_c();`, a waiter called and not awaited yet), or that never completes
+/// (`let terminate = std::future::pending::<()>();` where there is no SIGTERM): a `select!`
+/// over such names waits for the signals.
 fn signal_future(l: &syn::Local) -> Option<String> {
     let syn::Pat::Ident(name) = &l.pat else {
         return None;
     };
     let init = &*l.init.as_ref()?.expr;
     (matches!(init, syn::Expr::Async(a) if signal_wait_prefix(&a.block).is_some())
+        || matches!(init, syn::Expr::Call(c) if is_waiter_call(c))
         || super::idle_task::is_idle_future(init))
     .then(|| name.ident.to_string())
 }
