@@ -619,11 +619,13 @@ impl Collector<'_, '_> {
         // a waiter joining the handles it receives logs each one's end: longer
         let joins_received = code <= 2048 && has(b".join()") && has(b".recv()");
         let detects = code <= 2048 && has(b"check_deadlock");
-        (joins_or_exits || joins_received || detects)
+        let drops = code <= 256 && has(b"drop(");
+        (joins_or_exits || joins_received || detects || drops)
             && syn::parse_str::<syn::Expr>(written).is_ok_and(|e| {
                 super::idle_task::is_joiner(&e)
                     || super::idle_task::is_exit_timer(&e)
                     || super::idle_task::is_deadlock_detector(&e)
+                    || super::idle_task::is_dropper(&e)
             })
     }
 

@@ -1,8 +1,8 @@
 //! Tasks spawned with a future that holds no work: `std::future::pending()`,
 //! `futures::future::ready(Err(..))`; threads that only join another thread or wait for a
 //! child process ([`is_joiner`]), only end the process after a delay
-//! ([`is_exit_timer`]), or only look for deadlocks and log them
-//! ([`is_deadlock_detector`]).
+//! ([`is_exit_timer`]), only look for deadlocks and log them
+//! ([`is_deadlock_detector`]), or only drop what they were given ([`is_dropper`]).
 //!
 //! A service spawns one as a stand-in `JoinHandle` for a part that is switched off, so the
 //! code that selects over its tasks' handles stays the same (pathfinder's node: a
@@ -154,6 +154,44 @@ pub fn is_deadlock_detector(body: &syn::Expr) -> bool {
             other: false,
         },
     )
+}
+
+/// Whether the closure `body` a thread is started with only drops what it was given:
+/// buck2's `thread::Builder::new().name("dice-drop-everything").spawn(move ||
+/// drop(dropped))`, tycho's `thread::spawn(move || drop(rt))` (a runtime cannot be dropped
+/// where blocking is not allowed). Such a thread moves a slow drop off the caller's thread;
+/// freeing memory is nothing a drain must wait for, the exit frees it too. Only `drop(name)`
+/// calls, of names alone.
+///
+/// # Examples
+/// ```
+/// use shutdown_lint::collect::idle_task::is_dropper;
+/// let dropper = |s: &str| is_dropper(&syn::parse_str(s).unwrap());
+/// assert!(dropper("move || drop(dropped)"));
+/// assert!(dropper("move || { drop(nodes); drop(index); }"));
+/// assert!(!dropper("move || { writer.flush(); drop(writer); }"));
+/// assert!(!dropper("move || drop(build_report(state))"));
+/// ```
+pub fn is_dropper(body: &syn::Expr) -> bool {
+    let syn::Expr::Closure(c) = body else {
+        return false;
+    };
+    let drops_name = |e: &syn::Expr| {
+        matches!(e, syn::Expr::Call(call)
+            if matches!(&*call.func, syn::Expr::Path(f) if f.path.is_ident("drop"))
+                && call.args.len() == 1
+                && matches!(&call.args[0], syn::Expr::Path(a) if a.path.get_ident().is_some()))
+    };
+    match &*c.body {
+        syn::Expr::Block(b) => {
+            !b.block.stmts.is_empty()
+                && b.block
+                    .stmts
+                    .iter()
+                    .all(|st| matches!(st, syn::Stmt::Expr(e, _) if drops_name(e)))
+        }
+        e => drops_name(e),
+    }
 }
 
 /// A walk that counts the calls it looks for and notes whether anything else does work.
