@@ -1154,10 +1154,13 @@ fn finish(
 }
 
 /// The `.rs` files under the directory `root` (`.gitignore` honoured without git, hidden
-/// entries, build directories and project templates skipped — a directory below `root`
-/// holding `cargo-generate.toml`, a name with a `{{placeholder}}` —, symlinks not followed), in no particular order,
+/// entries and build directories skipped, symlinks not followed), in no particular order,
 /// and the errors met; `manifest` is called with each directory holding a `Cargo.toml` as
-/// soon as it is seen.
+/// soon as it is seen. Below `root`, what cargo does not build as this tree's code is
+/// skipped too: project templates (a directory holding `cargo-generate.toml`, a name with a
+/// `{{placeholder}}`: [`is_template_placeholder`]) and crates `cargo vendor` copied (a
+/// package directory holding `.cargo-checksum.json`: api-daemon's 784 crates under
+/// `third-party/`, its dependencies' sources).
 ///
 /// `ignore`'s parallel walker, on one thread: it finds a directory's ignore files in the
 /// directory's listing, where the sequential one probes for each (`.gitignore`, `.ignore`,
@@ -1167,21 +1170,31 @@ fn walk_rust_files(
     manifest: impl Fn(&Path) + Sync,
 ) -> Vec<Result<PathBuf, ignore::Error>> {
     let found = std::sync::Mutex::new(Vec::new());
-    let templates = std::sync::Mutex::new(Vec::new());
+    // directories whose files are not this tree's code
+    let skipped = std::sync::Mutex::new(std::collections::HashSet::new());
+    let skip = |dir: &Path| {
+        let mut s = skipped.lock().unwrap_or_else(|e| e.into_inner());
+        s.insert(dir.to_path_buf());
+    };
     let visit = |entry: Result<ignore::DirEntry, ignore::Error>| {
         let keep = match entry {
             Ok(e) => {
                 let p = e.path();
-                if e.depth() > 1 && p.file_name().is_some_and(|n| n == "cargo-generate.toml") {
+                let below_root = e.depth() > 1;
+                if below_root && p.file_name().is_some_and(|n| n == "cargo-generate.toml") {
                     // known from the listing, where a `stat` per directory would cost
                     if let Some(dir) = p.parent() {
-                        let mut t = templates.lock().unwrap_or_else(|e| e.into_inner());
-                        t.push(dir.to_path_buf());
+                        skip(dir);
                     }
                     None
                 } else if p.file_name().is_some_and(|n| n == "Cargo.toml") {
                     if let Some(dir) = p.parent() {
-                        manifest(dir);
+                        // (a hidden file: the walk does not list it; a `stat` per package)
+                        if below_root && dir.join(".cargo-checksum.json").is_file() {
+                            skip(dir);
+                        } else {
+                            manifest(dir);
+                        }
                     }
                     None
                 } else if p.extension().is_some_and(|x| x == "rs")
@@ -1209,10 +1222,14 @@ fn walk_rust_files(
         .build_parallel()
         .run(|| Box::new(visit));
     let mut found = found.into_inner().unwrap_or_else(|e| e.into_inner());
-    let templates = templates.into_inner().unwrap_or_else(|e| e.into_inner());
-    if !templates.is_empty() {
+    let skipped = skipped.into_inner().unwrap_or_else(|e| e.into_inner());
+    if !skipped.is_empty() {
         found.retain(|f| match f {
-            Ok(p) => !templates.iter().any(|t| p.starts_with(t)),
+            Ok(p) => !p
+                .ancestors()
+                .skip(1)
+                .take_while(|a| a.starts_with(root) && *a != root)
+                .any(|a| skipped.contains(a)),
             Err(_) => true,
         });
     }
@@ -1413,7 +1430,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_walk_honours_gitignore_and_skips_hidden_build_and_template_directories() {
+    fn the_walk_honours_gitignore_and_skips_hidden_build_template_and_vendored_directories() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
         let write = |rel: &str, text: &str| {
@@ -1445,6 +1462,12 @@ mod tests {
             "fn main() {}\n",
         );
         write("src/{{name}}.rs", "pub struct {{Name}};\n");
+        write("third-party/tokio/.cargo-checksum.json", "{\"files\":{}}\n");
+        write(
+            "third-party/tokio/Cargo.toml",
+            "[package]\nname = \"tokio\"\n",
+        );
+        write("third-party/tokio/src/lib.rs", "pub fn spawn() {}\n");
         let manifests = std::sync::Mutex::new(Vec::new());
         let found = walk_rust_files(root, |d| manifests.lock().unwrap().push(d.to_path_buf()));
         let mut files: Vec<PathBuf> = found
