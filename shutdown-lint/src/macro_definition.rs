@@ -19,7 +19,8 @@ pub struct DefinitionCall {
     /// The path as written, called with no arguments (the arguments hold metavariables); its
     /// tokens keep the definition's spans, the parentheses included.
     pub call: syn::Expr,
-    /// The call is a statement of its own (`tokio::spawn($future);`): its value is dropped.
+    /// The call is a statement of its own (`tokio::spawn($future);`), or bound to `_` (`let _
+    /// = std::thread::spawn(..);`): its value is dropped.
     pub dropped: bool,
     /// The byte range of each argument as written (`$future.instrument(span)`), for `--fix`.
     pub args: Vec<Range<usize>>,
@@ -120,7 +121,12 @@ fn path_call_at(tts: &[TokenTree], start: usize) -> Option<(usize, DefinitionCal
     let statement = start == 0
         || punct(prev, ';')
         || matches!(prev, Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Brace);
-    let dropped = statement && punct(tts.get(j + 1), ';');
+    // `let _ = spawn(..);` drops it as well
+    let let_underscore = start >= 3
+        && punct(prev, '=')
+        && matches!(&tts[start - 2], TokenTree::Ident(u) if u == "_")
+        && matches!(&tts[start - 3], TokenTree::Ident(l) if l == "let");
+    let dropped = (statement || let_underscore) && punct(tts.get(j + 1), ';');
     let call = DefinitionCall {
         call,
         dropped,
@@ -182,7 +188,7 @@ mod tests {
     fn spawns_through_paths_in_every_arm_and_nested_ones() {
         let src = "($s:expr, $f:expr) => {{ if let Some(s) = $s { tokio::spawn($f.instrument(s)); } \
                    else { ::tokio::task::spawn_blocking(move || tokio::spawn(x)) } }};\n\
-                   ($f:expr) => { spawn($f); };";
+                   ($f:expr) => { spawn($f); let _ = std::thread::spawn(f); let _h = spawn(g); };";
         assert_eq!(
             calls(src),
             vec![
@@ -190,6 +196,8 @@ mod tests {
                 ("::tokio::task::spawn_blocking".to_string(), false),
                 ("tokio::spawn".to_string(), false),
                 ("spawn".to_string(), true),
+                ("std::thread::spawn".to_string(), true),
+                ("spawn".to_string(), false),
             ]
         );
     }
