@@ -201,7 +201,7 @@ fn verdict_reading_calls(
         };
         let own_servers_unreached = unreached_in(&|f| f.own);
         let lib_servers_unreached = unreached_in(&|f| f.package_lib);
-        let no_signal_open = verdict.handles_nothing()
+        let no_signal_open = verdict.handles_no_stop_signal()
             && (own_servers_unreached || (any_handler && !verdict.servers.is_empty()));
         let could_change = (complete && !all_handled)
             || no_signal_open
@@ -211,7 +211,7 @@ fn verdict_reading_calls(
         // path decides, so only the binary's and the library's files whose functions
         // those calls name are read
         let wide = could_change && (any_handler || no_signal_open);
-        let lib_only = !wide && verdict.handles_nothing() && lib_servers_unreached;
+        let lib_only = !wide && verdict.handles_no_stop_signal() && lib_servers_unreached;
         // no `main` among the functions because the root file was skipped or pruned and
         // not read yet (`#[tokio::main] async fn main() { app::serve().await }` names no
         // word the byte scan looks for): every handler counts then, so the binary would be
@@ -708,7 +708,7 @@ pub(super) fn sigterm_across_binaries(
             // reached with nothing handled
             let for_ctrl_c = all_dependency_signals
                 || (!verdict.handles_sigterm() && !verdict.ctrl_c.is_empty());
-            let for_servers = verdict.handles_nothing() && !verdict.servers.is_empty();
+            let for_servers = verdict.handles_no_stop_signal() && !verdict.servers.is_empty();
             if deferred.is_empty() || !(for_ctrl_c || for_servers) {
                 break (verdict, paths);
             }
@@ -744,10 +744,10 @@ pub(super) fn sigterm_across_binaries(
                 )
             })
             .collect();
-        if verdict.handles_nothing()
+        if verdict.handles_no_stop_signal()
             && let Some((fi, site)) = verdict.servers.first()
         {
-            let message = sigterm_missing::no_signal_message(site, &name);
+            let message = sigterm_missing::no_signal_message(site, &name, &verdict.handled);
             sites.push((
                 *fi,
                 site.region,

@@ -51,7 +51,9 @@ impl std::error::Error for Diag<'_> {}
 
 fn label_for(f: &Finding) -> &'static str {
     match f.rule.as_str() {
-        "sigterm-missing" if crate::rules::sigterm_missing::is_no_signal(f) => "no signal handled",
+        "sigterm-missing" if crate::rules::sigterm_missing::is_no_signal(f) => {
+            "no stop signal handled"
+        }
         "raw-spawn" => "untracked spawn",
         "http-no-timeout" => "no overall timeout",
         "http-timeout-over-budget" => "longer than the drain budget",

@@ -163,12 +163,21 @@ pub fn message(site: &CtrlCSite, bin: &str) -> String {
     )
 }
 
-/// The message for a binary named `bin` that serves at `site` and handles no signal.
-pub fn no_signal_message(site: &ServeSite, bin: &str) -> String {
+/// The message for a binary named `bin` that serves at `site` and handles no signal that
+/// stops it ([`Verdict::handles_no_stop_signal`]); `handled` are the signals it does handle.
+pub fn no_signal_message(site: &ServeSite, bin: &str, handled: &BTreeSet<String>) -> String {
+    let handles = if handled.is_empty() {
+        "handles no signal at all".to_string()
+    } else {
+        let names: Vec<&str> = handled.iter().map(String::as_str).collect();
+        format!(
+            "handles neither SIGTERM nor Ctrl-C (only {})",
+            names.join(", ")
+        )
+    };
     format!(
-        "binary `{bin}` serves ({}) but handles no signal at all: SIGTERM, the signal \
-         Kubernetes, Docker and systemd stop it with, ends it at once, cutting every request \
-         and task in flight",
+        "binary `{bin}` serves ({}) but {handles}: SIGTERM, the signal Kubernetes, Docker \
+         and systemd stop it with, ends it at once, cutting every request and task in flight",
         site.what
     )
 }
@@ -227,9 +236,25 @@ impl Verdict {
         self.handled.contains("SIGTERM")
     }
 
-    /// Whether the binary handles no signal at all (no handler, no Ctrl-C site reached).
-    pub fn handles_nothing(&self) -> bool {
-        self.handled.is_empty() && self.ctrl_c.is_empty()
+    /// Whether the binary handles no signal that stops it: no Ctrl-C site reached, and no
+    /// handler of SIGTERM, SIGINT or SIGQUIT — a handler of SIGUSR1 alone (api-daemon's
+    /// state dump) or SIGHUP alone (a reload) leaves SIGTERM ending it at once.
+    ///
+    /// # Examples
+    /// ```
+    /// use shutdown_lint::rules::sigterm_missing::Verdict;
+    /// let mut v = Verdict::default();
+    /// v.handled.insert("SIGUSR1".into());
+    /// assert!(v.handles_no_stop_signal());
+    /// v.handled.insert("SIGINT".into());
+    /// assert!(!v.handles_no_stop_signal());
+    /// ```
+    pub fn handles_no_stop_signal(&self) -> bool {
+        self.ctrl_c.is_empty()
+            && !self
+                .handled
+                .iter()
+                .any(|s| matches!(s.as_str(), "SIGTERM" | "SIGINT" | "SIGQUIT"))
     }
 }
 
