@@ -809,9 +809,11 @@ pub const CTRL_C: &[&str] = &[
 ];
 
 /// Functions and methods that send a signal to a process (nix's and libc's `kill`,
-/// `killpg`, `raise`, a supervisor's `send_signal` helper): a signal named in their
-/// arguments is not handled by this program (hyperqueue's `send_signal(signal::SIGINT)`
-/// to a child's process group).
+/// `killpg`, `raise`, a supervisor's `send_signal` helper), or choose the one the kernel
+/// sends when the parent dies (`prctl(PR_SET_PDEATHSIG, SIGTERM)`, nix's `set_pdeathsig`:
+/// zebra-rs's eBPF engine, started as a child): a signal named in their arguments is not
+/// handled by this program (hyperqueue's `send_signal(signal::SIGINT)` to a child's
+/// process group).
 pub const SIGNAL_SENDERS: &[&str] = &[
     "kill",
     "killpg",
@@ -820,6 +822,8 @@ pub const SIGNAL_SENDERS: &[&str] = &[
     "tgkill",
     "sigqueue",
     "send_signal",
+    "prctl",
+    "set_pdeathsig",
 ];
 
 /// `ctrlc` handlers: they also catch SIGTERM when the crate's `termination` feature is on.
