@@ -535,8 +535,13 @@ impl Collector<'_, '_> {
                     self.signal_waiter_calls.push((at, name));
                 }
             }
-            // a stand-in handle (`tokio::spawn(std::future::pending())`)
-            if super::idle_task::is_idle_future(fut) || self.imported_idle_future(fut) {
+            // a stand-in handle (`tokio::spawn(std::future::pending())`); a blocking task that
+            // only joins a thread, as a thread that does (effectum's close:
+            // `spawn_blocking(|| tasks.db_write_worker.join())`)
+            if super::idle_task::is_idle_future(fut)
+                || self.imported_idle_future(fut)
+                || matches!(fut, syn::Expr::Closure(_)) && self.idles_as_written(fut)
+            {
                 self.model.idle_tasks.push(at);
             }
             return;
