@@ -219,7 +219,14 @@ fn split<'c>(
             .rev()
             .find(|&i| !code[i].is_ascii_whitespace())
             .unwrap_or(first);
+        let me = out.len();
         statement(code, first, last, parent, hits, out);
+        // a name alone, the value of a block inside a statement (`Ok(rt) => { log(..); rt }`
+        // in `let runtime = match Builder::new_multi_thread().build() { .. }`): what the
+        // statement yields, so it stays with it
+        if parent.is_some() && me < out.len() && code[first..=last].iter().all(|&b| is_ident(b)) {
+            out[me].anchored = true;
+        }
     }
 }
 
@@ -743,7 +750,18 @@ mod tests {
                    noise(); keep(w); }";
         assert_eq!(
             pruned(src, &["spawn"]),
-            "fn f(c: bool) { let w = if c { Some(thread::spawn(t)) } else { }; keep(w); }"
+            "fn f(c: bool) { let w = if c { Some(thread::spawn(t)) } else { None }; keep(w); }"
+        );
+    }
+
+    #[test]
+    fn a_name_a_block_of_a_kept_statement_yields_stays() {
+        // the arm's value is the match's: `rt` is what `runtime` holds
+        let src = "fn f() { let runtime = match Builder::new_multi_thread().build() {                    Ok(rt) => { log(); rt } Err(e) => { return; } }; runtime.spawn(w); noise(); }";
+        assert_eq!(
+            pruned(src, &["build", "spawn"]),
+            "fn f() { let runtime = match Builder::new_multi_thread().build() { \
+             Ok(rt) => { rt } Err(e) => { } }; runtime.spawn(w); }"
         );
     }
 
