@@ -730,13 +730,9 @@ pub(super) fn sigterm_across_binaries(
         if verdict.handles_sigterm() {
             continue;
         }
-        // one finding per function: the second Ctrl-C a task waits for (relay-rs: "twice:
-        // abort") is the same missing SIGTERM, fixed once
-        let mut functions = std::collections::HashSet::new();
         let mut sites: Vec<(usize, Region, String, String, &str)> = verdict
             .ctrl_c
             .iter()
-            .filter(|(fi, site)| functions.insert((*fi, site.item.clone())))
             .map(|(fi, site)| {
                 let message = sigterm_missing::message(site, &name);
                 (
