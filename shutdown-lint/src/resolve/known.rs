@@ -1243,6 +1243,28 @@ pub const SERVERS: &[ServerApi] = &[
         blocking: false,
         graceful_takes_arg: false,
     },
+    ServerApi {
+        // Rocket 0.4: `rocket::ignite()..launch()` blocks serving on threads of its own
+        // until the process exits, with no way to stop it (rfcbot); Rocket 0.5's
+        // `rocket::build()..launch().await` drains on SIGTERM and Ctrl-C by itself
+        name: "rocket 0.4",
+        roots: &["rocket::ignite"],
+        serve: &["launch"],
+        graceful: &[],
+        missing: Some(
+            "way to stop it: Rocket 0.4's `launch()` returns only when the process exits",
+        ),
+        help: "move to Rocket 0.5 (`rocket::build()..launch().await`), whose `Shutdown` \
+               configuration drains requests in flight on SIGTERM and Ctrl-C, within a grace \
+               period shorter than the deploy's",
+        runtime_server: false,
+        drain_timeout: None,
+        drains_unless: None,
+        drain_wait: None,
+        serve_returns_handle: false,
+        blocking: true,
+        graceful_takes_arg: false,
+    },
     ROUILLE,
     ServerApi {
         // `start_server(addr, handler)` is `Server::new(..).run()`: it never returns
@@ -1395,6 +1417,9 @@ pub const NEEDLES: &[&str] = &[
     "jsonrpsee",
     "dropshot",
     "rouille",
+    // Rocket 0.4's `rocket::ignite()` (not the crate's name: Rocket 0.5's route files are
+    // many, and need nothing read)
+    "ignite",
     "PrometheusBuilder",
     "HttpServer",
     "actix_server",
