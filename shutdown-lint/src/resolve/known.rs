@@ -1257,13 +1257,8 @@ pub const SERVERS: &[ServerApi] = &[
         help: "move to Rocket 0.5 (`rocket::build()..launch().await`), whose `Shutdown` \
                configuration drains requests in flight on SIGTERM and Ctrl-C, within a grace \
                period shorter than the deploy's",
-        runtime_server: false,
-        drain_timeout: None,
-        drains_unless: None,
-        drain_wait: None,
-        serve_returns_handle: false,
-        blocking: true,
-        graceful_takes_arg: false,
+        // the rest as rouille's: a blocking server of its own, not a future
+        ..ROUILLE
     },
     ROUILLE,
     ServerApi {
