@@ -253,6 +253,11 @@ pub fn lint_paths(paths: &[PathBuf], opts: &LintOptions) -> Result<LintReport, L
     // functions and modules: taken out of the analyses, they let it judge the binaries on a
     // thread of its own beside the workspace model and the other cross-file phases
     let test_modules = test_module_files(&jobs, &analyses, &configs);
+    // the Ctrl-C handlers and servers of a module declared for Windows only are Windows's
+    for i in windows_module_files(&jobs, &analyses) {
+        analyses[i].signals.ctrl_c.clear();
+        analyses[i].signals.servers.clear();
+    }
     let sources: Vec<binaries::BinSource> = analyses
         .iter_mut()
         .enumerate()
@@ -757,6 +762,30 @@ fn asking_chains(
 /// The files declared `#[cfg(test)] mod x;` out of line, by their index in `jobs`, whose
 /// config does not lint tests: test code, whatever their path says; and those declared for
 /// WebAssembly only (`#[cfg(target_arch = "wasm32")] mod x;`), never linted.
+/// The jobs whose files are modules declared for Windows only (`#[cfg(windows)] mod
+/// windows;` and the files below it: crosvm's `src/crosvm/sys/windows/broker.rs`, whose
+/// `ctrlc::set_handler` is the Windows broker's), as an item under `#[cfg(windows)]` is.
+fn windows_module_files(jobs: &[Job], analyses: &[FileAnalysis]) -> Vec<usize> {
+    let mut windows: HashSet<PathBuf> = HashSet::new();
+    for (j, a) in jobs.iter().zip(analyses) {
+        if a.mod_decls.iter().any(|d| d.windows_only) {
+            windows.extend(crate::workspace::test_modules::declared_files(
+                &j.abs,
+                &a.mod_decls,
+                |d| d.windows_only,
+            ));
+        }
+    }
+    if windows.is_empty() {
+        return Vec::new();
+    }
+    jobs.iter()
+        .enumerate()
+        .filter(|(_, j)| windows.contains(&j.abs))
+        .map(|(i, _)| i)
+        .collect()
+}
+
 fn test_module_files(
     jobs: &[Job],
     analyses: &[FileAnalysis],

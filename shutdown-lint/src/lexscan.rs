@@ -477,6 +477,9 @@ pub fn mod_decls(text: &str) -> Vec<crate::model::ModDecl> {
                 .iter()
                 .any(|a| crate::targetcode::is_wasm_only_attr_text(a))
                 || parents.iter().any(|m| m.4),
+            windows_only: attrs
+                .iter()
+                .any(|a| cfg_predicate(a).is_some_and(crate::collect::is_windows_cfg_text)),
         });
     }
     out

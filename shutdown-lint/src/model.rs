@@ -333,6 +333,9 @@ pub struct ModDecl {
     /// Declared for WebAssembly only (`#[cfg(target_arch = "wasm32")]`): the file is not
     /// linted ([`crate::targetcode`]).
     pub wasm_only: bool,
+    /// Declared for Windows only (`#[cfg(windows)] mod windows;`): the file's Ctrl-C
+    /// handlers and servers are Windows's, which has no SIGTERM (`sigterm-missing`).
+    pub windows_only: bool,
 }
 
 /// What a file declares that other files may ask about (the workspace model's input):

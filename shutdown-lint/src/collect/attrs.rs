@@ -16,7 +16,9 @@ pub(super) fn is_test_attrs(attrs: &[syn::Attribute]) -> bool {
     crate::testcode::is_test_attrs(attrs)
 }
 
-pub(super) fn is_windows_cfg_text(t: &str) -> bool {
+/// Whether a `cfg` predicate's text holds only on Windows (`windows`, `target_os =
+/// "windows"`, `not(unix)`, `all(windows, ..)`).
+pub(crate) fn is_windows_cfg_text(t: &str) -> bool {
     let t: String = t.chars().filter(|c| !c.is_whitespace()).collect();
     t == "windows"
         || t == "target_os=\"windows\""

@@ -780,6 +780,7 @@ impl<'ast> Visit<'ast> for Collector<'_, '_> {
                 path_attr: path_attr(&m.attrs),
                 cfg_test: is_test_attrs(&m.attrs),
                 wasm_only: crate::targetcode::is_wasm_only_attrs(&m.attrs),
+                windows_only: is_windows_only(&m.attrs),
             });
         }
         if self.skip_test(attrs) {

@@ -16,6 +16,7 @@ mod budgets;
 mod chain;
 mod closure;
 mod deferred;
+pub(crate) use attrs::is_windows_cfg_text;
 pub(crate) use deferred::named_type;
 mod eval;
 mod expr;

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 /// let dir = tempfile::tempdir().unwrap();
 /// std::fs::create_dir_all(dir.path().join("src")).unwrap();
 /// std::fs::write(dir.path().join("src/helpers.rs"), "").unwrap();
-/// let decl = ModDecl { path: vec!["helpers".into()], path_attr: None, cfg_test: true, wasm_only: false };
+/// let decl = ModDecl { path: vec!["helpers".into()], path_attr: None, cfg_test: true, wasm_only: false, windows_only: false };
 /// let files = shutdown_lint::workspace::test_modules::declared_test_files(&dir.path().join("src/lib.rs"), &[decl]);
 /// assert!(files.contains(&dir.path().join("src/helpers.rs")));
 /// ```
