@@ -4,8 +4,10 @@
 //! A definition's bodies are not Rust until the macro is expanded (`$future`, repetitions),
 //! so they are not parsed: their tokens are scanned for a call through a path whose last
 //! segment names a spawn (`tokio::spawn(..)`, `task::spawn_blocking(..)`,
-//! `::tokio::spawn(..)`), and each is handed to the collector as that path called with no
-//! arguments, with the spans of the definition's own tokens. The collector resolves the path
+//! `::tokio::spawn(..)`), or for a builder's chain from `Builder::new()` up to its
+//! `.spawn(..)` (`std::thread::Builder::new().name($name.into()).spawn(..)`), and each is
+//! handed to the collector as that path (or chain) called with no arguments, with the spans
+//! of the definition's own tokens. The collector resolves the path
 //! with the file's imports, as for any call. Method calls (`$rt.spawn(..)`, whose receiver is
 //! a metavariable) and `$crate::` paths (which name the crate that uses the macro) are not
 //! read.
@@ -16,8 +18,9 @@ use std::ops::Range;
 /// One call through a path in a `macro_rules!` definition.
 #[derive(Debug, Clone)]
 pub struct DefinitionCall {
-    /// The path as written, called with no arguments (the arguments hold metavariables); its
-    /// tokens keep the definition's spans, the parentheses included.
+    /// The path as written, called with no arguments (the arguments hold metavariables) —
+    /// or a builder's chain, each step so called, ending in `.spawn()`; its tokens keep the
+    /// definition's spans, the parentheses included.
     pub call: syn::Expr,
     /// The call is a statement of its own (`tokio::spawn($future);`), or bound to `_` (`let _
     /// = std::thread::spawn(..);`): its value is dropped.
@@ -93,29 +96,55 @@ fn path_call_at(tts: &[TokenTree], start: usize) -> Option<(usize, DefinitionCal
     let TokenTree::Ident(mut last) = tts.get(j)?.clone() else {
         return None;
     };
+    let mut before_last: Option<proc_macro2::Ident> = None;
     j += 1;
     while punct(tts.get(j), ':') && punct(tts.get(j + 1), ':') {
         let Some(TokenTree::Ident(next)) = tts.get(j + 2) else {
             return None;
         };
-        last = next.clone();
+        before_last = Some(std::mem::replace(&mut last, next.clone()));
         j += 3;
     }
     let Some(TokenTree::Group(args)) = tts.get(j) else {
         return None;
     };
-    if args.delimiter() != Delimiter::Parenthesis || !last.to_string().contains("spawn") {
+    if args.delimiter() != Delimiter::Parenthesis {
         return None;
     }
-    let mut empty = Group::new(Delimiter::Parenthesis, TokenStream::new());
-    empty.set_span(args.span());
-    let tokens: TokenStream = tts[start..j]
-        .iter()
-        .cloned()
-        .chain(std::iter::once(TokenTree::Group(empty)))
-        .collect();
-    let call = syn::parse2::<syn::Expr>(tokens).ok()?;
-    if !matches!(call, syn::Expr::Call(_)) {
+    let empty = |span: proc_macro2::Span| {
+        let mut g = Group::new(Delimiter::Parenthesis, TokenStream::new());
+        g.set_span(span);
+        TokenTree::Group(g)
+    };
+    let mut tokens: Vec<TokenTree> = tts[start..j].to_vec();
+    tokens.push(empty(args.span()));
+    // where the call (or chain) ends, and the arguments of its spawn
+    let (end, spawn_args) = if last.to_string().contains("spawn") {
+        (j, args.stream())
+    } else if last == "new" && before_last.is_some_and(|b| b == "Builder") {
+        // a thread (or task) builder's chain up to its `.spawn(..)`: `thread::Builder::new()
+        // .name($name.into()).spawn(move || ..)` (api-daemon's `tokioize!`)
+        let mut k = j + 1;
+        loop {
+            let (Some(TokenTree::Ident(m)), Some(TokenTree::Group(g))) =
+                (tts.get(k + 1), tts.get(k + 2))
+            else {
+                return None;
+            };
+            if !punct(tts.get(k), '.') || g.delimiter() != Delimiter::Parenthesis {
+                return None;
+            }
+            tokens.extend([tts[k].clone(), tts[k + 1].clone(), empty(g.span())]);
+            if m == "spawn" {
+                break (k + 2, g.stream());
+            }
+            k += 3;
+        }
+    } else {
+        return None;
+    };
+    let call = syn::parse2::<syn::Expr>(tokens.into_iter().collect()).ok()?;
+    if !matches!(call, syn::Expr::Call(_) | syn::Expr::MethodCall(_)) {
         return None;
     }
     let statement = start == 0
@@ -126,12 +155,25 @@ fn path_call_at(tts: &[TokenTree], start: usize) -> Option<(usize, DefinitionCal
         && punct(prev, '=')
         && matches!(&tts[start - 2], TokenTree::Ident(u) if u == "_")
         && matches!(&tts[start - 3], TokenTree::Ident(l) if l == "let");
-    let dropped = (statement || let_underscore) && punct(tts.get(j + 1), ';');
+    // a builder's `io::Result<JoinHandle>` unwrapped and dropped: `.spawn(..).expect(..);`
+    let unwrapped_end = match (tts.get(end + 1), tts.get(end + 2), tts.get(end + 3)) {
+        (Some(dot), Some(TokenTree::Ident(m)), Some(TokenTree::Group(g)))
+            if punct(Some(dot), '.')
+                && (m == "expect" || m == "unwrap")
+                && g.delimiter() == Delimiter::Parenthesis
+                && matches!(call, syn::Expr::MethodCall(_)) =>
+        {
+            end + 3
+        }
+        _ => end,
+    };
+    let dropped = (statement || let_underscore) && punct(tts.get(unwrapped_end + 1), ';');
     let call = DefinitionCall {
         call,
         dropped,
-        args: arg_ranges(args.stream()),
+        args: arg_ranges(spawn_args),
     };
+    // the arguments are scanned next: a builder's steps from its `new()`
     Some((j, call))
 }
 
@@ -163,7 +205,9 @@ mod tests {
             .into_iter()
             .map(|c| {
                 let syn::Expr::Call(call) = &c.call else {
-                    unreachable!("only calls are kept")
+                    // a builder's chain, as written without spaces
+                    let chain = quote::ToTokens::to_token_stream(&c.call).to_string();
+                    return (chain.replace(' ', ""), c.dropped);
                 };
                 let syn::Expr::Path(p) = &*call.func else {
                     unreachable!("only paths are called")
@@ -198,6 +242,27 @@ mod tests {
                 ("spawn".to_string(), true),
                 ("std::thread::spawn".to_string(), true),
                 ("spawn".to_string(), false),
+            ]
+        );
+    }
+
+    #[test]
+    fn builder_chains_up_to_their_spawn() {
+        let src = "($n:expr, $b:block) => { let _ = std::thread::Builder::new().name($n.into()) \
+                   .spawn(move || $b); thread::Builder::new().stack_size(1 << 20).spawn(f).unwrap(); \
+                   let h = thread::Builder::new().spawn(g)?; Builder::new().name(x).build(); };";
+        assert_eq!(
+            calls(src),
+            vec![
+                (
+                    "std::thread::Builder::new().name().spawn()".to_string(),
+                    true
+                ),
+                (
+                    "thread::Builder::new().stack_size().spawn()".to_string(),
+                    true
+                ),
+                ("thread::Builder::new().spawn()".to_string(), false),
             ]
         );
     }
