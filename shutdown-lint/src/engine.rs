@@ -759,23 +759,31 @@ fn asking_chains(
         .collect()
 }
 
-/// The files declared `#[cfg(test)] mod x;` out of line, by their index in `jobs`, whose
-/// config does not lint tests: test code, whatever their path says; and those declared for
-/// WebAssembly only (`#[cfg(target_arch = "wasm32")] mod x;`), never linted.
+/// The files the out-of-line module declarations of `jobs` that `picked` selects declare,
+/// with the files below them ([`crate::workspace::test_modules::declared_files`]).
+fn files_declared(
+    jobs: &[Job],
+    analyses: &[FileAnalysis],
+    picked: impl Fn(&crate::model::ModDecl) -> bool + Copy,
+) -> HashSet<PathBuf> {
+    let mut out: HashSet<PathBuf> = HashSet::new();
+    for (j, a) in jobs.iter().zip(analyses) {
+        if a.mod_decls.iter().any(picked) {
+            out.extend(crate::workspace::test_modules::declared_files(
+                &j.abs,
+                &a.mod_decls,
+                picked,
+            ));
+        }
+    }
+    out
+}
+
 /// The jobs whose files are modules declared for Windows only (`#[cfg(windows)] mod
 /// windows;` and the files below it: crosvm's `src/crosvm/sys/windows/broker.rs`, whose
 /// `ctrlc::set_handler` is the Windows broker's), as an item under `#[cfg(windows)]` is.
 fn windows_module_files(jobs: &[Job], analyses: &[FileAnalysis]) -> Vec<usize> {
-    let mut windows: HashSet<PathBuf> = HashSet::new();
-    for (j, a) in jobs.iter().zip(analyses) {
-        if a.mod_decls.iter().any(|d| d.windows_only) {
-            windows.extend(crate::workspace::test_modules::declared_files(
-                &j.abs,
-                &a.mod_decls,
-                |d| d.windows_only,
-            ));
-        }
-    }
+    let windows = files_declared(jobs, analyses, |d| d.windows_only);
     if windows.is_empty() {
         return Vec::new();
     }
@@ -786,28 +794,16 @@ fn windows_module_files(jobs: &[Job], analyses: &[FileAnalysis]) -> Vec<usize> {
         .collect()
 }
 
+/// The files declared `#[cfg(test)] mod x;` out of line, by their index in `jobs`, whose
+/// config does not lint tests: test code, whatever their path says; and those declared for
+/// WebAssembly only (`#[cfg(target_arch = "wasm32")] mod x;`), never linted.
 fn test_module_files(
     jobs: &[Job],
     analyses: &[FileAnalysis],
     configs: &[Config],
 ) -> HashSet<usize> {
-    let mut declared: HashSet<PathBuf> = HashSet::new();
-    let mut wasm: HashSet<PathBuf> = HashSet::new();
-    for (j, a) in jobs.iter().zip(analyses) {
-        if a.mod_decls.iter().any(|d| d.cfg_test) {
-            declared.extend(crate::workspace::test_modules::declared_test_files(
-                &j.abs,
-                &a.mod_decls,
-            ));
-        }
-        if a.mod_decls.iter().any(|d| d.wasm_only) {
-            wasm.extend(crate::workspace::test_modules::declared_files(
-                &j.abs,
-                &a.mod_decls,
-                |d| d.wasm_only,
-            ));
-        }
-    }
+    let declared = files_declared(jobs, analyses, |d| d.cfg_test);
+    let wasm = files_declared(jobs, analyses, |d| d.wasm_only);
     jobs.iter()
         .enumerate()
         .filter(|(_, j)| {
