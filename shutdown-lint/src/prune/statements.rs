@@ -757,7 +757,8 @@ mod tests {
     #[test]
     fn a_name_a_block_of_a_kept_statement_yields_stays() {
         // the arm's value is the match's: `rt` is what `runtime` holds
-        let src = "fn f() { let runtime = match Builder::new_multi_thread().build() {                    Ok(rt) => { log(); rt } Err(e) => { return; } }; runtime.spawn(w); noise(); }";
+        let src = "fn f() { let runtime = match Builder::new_multi_thread().build() { \
+                   Ok(rt) => { log(); rt } Err(e) => { return; } }; runtime.spawn(w); noise(); }";
         assert_eq!(
             pruned(src, &["build", "spawn"]),
             "fn f() { let runtime = match Builder::new_multi_thread().build() { \

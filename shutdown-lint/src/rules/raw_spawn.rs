@@ -169,6 +169,10 @@ struct Site {
 /// [`raw_spawns`], each with how it was written and the help that says what to use instead.
 fn sites(model: &FileModel, configured_raw: &[String]) -> Vec<Site> {
     let mut found = Vec::new();
+    // a task that waits for the process's signals, holds no work, or is a `TaskTracker`'s:
+    // nothing for the drain to track
+    let untracked_work =
+        |offset: usize| !model.spawns_no_work(offset) && !model.tracker_tasks.contains(&offset);
     for cu in model.resolved_chains() {
         let ch = &cu.chain;
         let root = ch.root_str();
@@ -176,11 +180,9 @@ fn sites(model: &FileModel, configured_raw: &[String]) -> Vec<Site> {
             && (known::RAW_SPAWN_FNS.contains(&root.as_str())
                 || is_configured(&ch.root, configured_raw))
         {
-            // a task that waits for the process's signals, or holds no work: nothing for a
-            // drain to wait for
-            let workless = model.spawns_no_work(ch.root_region.offset);
-            let tracked = model.tracker_tasks.contains(&ch.root_region.offset);
-            if !(workless || tracked || cu.ctx.in_drainable && routed_by_drainable(&root)) {
+            if untracked_work(ch.root_region.offset)
+                && !(cu.ctx.in_drainable && routed_by_drainable(&root))
+            {
                 found.push(Site {
                     region: ch.root_region,
                     item: cu.ctx.item.clone(),
@@ -200,8 +202,7 @@ fn sites(model: &FileModel, configured_raw: &[String]) -> Vec<Site> {
         }
         if let Some(i) = ch.receiver_spawn_step()
             && ch.is_local_step(i)
-            && !model.spawns_no_work(ch.steps[i].region.offset)
-            && !model.tracker_tasks.contains(&ch.steps[i].region.offset)
+            && untracked_work(ch.steps[i].region.offset)
         {
             let recv = receiver_type(&root, &ch.steps[..i]);
             let method = &ch.steps[i].name;
