@@ -88,8 +88,8 @@ pub fn is_joiner(body: &syn::Expr) -> bool {
 /// delay: tun2proxy's forced-exit timer, `std::thread::spawn(move || { info!(..);
 /// std::thread::sleep(FORCE_EXIT_TIMEOUT); std::process::exit(-1); })`, started once the
 /// shutdown has begun so that a stuck runtime cannot keep the process alive. It holds no
-/// work, and it is meant to be cut by the exit it guards. Only log macros,
-/// `thread::sleep(..)` and a call that ends the process (`process::exit(..)`,
+/// work, and it is meant to be cut by the exit it guards. Only log macros (or a level's
+/// method on a logger it was handed: `logger.error(..)`), `thread::sleep(..)` and a call that ends the process (`process::exit(..)`,
 /// `process::abort()`, `libc::_exit(..)`, a helper named `force_exit(..)`), at least one of
 /// each.
 ///
@@ -100,6 +100,8 @@ pub fn is_joiner(body: &syn::Expr) -> bool {
 /// assert!(timer("move || { log::info!(\"exit\"); std::thread::sleep(d); std::process::exit(-1); }"));
 /// assert!(timer("move || { std::thread::sleep(GRACE); log::error!(\"still alive\"); force_exit(code); }"));
 /// assert!(!timer("move || { std::thread::sleep(d); flush(); std::process::exit(0); }"));
+/// assert!(timer("move || { std::thread::sleep(d); logger.error(\"stuck\"); std::process::exit(1); }"));
+/// assert!(!timer("move || { std::thread::sleep(d); report.error(\"stuck\"); std::process::exit(1); }"));
 /// assert!(!timer("move || loop { std::thread::sleep(d); tick(); }"));
 /// ```
 pub fn is_exit_timer(body: &syn::Expr) -> bool {
@@ -118,6 +120,7 @@ pub fn is_exit_timer(body: &syn::Expr) -> bool {
         };
         match e {
             syn::Expr::Macro(m) if is_log_macro(&m.mac) => {}
+            syn::Expr::MethodCall(m) if is_logger_call(m) => {}
             syn::Expr::Call(c) if calls(c, "thread", "sleep") => sleeps += 1,
             syn::Expr::Call(c) if ends_process(c) => exits += 1,
             _ => return false,
@@ -212,6 +215,25 @@ where
     walk.visit_expr(&c.body);
     let (hits, other) = walk.tally();
     hits > 0 && !other
+}
+
+/// Whether `m` writes a log line through a logger the closure was handed:
+/// `logger.error("..")`, `self.log.warn(..)` — a method named for a level on a receiver
+/// named for a log (supergateway's watchdog).
+fn is_logger_call(m: &syn::ExprMethodCall) -> bool {
+    let level = matches!(
+        m.method.to_string().as_str(),
+        "trace" | "debug" | "info" | "warn" | "error"
+    );
+    let name = match &*m.receiver {
+        syn::Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
+        syn::Expr::Field(f) => match &f.member {
+            syn::Member::Named(i) => Some(i.to_string()),
+            syn::Member::Unnamed(_) => None,
+        },
+        _ => None,
+    };
+    level && name.is_some_and(|n| n.split('_').any(|w| w == "log" || w == "logger"))
 }
 
 /// Whether `c` ends the process: `process::exit(..)`, `process::abort()`, libc's
