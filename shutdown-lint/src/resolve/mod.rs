@@ -395,9 +395,12 @@ impl Resolver {
             }
             Found::BlockImport(path) => {
                 let resolved = match path.split_first() {
-                    // `use tokio;` in a block names the crate, not itself
+                    // `use tokio;` in a block names the crate, not itself; `use
+                    // signal::unix::{signal, SignalKind};` after the module's `use
+                    // tokio::signal;`: the path's first name is not the one the group
+                    // declares (an import whose path starts with that same name)
                     Some((first, tail)) if depth <= 16 => match self.lookup_lexical(first) {
-                        Some(Found::BlockImport(p)) if p == path => {
+                        Some(Found::BlockImport(p)) if p == path || p.first() == Some(first) => {
                             self.resolve_in_module(self.module, &path, depth + 1)
                         }
                         Some(found) => self.finish(found, tail, depth + 1),

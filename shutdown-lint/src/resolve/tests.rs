@@ -144,3 +144,18 @@ fn block_uses_see_the_block_and_the_module() {
     r.pop_block();
     assert_eq!(path(&r, "SignalKind"), "SignalKind");
 }
+
+#[test]
+fn a_block_use_that_imports_its_own_first_name_starts_outside() {
+    // server-monitor-rs's handler: `use tokio::signal;` in the module, then `use
+    // signal::unix::{signal, SignalKind};` in the function — the group's `signal` is the new
+    // function, the path's first `signal` still the module's import, for every name of it
+    let block: syn::Block = syn::parse_str("{ use signal::unix::{signal, SignalKind}; }").unwrap();
+    let mut r = resolver("use tokio::signal;", "app", &[]);
+    r.push_block(BlockScope::collect(&block.stmts));
+    assert_eq!(path(&r, "signal"), "tokio::signal::unix::signal");
+    assert_eq!(
+        path(&r, "SignalKind::terminate"),
+        "tokio::signal::unix::SignalKind::terminate"
+    );
+}
