@@ -845,7 +845,26 @@ pub const SIGTERM: &[&str] = &[
     "actix_server::Server::build",
     // NLnet Labs' daemonbase: returns when SIGTERM or SIGINT arrives (cascade)
     "daemonbase::process::exit_signalled",
+    // tokio-graceful-shutdown's `Toplevel::new(..).catch_signals()` ([`SIGNAL_METHODS`])
+    "tokio_graceful_shutdown::Toplevel::catch_signals",
 ];
+
+/// Methods that install signal handlers on what a known constructor made: `(constructor,
+/// method, path)`, the path standing for the handler in [`SIGTERM`] and [`SIGNALS`].
+/// tokio-graceful-shutdown's `Toplevel::new(..).catch_signals()` starts the subsystems'
+/// shutdown on SIGINT or SIGTERM (sqd's worker); a `Toplevel` not told so handles none.
+///
+/// ```
+/// use shutdown_lint::resolve::known::{SIGNAL_METHODS, SIGTERM};
+/// let (_, method, path) = SIGNAL_METHODS[0];
+/// assert_eq!(method, "catch_signals");
+/// assert!(SIGTERM.contains(&path));
+/// ```
+pub const SIGNAL_METHODS: &[(&str, &str, &str)] = &[(
+    "tokio_graceful_shutdown::Toplevel::new",
+    "catch_signals",
+    "tokio_graceful_shutdown::Toplevel::catch_signals",
+)];
 
 /// A server API whose serving future needs a shutdown signal (`server-no-graceful-shutdown`).
 #[derive(Debug, Clone, Copy)]
@@ -913,6 +932,36 @@ pub const PLAIN_DATA_ACCESSORS: &[&str] = &["local_addr", "local_addrs", "local_
 /// The name of metrics-exporter-prometheus's entry in [`SERVERS`]: its listener is not the
 /// service's own server.
 pub const METRICS_EXPORTER: &str = "metrics-exporter-prometheus";
+
+/// The name of the `prometheus_exporter` crate's entries in [`SERVERS`].
+pub const PROMETHEUS_EXPORTER: &str = "prometheus_exporter";
+
+/// The [`SERVERS`] entries whose listener only exports metrics: not the service's own
+/// server, so a tool that starts one is not a daemon for it (`sigterm-missing`).
+///
+/// ```
+/// use shutdown_lint::resolve::known::{METRICS_EXPORTERS, SERVERS};
+/// assert!(METRICS_EXPORTERS.iter().all(|n| SERVERS.iter().any(|s| s.name == *n)));
+/// ```
+pub const METRICS_EXPORTERS: &[&str] = &[METRICS_EXPORTER, PROMETHEUS_EXPORTER];
+
+/// `prometheus_exporter::Builder::new(addr)..start()`: the crate's listener, configured.
+const PROMETHEUS_EXPORTER_BUILDER: ServerApi = ServerApi {
+    name: PROMETHEUS_EXPORTER,
+    roots: &["prometheus_exporter::Builder::new"],
+    serve: &["start"],
+    graceful: &[],
+    missing: Some("way to stop it at all: its listener runs until the process exits"),
+    help: "serve the registry's text (`prometheus::TextEncoder`) from a route of the \
+           service's own server, which drains on shutdown",
+    runtime_server: false,
+    drain_timeout: None,
+    drains_unless: None,
+    drain_wait: None,
+    serve_returns_handle: false,
+    blocking: false,
+    graceful_takes_arg: false,
+};
 
 /// What to write instead of a rouille server that never returns.
 const ROUILLE_HELP: &str = "build the server with `rouille::Server::new(addr, handler)?` \
@@ -1197,6 +1246,17 @@ pub const SERVERS: &[ServerApi] = &[
         graceful_takes_arg: false,
     },
     ServerApi {
+        name: PROMETHEUS_EXPORTER,
+        // the `prometheus_exporter` crate: `start(addr)` runs a tiny_http listener on a
+        // thread of its own, with no way to stop it (freebox-exporter, trin)
+        roots: &["prometheus_exporter::start"],
+        serve: &[],
+        help: "serve the registry's text (`prometheus::TextEncoder`) from a route of the \
+               service's own server, which drains on shutdown",
+        ..PROMETHEUS_EXPORTER_BUILDER
+    },
+    PROMETHEUS_EXPORTER_BUILDER,
+    ServerApi {
         name: "jsonrpsee",
         // jsonrpsee-server, also through the `jsonrpsee::server` facade
         roots: &[
@@ -1325,6 +1385,10 @@ pub const SIGNALS: &[(&str, &[&str])] = &[
         "daemonbase::process::exit_signalled",
         &["SIGTERM", "SIGINT"],
     ),
+    (
+        "tokio_graceful_shutdown::Toplevel::catch_signals",
+        &["SIGTERM", "SIGINT"],
+    ),
     ("tokio::signal::unix::SignalKind::terminate", &["SIGTERM"]),
     (
         "actix_web::HttpServer::new",
@@ -1389,6 +1453,7 @@ pub const NEEDLES: &[&str] = &[
     "terminate",
     "set_handler",
     "exit_signalled",
+    "catch_signals",
     "SIGINT",
     "SIGTERM",
     "SignalKind",
@@ -1416,6 +1481,7 @@ pub const NEEDLES: &[&str] = &[
     // many, and need nothing read)
     "ignite",
     "PrometheusBuilder",
+    "prometheus_exporter",
     "HttpServer",
     "actix_server",
     "TokioExecutor",
@@ -1438,6 +1504,7 @@ pub fn all_paths() -> impl Iterator<Item = &'static str> {
         .chain(CTRL_C)
         .chain(SIGTERM)
         .chain(SIGNALS.iter().map(|(p, _)| p))
+        .chain(SIGNAL_METHODS.iter().map(|(root, _, _)| root))
         .chain(SERVERS.iter().flat_map(|s| s.roots))
         .chain(TOKIO_EXECUTOR)
         .chain(BUDGETS_CTORS.iter().map(|(p, _, _)| p))

@@ -100,6 +100,19 @@ pub fn signal_sites(model: &FileModel) -> SignalSites {
         }
     };
     for cu in &model.chains {
+        // `Toplevel::new(..).catch_signals()`: the handler a known method installs
+        let root = cu.chain.root_str();
+        for (_, _, path) in known::SIGNAL_METHODS
+            .iter()
+            .filter(|(r, m, _)| *r == root && cu.chain.steps.iter().any(|s| s.name == *m))
+        {
+            consider(
+                path.to_string(),
+                cu.chain.root_region,
+                &cu.ctx.item,
+                cu.ctx.windows_only,
+            );
+        }
         if !cu.chain.via_binding {
             consider(
                 cu.chain.root_str(),
@@ -130,7 +143,7 @@ fn serve_sites(model: &FileModel) -> Vec<ServeSite> {
         };
         // an exporter's own listener is not the service: a tool that installs one is not
         // a daemon for it; a binary never runs test code
-        if api.name == known::METRICS_EXPORTER || cu.ctx.windows_only || cu.ctx.test_code {
+        if known::METRICS_EXPORTERS.contains(&api.name) || cu.ctx.windows_only || cu.ctx.test_code {
             continue;
         }
         let serves = api.serve.is_empty()
