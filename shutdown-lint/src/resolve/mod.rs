@@ -313,6 +313,10 @@ impl Resolver {
         if value && segs.len() == 1 && self.is_binding(&segs[0]) {
             return Resolution::Binding(segs[0].clone());
         }
+        // `rocket::launch` beside a `fn rocket()`: a value names no path's start
+        if segs.len() > 1 && self.declared_as_value(&segs[0]) {
+            return Resolution::Path(self.aliases.canonical(segs.to_vec()));
+        }
         match self.lookup_lexical(&segs[0]) {
             Some(found) => self.finish(found, &segs[1..], 0),
             None => match segs[0].as_str() {
@@ -345,7 +349,9 @@ impl Resolver {
             "Self" => return Resolution::Unknown,
             _ => {}
         }
-        if let Some(found) = self.lookup_in(m, &segs[0], depth) {
+        // `use rocket::launch;` beside a `fn rocket()` in the same module: the crate
+        let value = segs.len() > 1 && self.tree.get(m).values.contains(&segs[0]);
+        if !value && let Some(found) = self.lookup_in(m, &segs[0], depth) {
             // `use tokio;` names the crate itself: do not look it up again
             let is_self_import = matches!(&found, Found::Import { path, .. } if path.len() == 1 && path[0] == segs[0]);
             if !is_self_import {
@@ -436,6 +442,18 @@ impl Resolver {
             }
             other => other,
         }
+    }
+
+    /// Whether the innermost scope that declares `name` (a block, then the current
+    /// module) declares it only as a value (`fn`, `const`, `static`).
+    fn declared_as_value(&self, name: &str) -> bool {
+        for block in self.blocks.iter().rev() {
+            let Some(block) = block else { continue };
+            if block.names.contains_key(name) {
+                return block.values.contains(name);
+            }
+        }
+        self.tree.get(self.module).values.contains(name)
     }
 
     /// Looks `name` up through the block scopes (innermost first, stopping at an item

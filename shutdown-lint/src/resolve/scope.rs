@@ -31,6 +31,10 @@ pub struct Module {
     pub names: HashMap<String, Name>,
     /// Glob imports (`use x::*`), paths as written.
     pub globs: Vec<Canon>,
+    /// Names declared only as values (`fn`, `const`, `static`): no path of two or more
+    /// segments starts with one (`fn rocket()` beside `use rocket::launch;`, whose
+    /// `rocket` is the crate).
+    pub values: foldhash::HashSet<String>,
     /// Enclosing inline module (none for the file).
     pub parent: Option<ModId>,
     /// Full path from the crate root, e.g. `["my_crate", "net", "inline"]`.
@@ -52,21 +56,26 @@ pub struct BlockScope {
     pub names: HashMap<String, Name>,
     /// Glob imports in the block.
     pub globs: Vec<Canon>,
+    /// Names the block declares only as values ([`Module::values`]).
+    pub values: foldhash::HashSet<String>,
 }
 
 impl BlockScope {
     /// Collects the items and `use`s among a block's statements (nested blocks excluded).
     pub fn collect(stmts: &[syn::Stmt]) -> Self {
         let mut scope = BlockScope::default();
+        let mut kinds = Kinds::default();
         for stmt in stmts {
             if let syn::Stmt::Item(item) = stmt {
                 let mut sink = Sink {
                     names: &mut scope.names,
                     globs: &mut scope.globs,
+                    kinds: &mut kinds,
                 };
                 sink.item(item, None);
             }
         }
+        scope.values = kinds.value_only();
         scope
     }
 
@@ -112,10 +121,12 @@ impl ModuleTree {
         let mut names = HashMap::default();
         let mut globs = Vec::new();
         let mut inline = Vec::new();
+        let mut kinds = Kinds::default();
         {
             let mut sink = Sink {
                 names: &mut names,
                 globs: &mut globs,
+                kinds: &mut kinds,
             };
             for item in items {
                 sink.item(item, Some(&mut inline));
@@ -144,6 +155,7 @@ impl ModuleTree {
                     child
                 }
             };
+            kinds.types.insert(name.clone());
             names.insert(name, Name::Module(child));
             self.fill(child, content, depth + 1);
         }
@@ -152,6 +164,8 @@ impl ModuleTree {
             m.names.entry(k).or_insert(v);
         }
         m.globs.extend(globs);
+        // `cfg` alternatives filled twice: a value of one is a value of both
+        m.values.extend(kinds.value_only());
     }
 
     /// The module with id `id`.
@@ -215,6 +229,22 @@ impl ModuleTree {
 struct Sink<'a> {
     names: &'a mut HashMap<String, Name>,
     globs: &'a mut Vec<Canon>,
+    kinds: &'a mut Kinds,
+}
+
+/// The namespaces a scope's names are declared in: values (`fn`, `const`, `static`) and
+/// everything else (types, modules, imports, which a path may start with).
+#[derive(Default)]
+struct Kinds {
+    values: foldhash::HashSet<String>,
+    types: foldhash::HashSet<String>,
+}
+
+impl Kinds {
+    /// The names declared only as values.
+    fn value_only(&self) -> foldhash::HashSet<String> {
+        self.values.difference(&self.types).cloned().collect()
+    }
 }
 
 impl Sink<'_> {
@@ -253,15 +283,30 @@ impl Sink<'_> {
                     _ => name,
                 }
             }
-            syn::Item::Fn(f) => f.sig.ident.to_string(),
+            syn::Item::Fn(f) => {
+                let name = f.sig.ident.to_string();
+                self.kinds.values.insert(name.clone());
+                self.names.insert(name, Name::Item);
+                return;
+            }
+            syn::Item::Const(c) => {
+                let name = c.ident.to_string();
+                self.kinds.values.insert(name.clone());
+                self.names.insert(name, Name::Item);
+                return;
+            }
+            syn::Item::Static(s) => {
+                let name = s.ident.to_string();
+                self.kinds.values.insert(name.clone());
+                self.names.insert(name, Name::Item);
+                return;
+            }
             syn::Item::Struct(s) => s.ident.to_string(),
             syn::Item::Enum(e) => e.ident.to_string(),
             syn::Item::Union(u) => u.ident.to_string(),
             syn::Item::Type(t) => t.ident.to_string(),
             syn::Item::Trait(t) => t.ident.to_string(),
             syn::Item::TraitAlias(t) => t.ident.to_string(),
-            syn::Item::Const(c) => c.ident.to_string(),
-            syn::Item::Static(s) => s.ident.to_string(),
             syn::Item::Macro(m) => {
                 // item-producing macros (`cfg_rt! { .. }`): their items when they parse
                 if m.ident.is_none()
@@ -276,6 +321,7 @@ impl Sink<'_> {
             }
             _ => return,
         };
+        self.kinds.types.insert(name.clone());
         self.names.insert(name, Name::Item);
     }
 
@@ -283,6 +329,7 @@ impl Sink<'_> {
         if name == "_" {
             return;
         }
+        self.kinds.types.insert(name.clone());
         // an item of the same name wins (they would conflict in Rust anyway)
         self.names.entry(name).or_insert(Name::Import(path));
     }

@@ -159,3 +159,22 @@ fn a_block_use_that_imports_its_own_first_name_starts_outside() {
         "tokio::signal::unix::SignalKind::terminate"
     );
 }
+
+#[test]
+fn a_value_starts_no_path() {
+    // devhub-cache-api-rs: `use rocket::{launch, ..};` and `#[launch] fn rocket()` in one
+    // module — `rocket::` is the crate, in the `use` and in a path written in a body; a
+    // type or module of that name still starts one
+    let mut r = resolver(
+        "use rocket::launch;\nfn rocket() {}\nconst LIMIT: u8 = 1;\nstruct Server;",
+        "app",
+        &[],
+    );
+    assert_eq!(path(&r, "launch"), "rocket::launch");
+    assert_eq!(path(&r, "rocket::build"), "rocket::build");
+    assert_eq!(path(&r, "rocket"), "app::rocket");
+    assert_eq!(path(&r, "Server::new"), "app::Server::new");
+    let block: syn::Block = syn::parse_str("{ fn tokio() {} }").unwrap();
+    r.push_block(BlockScope::collect(&block.stmts));
+    assert_eq!(path(&r, "tokio::spawn"), "tokio::spawn");
+}
