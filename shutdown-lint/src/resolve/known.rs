@@ -59,6 +59,10 @@ pub const FACADES: &[(&str, &str)] = &[
         "isahc::HttpClientBuilder",
         "isahc::HttpClient::builder_type",
     ),
+    // Pingora's facade and preludes re-export pingora-core's server
+    ("pingora_core::server", "pingora::server"),
+    ("pingora::prelude::Server", "pingora::server::Server"),
+    ("pingora_core::prelude::Server", "pingora::server::Server"),
 ];
 
 /// Crates whose re-exports are looked for in the sources of a package's dependencies
@@ -847,6 +851,8 @@ pub const SIGTERM: &[&str] = &[
     "daemonbase::process::exit_signalled",
     // tokio-graceful-shutdown's `Toplevel::new(..).catch_signals()` ([`SIGNAL_METHODS`])
     "tokio_graceful_shutdown::Toplevel::catch_signals",
+    PINGORA_RUN,
+    ROCKET_LAUNCH,
 ];
 
 /// Methods that install signal handlers on what a known constructor made: `(constructor,
@@ -860,11 +866,38 @@ pub const SIGTERM: &[&str] = &[
 /// assert_eq!(method, "catch_signals");
 /// assert!(SIGTERM.contains(&path));
 /// ```
-pub const SIGNAL_METHODS: &[(&str, &str, &str)] = &[(
-    "tokio_graceful_shutdown::Toplevel::new",
-    "catch_signals",
-    "tokio_graceful_shutdown::Toplevel::catch_signals",
-)];
+pub const SIGNAL_METHODS: &[(&str, &str, &str)] = &[
+    (
+        "tokio_graceful_shutdown::Toplevel::new",
+        "catch_signals",
+        "tokio_graceful_shutdown::Toplevel::catch_signals",
+    ),
+    // Pingora's `Server` runs a main loop that listens for SIGTERM (graceful shutdown),
+    // SIGINT (fast shutdown) and SIGQUIT (graceful upgrade) (mini-gateway-rs's router)
+    ("pingora::server::Server::new", "run_forever", PINGORA_RUN),
+    ("pingora::server::Server::new", "run", PINGORA_RUN),
+    (
+        "pingora::server::Server::new_with_opt_and_conf",
+        "run_forever",
+        PINGORA_RUN,
+    ),
+    (
+        "pingora::server::Server::new_with_opt_and_conf",
+        "run",
+        PINGORA_RUN,
+    ),
+    // Rocket 0.5's `rocket::build()..launch().await` (0.4 had `ignite()`): see
+    // [`ROCKET_LAUNCH`]
+    ("rocket::build", "launch", ROCKET_LAUNCH),
+];
+
+/// Rocket 0.5's `#[launch]` (and a `rocket::build()` that is launched, [`SIGNAL_METHODS`]):
+/// its `Shutdown` config's defaults stop the server gracefully on Ctrl-C, SIGTERM and
+/// SIGHUP (devhub-cache-api-rs).
+pub const ROCKET_LAUNCH: &str = "rocket::launch";
+
+/// What [`SIGNAL_METHODS`] credits a Pingora `Server` that is run with.
+const PINGORA_RUN: &str = "pingora::server::Server::run";
 
 /// A server API whose serving future needs a shutdown signal (`server-no-graceful-shutdown`).
 #[derive(Debug, Clone, Copy)]
@@ -1369,6 +1402,9 @@ pub const SIGNAL_WORDS: &[&str] = &[
     "HttpServer",
     "actix_server",
     "signal",
+    "run_forever",
+    "RunArgs",
+    "launch",
 ];
 
 /// Paths whose use means the program handles these signals (the audit's
@@ -1389,6 +1425,8 @@ pub const SIGNALS: &[(&str, &[&str])] = &[
         "tokio_graceful_shutdown::Toplevel::catch_signals",
         &["SIGTERM", "SIGINT"],
     ),
+    (PINGORA_RUN, &["SIGTERM", "SIGINT", "SIGQUIT"]),
+    (ROCKET_LAUNCH, &["SIGTERM", "SIGINT", "SIGHUP"]),
     ("tokio::signal::unix::SignalKind::terminate", &["SIGTERM"]),
     (
         "actix_web::HttpServer::new",
@@ -1454,6 +1492,11 @@ pub const NEEDLES: &[&str] = &[
     "set_handler",
     "exit_signalled",
     "catch_signals",
+    // Pingora's `server.run_forever()` / `server.run(RunArgs::default())`
+    "run_forever",
+    "RunArgs",
+    // Rocket 0.5's `#[launch]` / `.launch().await` (its route files name neither)
+    "launch",
     "SIGINT",
     "SIGTERM",
     "SignalKind",
