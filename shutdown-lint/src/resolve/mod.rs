@@ -313,11 +313,17 @@ impl Resolver {
         if value && segs.len() == 1 && self.is_binding(&segs[0]) {
             return Resolution::Binding(segs[0].clone());
         }
-        // `rocket::launch` beside a `fn rocket()`: a value names no path's start
-        if segs.len() > 1 && self.declared_as_value(&segs[0]) {
-            return Resolution::Path(self.aliases.canonical(segs.to_vec()));
+        // `runtime()` beside `use tokio::runtime;`: the value item of that name
+        if value && segs.len() == 1 && self.shadowed_value(&segs[0]) {
+            let mut p = self.tree.module_path(self.module);
+            p.push(segs[0].clone());
+            return Resolution::Path(self.aliases.canonical(p));
         }
         match self.lookup_lexical(&segs[0]) {
+            // `rocket::launch` beside a `fn rocket()`: a value names no path's start
+            Some(Found::Item(_)) if segs.len() > 1 && self.declared_as_value(&segs[0]) => {
+                Resolution::Path(self.aliases.canonical(segs.to_vec()))
+            }
             Some(found) => self.finish(found, &segs[1..], 0),
             None => match segs[0].as_str() {
                 "Self" => Resolution::Unknown,
@@ -349,9 +355,12 @@ impl Resolver {
             "Self" => return Resolution::Unknown,
             _ => {}
         }
-        // `use rocket::launch;` beside a `fn rocket()` in the same module: the crate
-        let value = segs.len() > 1 && self.tree.get(m).values.contains(&segs[0]);
-        if !value && let Some(found) = self.lookup_in(m, &segs[0], depth) {
+        if let Some(found) = self.lookup_in(m, &segs[0], depth)
+            // `use rocket::launch;` beside a `fn rocket()` in the same module: the crate
+            && !(matches!(found, Found::Item(_))
+                && segs.len() > 1
+                && self.tree.get(m).names.get(&segs[0]) == Some(&Name::Value))
+        {
             // `use tokio;` names the crate itself: do not look it up again
             let is_self_import = matches!(&found, Found::Import { path, .. } if path.len() == 1 && path[0] == segs[0]);
             if !is_self_import {
@@ -449,11 +458,24 @@ impl Resolver {
     fn declared_as_value(&self, name: &str) -> bool {
         for block in self.blocks.iter().rev() {
             let Some(block) = block else { continue };
-            if block.names.contains_key(name) {
-                return block.values.contains(name);
+            if let Some(n) = block.names.get(name) {
+                return *n == Name::Value;
             }
         }
-        self.tree.get(self.module).values.contains(name)
+        self.tree.get(self.module).names.get(name) == Some(&Name::Value)
+    }
+
+    /// Whether the innermost scope that declares `name` also declares a value item of
+    /// that name beside an import, type or module ([`scope::Module::values`]).
+    fn shadowed_value(&self, name: &str) -> bool {
+        for block in self.blocks.iter().rev() {
+            let Some(block) = block else { continue };
+            if block.names.contains_key(name) {
+                return block.values.iter().any(|v| v == name);
+            }
+        }
+        let m = self.tree.get(self.module);
+        !m.values.is_empty() && m.values.iter().any(|v| v == name)
     }
 
     /// Looks `name` up through the block scopes (innermost first, stopping at an item
@@ -485,7 +507,7 @@ impl Resolver {
     fn found_from_name(&self, m: ModId, n: &Name) -> Found {
         match n {
             Name::Module(id) => Found::Module(*id),
-            Name::Item => Found::Item(Vec::new()),
+            Name::Item | Name::Value => Found::Item(Vec::new()),
             Name::Import(path) => Found::BlockImport(path.clone()),
         }
         .with_item_path(&self.tree, m)
@@ -498,7 +520,7 @@ impl Resolver {
         let module = self.tree.get(m);
         if let Some(n) = module.names.get(name) {
             let f = match n {
-                Name::Item => {
+                Name::Item | Name::Value => {
                     let mut p = self.tree.module_path(m);
                     p.push(name.to_string());
                     Found::Item(p)

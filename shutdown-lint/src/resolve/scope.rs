@@ -15,8 +15,12 @@ pub struct ModId(pub usize);
 /// What a name in a scope stands for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Name {
-    /// A local item (fn, struct, const, out-of-file `mod x;`, ...).
+    /// A local item (struct, enum, trait, out-of-file `mod x;`, ...).
     Item,
+    /// A local value item (`fn`, `const`, `static`): it names nothing a path of two or more
+    /// segments can start with (`fn rocket()` beside `use rocket::launch;`, whose `rocket`
+    /// is the crate).
+    Value,
     /// An inline module of this file.
     Module(ModId),
     /// A `use` import: the path as written (resolved relative to the declaring module; a
@@ -31,10 +35,11 @@ pub struct Module {
     pub names: HashMap<String, Name>,
     /// Glob imports (`use x::*`), paths as written.
     pub globs: Vec<Canon>,
-    /// Names declared only as values (`fn`, `const`, `static`): no path of two or more
-    /// segments starts with one (`fn rocket()` beside `use rocket::launch;`, whose
-    /// `rocket` is the crate).
-    pub values: foldhash::HashSet<String>,
+    /// Value items (`fn`, `const`, `static`) whose name [`Module::names`] gives to an
+    /// import, type or module of another namespace (`use tokio::{runtime, ..};` beside
+    /// `pub fn runtime() -> runtime::Runtime`, vector's test utilities): a call or other
+    /// value of the name is the item. Usually empty.
+    pub values: Vec<String>,
     /// Enclosing inline module (none for the file).
     pub parent: Option<ModId>,
     /// Full path from the crate root, e.g. `["my_crate", "net", "inline"]`.
@@ -56,26 +61,24 @@ pub struct BlockScope {
     pub names: HashMap<String, Name>,
     /// Glob imports in the block.
     pub globs: Vec<Canon>,
-    /// Names the block declares only as values ([`Module::values`]).
-    pub values: foldhash::HashSet<String>,
+    /// Value items whose name `names` gives to another namespace ([`Module::values`]).
+    pub values: Vec<String>,
 }
 
 impl BlockScope {
     /// Collects the items and `use`s among a block's statements (nested blocks excluded).
     pub fn collect(stmts: &[syn::Stmt]) -> Self {
         let mut scope = BlockScope::default();
-        let mut kinds = Kinds::default();
         for stmt in stmts {
             if let syn::Stmt::Item(item) = stmt {
                 let mut sink = Sink {
                     names: &mut scope.names,
                     globs: &mut scope.globs,
-                    kinds: &mut kinds,
+                    values: &mut scope.values,
                 };
                 sink.item(item, None);
             }
         }
-        scope.values = kinds.value_only();
         scope
     }
 
@@ -121,12 +124,12 @@ impl ModuleTree {
         let mut names = HashMap::default();
         let mut globs = Vec::new();
         let mut inline = Vec::new();
-        let mut kinds = Kinds::default();
+        let mut values = Vec::new();
         {
             let mut sink = Sink {
                 names: &mut names,
                 globs: &mut globs,
-                kinds: &mut kinds,
+                values: &mut values,
             };
             for item in items {
                 sink.item(item, Some(&mut inline));
@@ -155,7 +158,9 @@ impl ModuleTree {
                     child
                 }
             };
-            kinds.types.insert(name.clone());
+            if names.get(&name) == Some(&Name::Value) {
+                values.push(name.clone());
+            }
             names.insert(name, Name::Module(child));
             self.fill(child, content, depth + 1);
         }
@@ -164,8 +169,7 @@ impl ModuleTree {
             m.names.entry(k).or_insert(v);
         }
         m.globs.extend(globs);
-        // `cfg` alternatives filled twice: a value of one is a value of both
-        m.values.extend(kinds.value_only());
+        m.values.extend(values);
     }
 
     /// The module with id `id`.
@@ -229,22 +233,7 @@ impl ModuleTree {
 struct Sink<'a> {
     names: &'a mut HashMap<String, Name>,
     globs: &'a mut Vec<Canon>,
-    kinds: &'a mut Kinds,
-}
-
-/// The namespaces a scope's names are declared in: values (`fn`, `const`, `static`) and
-/// everything else (types, modules, imports, which a path may start with).
-#[derive(Default)]
-struct Kinds {
-    values: foldhash::HashSet<String>,
-    types: foldhash::HashSet<String>,
-}
-
-impl Kinds {
-    /// The names declared only as values.
-    fn value_only(&self) -> foldhash::HashSet<String> {
-        self.values.difference(&self.types).cloned().collect()
-    }
+    values: &'a mut Vec<String>,
 }
 
 impl Sink<'_> {
@@ -283,24 +272,9 @@ impl Sink<'_> {
                     _ => name,
                 }
             }
-            syn::Item::Fn(f) => {
-                let name = f.sig.ident.to_string();
-                self.kinds.values.insert(name.clone());
-                self.names.insert(name, Name::Item);
-                return;
-            }
-            syn::Item::Const(c) => {
-                let name = c.ident.to_string();
-                self.kinds.values.insert(name.clone());
-                self.names.insert(name, Name::Item);
-                return;
-            }
-            syn::Item::Static(s) => {
-                let name = s.ident.to_string();
-                self.kinds.values.insert(name.clone());
-                self.names.insert(name, Name::Item);
-                return;
-            }
+            syn::Item::Fn(f) => return self.value(f.sig.ident.to_string()),
+            syn::Item::Const(c) => return self.value(c.ident.to_string()),
+            syn::Item::Static(s) => return self.value(s.ident.to_string()),
             syn::Item::Struct(s) => s.ident.to_string(),
             syn::Item::Enum(e) => e.ident.to_string(),
             syn::Item::Union(u) => u.ident.to_string(),
@@ -321,17 +295,43 @@ impl Sink<'_> {
             }
             _ => return,
         };
-        self.kinds.types.insert(name.clone());
-        self.names.insert(name, Name::Item);
+        if let Some(Name::Value) = self.names.insert(name.clone(), Name::Item) {
+            self.values.push(name);
+        }
+    }
+
+    /// A value item: a type, module or import of the same name (another namespace) keeps
+    /// the name, the value is noted beside it.
+    fn value(&mut self, name: String) {
+        match self.names.entry(name) {
+            std::collections::hash_map::Entry::Occupied(e) => {
+                if *e.get() != Name::Value {
+                    self.values.push(e.key().clone());
+                }
+            }
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(Name::Value);
+            }
+        }
     }
 
     fn import(&mut self, name: String, path: Canon) {
         if name == "_" {
             return;
         }
-        self.kinds.types.insert(name.clone());
-        // an item of the same name wins (they would conflict in Rust anyway)
-        self.names.entry(name).or_insert(Name::Import(path));
+        // an item of the same name wins (they would conflict in Rust anyway), but for a
+        // value, which lives in another namespace
+        match self.names.entry(name) {
+            std::collections::hash_map::Entry::Occupied(mut e) => {
+                if *e.get() == Name::Value {
+                    self.values.push(e.key().clone());
+                    e.insert(Name::Import(path));
+                }
+            }
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(Name::Import(path));
+            }
+        }
     }
 
     fn use_tree(&mut self, tree: &syn::UseTree, prefix: &mut Canon) {

@@ -178,3 +178,25 @@ fn a_value_starts_no_path() {
     r.push_block(BlockScope::collect(&block.stmts));
     assert_eq!(path(&r, "tokio::spawn"), "tokio::spawn");
 }
+
+#[test]
+fn an_import_and_a_value_item_of_one_name_both_resolve() {
+    // vector's test utilities: `use tokio::{runtime, ..};` and `pub fn runtime() ->
+    // runtime::Runtime` — the path is the module's, the call the function's, in either
+    // order; tokio's benches: `use tokio::{sync::Semaphore, task};` and `async fn task(..)`
+    for src in [
+        "use tokio::runtime;\npub fn runtime() -> runtime::Runtime { todo!() }",
+        "pub fn runtime() -> runtime::Runtime { todo!() }\nuse tokio::runtime;",
+    ] {
+        let r = resolver(src, "app", &[]);
+        assert_eq!(path(&r, "runtime::Runtime"), "tokio::runtime::Runtime");
+        assert_eq!(path(&r, "runtime"), "app::runtime");
+    }
+    let r = resolver(
+        "use tokio::{sync::Semaphore, task};\nasync fn task() {}",
+        "app",
+        &[],
+    );
+    assert_eq!(path(&r, "task::spawn"), "tokio::spawn");
+    assert_eq!(path(&r, "task"), "app::task");
+}
