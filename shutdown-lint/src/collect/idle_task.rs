@@ -89,7 +89,8 @@ pub fn is_joiner(body: &syn::Expr) -> bool {
 /// std::thread::sleep(FORCE_EXIT_TIMEOUT); std::process::exit(-1); })`, started once the
 /// shutdown has begun so that a stuck runtime cannot keep the process alive. It holds no
 /// work, and it is meant to be cut by the exit it guards. Only log macros (or a level's
-/// method on a logger it was handed: `logger.error(..)`), `thread::sleep(..)` and a call that ends the process (`process::exit(..)`,
+/// method on a logger it was handed: `logger.error(..)`, supergateway's watchdog),
+/// `thread::sleep(..)` and a call that ends the process (`process::exit(..)`,
 /// `process::abort()`, `libc::_exit(..)`, a helper named `force_exit(..)`), at least one of
 /// each.
 ///
