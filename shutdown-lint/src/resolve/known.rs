@@ -978,14 +978,17 @@ pub const PROMETHEUS_EXPORTER: &str = "prometheus_exporter";
 /// ```
 pub const METRICS_EXPORTERS: &[&str] = &[METRICS_EXPORTER, PROMETHEUS_EXPORTER];
 
-/// `prometheus_exporter::Builder::new(addr)..start()`: the crate's listener, configured.
-const PROMETHEUS_EXPORTER_BUILDER: ServerApi = ServerApi {
-    name: PROMETHEUS_EXPORTER,
-    roots: &["prometheus_exporter::Builder::new"],
-    serve: &["start"],
+/// metrics-exporter-prometheus: `install()` starts the exporter's own HTTP listener (or
+/// push loop) as an untracked task or thread, with no way to stop it
+/// (text-embeddings-inference).
+const METRICS_EXPORTER_API: ServerApi = ServerApi {
+    name: METRICS_EXPORTER,
+    roots: &["metrics_exporter_prometheus::PrometheusBuilder::new"],
+    serve: &["install"],
     graceful: &[],
     missing: Some("way to stop it at all: its listener runs until the process exits"),
-    help: "serve the registry's text (`prometheus::TextEncoder`) from a route of the \
+    help: "install only the recorder (`PrometheusBuilder::new().install_recorder()?` \
+           returns a `PrometheusHandle`) and serve `handle.render()` from a route of the \
            service's own server, which drains on shutdown",
     runtime_server: false,
     drain_timeout: None,
@@ -994,6 +997,17 @@ const PROMETHEUS_EXPORTER_BUILDER: ServerApi = ServerApi {
     serve_returns_handle: false,
     blocking: false,
     graceful_takes_arg: false,
+};
+
+/// `prometheus_exporter::Builder::new(addr)..start()`: the crate's listener, configured;
+/// like [`METRICS_EXPORTER_API`]'s, nothing stops it.
+const PROMETHEUS_EXPORTER_BUILDER: ServerApi = ServerApi {
+    name: PROMETHEUS_EXPORTER,
+    roots: &["prometheus_exporter::Builder::new"],
+    serve: &["start"],
+    help: "serve the registry's text (`prometheus::TextEncoder`) from a route of the \
+           service's own server, which drains on shutdown",
+    ..METRICS_EXPORTER_API
 };
 
 /// What to write instead of a rouille server that never returns.
@@ -1259,33 +1273,12 @@ pub const SERVERS: &[ServerApi] = &[
         ],
         ..ACTIX_WEB
     },
+    METRICS_EXPORTER_API,
     ServerApi {
-        name: METRICS_EXPORTER,
-        // `install()` starts the exporter's own HTTP listener (or push loop) as an untracked
-        // task or thread, with no way to stop it (text-embeddings-inference)
-        roots: &["metrics_exporter_prometheus::PrometheusBuilder::new"],
-        serve: &["install"],
-        graceful: &[],
-        missing: Some("way to stop it at all: its listener runs until the process exits"),
-        help: "install only the recorder (`PrometheusBuilder::new().install_recorder()?` \
-               returns a `PrometheusHandle`) and serve `handle.render()` from a route of the \
-               service's own server, which drains on shutdown",
-        runtime_server: false,
-        drain_timeout: None,
-        drains_unless: None,
-        drain_wait: None,
-        serve_returns_handle: false,
-        blocking: false,
-        graceful_takes_arg: false,
-    },
-    ServerApi {
-        name: PROMETHEUS_EXPORTER,
         // the `prometheus_exporter` crate: `start(addr)` runs a tiny_http listener on a
         // thread of its own, with no way to stop it (freebox-exporter, trin)
         roots: &["prometheus_exporter::start"],
         serve: &[],
-        help: "serve the registry's text (`prometheus::TextEncoder`) from a route of the \
-               service's own server, which drains on shutdown",
         ..PROMETHEUS_EXPORTER_BUILDER
     },
     PROMETHEUS_EXPORTER_BUILDER,
