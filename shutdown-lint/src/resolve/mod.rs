@@ -11,6 +11,11 @@
 //! - scoping per module (a nested `mod` does not see its parent's names) and per block;
 //! - shadowing: a local item (`fn spawn`) beats a glob import; a `let`, parameter or
 //!   pattern binding beats everything for a one-segment value path;
+//! - two namespaces: a value item (`fn`, `const`, `static`) starts no path of two or more
+//!   segments (`fn rocket()` beside `use rocket::launch;`), and beside an import, type or
+//!   module of its name it still answers a one-segment value path (`use tokio::runtime;`
+//!   and `fn runtime() -> runtime::Runtime`: `runtime::Runtime` is tokio's, `runtime()` the
+//!   function);
 //! - facade re-exports of the libraries the rules know ([`known`]) and re-exports named in
 //!   the configuration (`[reexports]`), applied as prefix rewrites.
 //!
