@@ -458,29 +458,29 @@ impl Resolver {
         }
     }
 
-    /// Whether the innermost scope that declares `name` (a block, then the current
-    /// module) declares it only as a value (`fn`, `const`, `static`).
-    fn declared_as_value(&self, name: &str) -> bool {
+    /// The names and shadowed value items of the innermost scope that declares `name`: a
+    /// block (innermost first, stopping at an item boundary), else the current module.
+    fn declaring_scope(&self, name: &str) -> (&HashMap<String, Name>, &[String]) {
         for block in self.blocks.iter().rev() {
             let Some(block) = block else { continue };
-            if let Some(n) = block.names.get(name) {
-                return *n == Name::Value;
+            if block.names.contains_key(name) {
+                return (&block.names, &block.values);
             }
         }
-        self.tree.get(self.module).names.get(name) == Some(&Name::Value)
+        let m = self.tree.get(self.module);
+        (&m.names, &m.values)
+    }
+
+    /// Whether the innermost scope that declares `name` declares it only as a value
+    /// (`fn`, `const`, `static`).
+    fn declared_as_value(&self, name: &str) -> bool {
+        self.declaring_scope(name).0.get(name) == Some(&Name::Value)
     }
 
     /// Whether the innermost scope that declares `name` also declares a value item of
     /// that name beside an import, type or module ([`scope::Module::values`]).
     fn shadowed_value(&self, name: &str) -> bool {
-        for block in self.blocks.iter().rev() {
-            let Some(block) = block else { continue };
-            if block.names.contains_key(name) {
-                return block.values.iter().any(|v| v == name);
-            }
-        }
-        let m = self.tree.get(self.module);
-        !m.values.is_empty() && m.values.iter().any(|v| v == name)
+        self.declaring_scope(name).1.iter().any(|v| v == name)
     }
 
     /// Looks `name` up through the block scopes (innermost first, stopping at an item

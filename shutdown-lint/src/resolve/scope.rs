@@ -158,10 +158,10 @@ impl ModuleTree {
                     child
                 }
             };
-            if names.get(&name) == Some(&Name::Value) {
-                values.push(name.clone());
+            // a value item of the name keeps it for one-segment value paths ([`Sink::item`])
+            if names.insert(name.clone(), Name::Module(child)) == Some(Name::Value) {
+                values.push(name);
             }
-            names.insert(name, Name::Module(child));
             self.fill(child, content, depth + 1);
         }
         let m = &mut self.modules[id.0];

@@ -115,7 +115,7 @@ pub fn signal_sites(model: &FileModel) -> SignalSites {
         }
         if !cu.chain.via_binding {
             consider(
-                cu.chain.root_str(),
+                root,
                 cu.chain.root_region,
                 &cu.ctx.item,
                 cu.ctx.windows_only,
