@@ -184,6 +184,13 @@ impl<'ast> Visit<'ast> for Markers {
 /// // async-ctrlc's future
 /// let fut: syn::Expr = syn::parse_str("async move { async_ctrlc::CtrlC::new().unwrap().await; std::process::exit(0) }").unwrap();
 /// assert!(awaits_signal_first(&fut));
+/// // a loop over a signal stream installed before the task (signal-hook-tokio)
+/// let fut: syn::Expr = syn::parse_str("async move {
+///     while let Some(signal) = signals.next().await { match signal { SIGTERM => stop(), _ => {} } }
+/// }").unwrap();
+/// assert!(awaits_signal_first(&fut));
+/// let fut: syn::Expr = syn::parse_str("async move { while let Some(job) = jobs.next().await { run(job).await; } }").unwrap();
+/// assert!(!awaits_signal_first(&fut));
 /// ```
 pub fn awaits_signal_first(fut: &syn::Expr) -> bool {
     match fut {
@@ -335,8 +342,22 @@ fn stmt_awaits_signal(st: &syn::Stmt, streams: &[String]) -> bool {
             .first()
             .is_some_and(|st| stmt_awaits_signal(st, streams)),
         syn::Expr::Macro(m) => select_awaits_signals(&m.mac, streams),
+        // `while let Some(signal) = signals.next().await { match signal { .. } }` over a
+        // stream installed before the task (ingest-rs's signal-hook-tokio `Signals`)
+        syn::Expr::While(w) => {
+            matches!(&*w.cond, syn::Expr::Let(l) if awaited_next_signal(&l.expr, streams))
+        }
         e => awaited_signal(e) || awaited_recv_on(e, streams),
     }
+}
+
+/// `X.next().await` or `X.recv().await` where `X` is one of `streams` or a local or field
+/// named for the signals it yields (`signals`, `self.signals`).
+fn awaited_next_signal(e: &syn::Expr, streams: &[String]) -> bool {
+    matches!(e, syn::Expr::Await(a) if matches!(&*a.base, syn::Expr::MethodCall(m)
+        if m.args.is_empty()
+            && (m.method == "next" || m.method == "recv")
+            && (names_signals(&m.receiver) || names_one_of(&m.receiver, streams))))
 }
 
 /// The name a `let` binds to a signal stream it installs: `signal(SignalKind::..)` (tokio's,
