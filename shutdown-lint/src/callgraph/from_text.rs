@@ -23,10 +23,41 @@ use std::collections::HashMap;
 /// assert!(nodes[1].method && nodes[1].calls.get(0).unwrap().method);
 /// ```
 pub fn nodes_from_text(text: &str) -> Option<Vec<FnNode>> {
+    nodes_from_text_in(text, &|_| false)
+}
+
+/// [`nodes_from_text`] knowing which names are crates of the workspace (`is_crate`): a
+/// call through a path that starts with one (`server::serve(..)`, `server::http::run()`)
+/// carries that crate, as the syntax tree's resolved path does, so a walk by path follows
+/// it into that crate's functions; any other path (`http::serve_http(..)`, through a
+/// module of the caller's crate, or an external crate's `tokio::spawn(..)`) names no crate.
+///
+/// # Examples
+///
+/// ```
+/// let text = "fn start() { server::serve(1); http::serve_http(); }";
+/// let nodes = shutdown_lint::callgraph::nodes_from_text_in(text, &|c| c == "server").unwrap();
+/// let calls: Vec<_> = nodes[0].calls.iter().map(|c| (c.name, c.krate)).collect();
+/// assert!(calls.contains(&("serve", Some("server"))));
+/// assert!(calls.contains(&("serve_http", None)));
+/// ```
+pub fn nodes_from_text_in(text: &str, is_crate: &dyn Fn(&str) -> bool) -> Option<Vec<FnNode>> {
     let toks = lex(text)?;
     let mut out = Vec::new();
-    items_in(&toks, (0, toks.len()), &mut Vec::new(), false, &mut out, 0);
+    let mut cx = TextItems {
+        is_crate,
+        out: &mut out,
+    };
+    items_in(&toks, (0, toks.len()), &mut Vec::new(), false, &mut cx, 0);
     Some(out)
+}
+
+/// What [`items_in`] fills, and what it knows of the workspace.
+struct TextItems<'c> {
+    /// Whether a name is a crate of the workspace ([`nodes_from_text_in`]).
+    is_crate: &'c dyn Fn(&str) -> bool,
+    /// The functions read so far.
+    out: &'c mut Vec<FnNode>,
 }
 
 /// The tokens of one group at its own level (a nested group is one token): indices into
@@ -101,7 +132,7 @@ fn items_in(
     range: (usize, usize),
     path: &mut Vec<String>,
     in_impl: bool,
-    out: &mut Vec<FnNode>,
+    cx: &mut TextItems<'_>,
     depth: usize,
 ) {
     if depth > 64 {
@@ -141,18 +172,21 @@ fn items_in(
                     calls_in(
                         toks,
                         body,
-                        &mut calls,
-                        &mut HashMap::new(),
-                        &mut bufs,
+                        &mut BodyCalls {
+                            out: &mut calls,
+                            typed: &mut HashMap::new(),
+                            bufs: &mut bufs,
+                            is_crate: cx.is_crate,
+                        },
                         depth + 1,
                     );
                     // packed straight from the text (no owned string per call)
                     node.calls = Calls::from_refs(calls);
-                    out.push(node);
+                    cx.out.push(node);
                     // nested fns
-                    items_in(toks, body, path, false, out, depth + 1);
+                    items_in(toks, body, path, false, cx, depth + 1);
                 } else {
-                    out.push(node);
+                    cx.out.push(node);
                 }
                 path.pop();
                 i = j + 1;
@@ -161,7 +195,7 @@ fn items_in(
                 let (name, j) = block_name(&tts, i + 1);
                 if let Some(inside) = tts.inside(j) {
                     path.push(name.map_or_else(|| kind.to_string(), str::to_string));
-                    items_in(toks, inside, path, kind != "mod", out, depth + 1);
+                    items_in(toks, inside, path, kind != "mod", cx, depth + 1);
                     path.pop();
                 }
                 i = j + 1;
@@ -206,35 +240,39 @@ pub(super) fn block_name<'a>(tts: &Level<'_, 'a>, from: usize) -> (Option<&'a st
     (name, j)
 }
 
-/// The calls in a body's tokens. `typed`: the body's bindings whose type the text tells
-/// (`let s = http::Scheduler::new(..)`, `let s: Scheduler = ..`), by name, so a method
-/// called on one (`s.start()`) carries its receiver's type. `bufs`: the buffers of the
-/// levels walked before, reused.
-fn calls_in<'a>(
-    toks: &[Tok<'a>],
-    range: (usize, usize),
-    out: &mut Vec<CallRef<'a>>,
-    typed: &mut HashMap<&'a str, &'a str>,
-    bufs: &mut Vec<Vec<usize>>,
-    depth: usize,
-) {
+/// What [`calls_in`] fills and keeps while it walks one body.
+struct BodyCalls<'b, 'a> {
+    /// The calls found.
+    out: &'b mut Vec<CallRef<'a>>,
+    /// The body's bindings whose type the text tells (`let s = http::Scheduler::new(..)`,
+    /// `let s: Scheduler = ..`), by name, so a method called on one (`s.start()`) carries
+    /// its receiver's type.
+    typed: &'b mut HashMap<&'a str, &'a str>,
+    /// The buffers of the levels walked before, reused.
+    bufs: &'b mut Vec<Vec<usize>>,
+    /// Whether a name is a crate of the workspace ([`nodes_from_text_in`]).
+    is_crate: &'b dyn Fn(&str) -> bool,
+}
+
+/// The calls in a body's tokens, into `cx`.
+fn calls_in<'a>(toks: &[Tok<'a>], range: (usize, usize), cx: &mut BodyCalls<'_, 'a>, depth: usize) {
     if depth > 256 {
         return;
     }
-    let tts = Level::new_in(toks, range, bufs.pop().unwrap_or_default());
+    let tts = Level::new_in(toks, range, cx.bufs.pop().unwrap_or_default());
     for i in 0..tts.len() {
         match tts.get(i) {
             Some(Tok::Open(..)) => {
                 if let Some(inside) = tts.inside(i) {
-                    calls_in(toks, inside, out, typed, bufs, depth + 1);
+                    calls_in(toks, inside, cx, depth + 1);
                 }
             }
             Some(Tok::Ident("let")) => {
                 if let Some((name, ty)) = let_type(&tts, i + 1) {
-                    typed.insert(name, ty);
+                    cx.typed.insert(name, ty);
                 } else if let Some(Tok::Ident(name)) = tts.get(i + 1) {
                     // shadowed by a value of unknown type
-                    typed.remove(name);
+                    cx.typed.remove(name);
                 }
             }
             Some(Tok::Ident(id)) => {
@@ -255,15 +293,20 @@ fn calls_in<'a>(
                     let ty = match prev(3) {
                         Some(Tok::Ident(o)) if owner_is_type && o != "Self" => Some(o),
                         _ => match prev(2) {
-                            Some(Tok::Ident(r)) if after_dot => typed.get(r).copied(),
+                            Some(Tok::Ident(r)) if after_dot => cx.typed.get(r).copied(),
                             _ => None,
                         },
                     };
-                    // no crate: the text does not tell
-                    out.push(CallRef {
+                    // a free function through a path that starts with a crate of the
+                    // workspace: that crate's; otherwise the text does not tell
+                    let krate = (after_path && !owner_is_type)
+                        .then(|| path_head(&tts, i))
+                        .flatten()
+                        .filter(|head| (cx.is_crate)(head));
+                    cx.out.push(CallRef {
                         name: id,
                         method: after_dot || owner_is_type,
-                        krate: None,
+                        krate,
                         with_args,
                         ty,
                     });
@@ -272,7 +315,24 @@ fn calls_in<'a>(
             _ => {}
         }
     }
-    bufs.push(tts.into_buffer());
+    cx.bufs.push(tts.into_buffer());
+}
+
+/// The first segment of the path that ends at `i` (`server` of `server::http::run`), if it
+/// has more than one (a leading `::` has none).
+fn path_head<'a>(tts: &Level<'_, 'a>, i: usize) -> Option<&'a str> {
+    let mut head = None;
+    let mut k = i;
+    while k >= 3 && tts.punct(k - 1, b':') && tts.punct(k - 2, b':') {
+        match tts.get(k - 3) {
+            Some(Tok::Ident(seg)) => {
+                head = Some(seg);
+                k -= 3;
+            }
+            _ => return None,
+        }
+    }
+    head
 }
 
 /// The type a `let` binds, from the tokens after `let` (from `from` on): a declared type

@@ -15,7 +15,7 @@ mod from_text;
 mod mentions;
 mod tokens;
 
-pub use from_text::nodes_from_text;
+pub use from_text::{nodes_from_text, nodes_from_text_in};
 pub use mentions::{TypeMentions, type_mentions, types_mentions};
 
 use crate::model::{CallRef, FnNode};

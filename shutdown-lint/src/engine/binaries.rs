@@ -145,11 +145,13 @@ fn verdict_reading_calls(
         root,
         own_files,
         lib_files,
+        dep_files,
     } = *bin;
     let UnreadFiles {
         text_fns,
         fn_names,
         made,
+        crates,
     } = unread;
     loop {
         let files = bin_files(loaded, text_fns, bin);
@@ -184,7 +186,7 @@ fn verdict_reading_calls(
                     .any(|(_, sigs)| sigs.contains(&"SIGTERM"))
             });
         // nothing handled: a server not reached yet (of the binary's own modules, or of
-        // its package's library) would be reported, a handler not reached yet would clear
+        // a library linked into it) would be reported, a handler not reached yet would clear
         // the servers reached
         let any_handler = loaded.iter().any(|(_, _, a)| !a.signals.handled.is_empty());
         let unreached_in = |part: &dyn Fn(&sigterm_missing::BinFile<'_>) -> bool| {
@@ -200,16 +202,16 @@ fn verdict_reading_calls(
                 .count()
         };
         let own_servers_unreached = unreached_in(&|f| f.own);
-        let lib_servers_unreached = unreached_in(&|f| f.package_lib);
+        let lib_servers_unreached = unreached_in(&|f| f.linked_lib());
         let no_signal_open = verdict.handles_no_stop_signal()
             && (own_servers_unreached || (any_handler && !verdict.servers.is_empty()));
         let could_change = (complete && !all_handled)
             || no_signal_open
             || (!verdict.handles_sigterm()
                 && ((sigterm_unreached && !verdict.ctrl_c.is_empty()) || sites_unreached));
-        // only a server of the package's library is open: what `main` calls down to by
-        // path decides, so only the binary's and the library's files whose functions
-        // those calls name are read
+        // only a server of a linked library (its package's, a path dependency's) is open:
+        // what `main` calls down to by path decides, so only the binary's and the
+        // libraries' files whose functions those calls name are read
         let wide = could_change && (any_handler || no_signal_open);
         let lib_only = !wide && verdict.handles_no_stop_signal() && lib_servers_unreached;
         // no `main` among the functions because the root file was skipped or pruned and
@@ -224,7 +226,7 @@ fn verdict_reading_calls(
         // it reaches makes a `CompactionServer` of, `engine/made_types.rs`).
         let serves = files
             .iter()
-            .any(|f| (f.own || f.package_lib) && !f.signals.servers.is_empty());
+            .any(|f| (f.own || f.linked_lib()) && !f.signals.servers.is_empty());
         let root_unread = called.by_name.is_none()
             && verdict.handles_sigterm()
             && (complete
@@ -266,6 +268,7 @@ fn verdict_reading_calls(
                             .filter(|f| {
                                 own_files.contains(f.as_os_str())
                                     || lib_files.contains(f.as_os_str())
+                                    || dep_files.contains(f.as_os_str())
                             })
                             .map(|f| (f, f != root))
                             .collect(),
@@ -310,7 +313,7 @@ fn verdict_reading_calls(
         let mut read = Vec::new();
         for batch in [near, far] {
             if read.is_empty() && !batch.is_empty() {
-                read = read_batch(&batch, called.as_ref(), toward.as_ref(), fn_names);
+                read = read_batch(&batch, called.as_ref(), toward.as_ref(), fn_names, crates);
             }
         }
         if read.is_empty() {
@@ -324,12 +327,14 @@ fn verdict_reading_calls(
 /// once, its text dropped after): each `(file, check)` with `check` only when it defines a
 /// function `called` names and its text names one `toward` a site (`None`: a file that
 /// does not lex). The names of the functions a checked file defines are kept in
-/// `fn_names` (once per run).
+/// `fn_names` (once per run). A call through a path that starts with one of `crates` is
+/// that crate's.
 fn read_batch(
     batch: &[(&PathBuf, bool)],
     called: Option<&foldhash::HashSet<&str>>,
     toward: Option<&crate::lexscan::WholeWords>,
     fn_names: &mut HashMap<PathBuf, BTreeSet<String>>,
+    crates: &foldhash::HashSet<String>,
 ) -> Vec<(PathBuf, Option<Vec<crate::model::FnNode>>)> {
     let known_names: &HashMap<PathBuf, BTreeSet<String>> = fn_names;
     let read = crate::pool::map_on_large_stacks(batch, None, |&(f, check)| {
@@ -352,7 +357,12 @@ fn read_batch(
         if check && !toward.is_none_or(|t| t.any_in(&text)) {
             return (names, None);
         }
-        (names, Some(crate::callgraph::nodes_from_text(&text)))
+        (
+            names,
+            Some(crate::callgraph::nodes_from_text_in(&text, &|c| {
+                crates.contains(c)
+            })),
+        )
     });
     let mut out = Vec::new();
     for (&(f, _), r) in batch.iter().zip(read) {
@@ -378,6 +388,10 @@ struct UnreadFiles {
     fn_names: HashMap<PathBuf, BTreeSet<String>>,
     /// Where the files name the types whose methods handle a signal.
     made: MadeTypes,
+    /// The crates of the run's packages (`-` as `_`): a call read from a text through a
+    /// path that starts with one (`server::serve(..)`) is that crate's
+    /// ([`crate::callgraph::nodes_from_text_in`]).
+    crates: foldhash::HashSet<String>,
 }
 
 /// A set of files by their paths' bytes.
@@ -392,6 +406,8 @@ struct BinParts<'a> {
     own_files: &'a PathSet,
     /// Its package's library's modules.
     lib_files: &'a PathSet,
+    /// The modules of its path dependencies' libraries in the run.
+    dep_files: &'a PathSet,
 }
 
 /// Which signal sites a round of reading looks for ([`sites_reached_through`]).
@@ -497,6 +513,7 @@ fn bin_files<'a>(
             root: f == bin.root,
             own: bin.own_files.contains(f.as_os_str()),
             package_lib: bin.lib_files.contains(f.as_os_str()),
+            dep_lib: bin.dep_files.contains(f.as_os_str()),
         })
         .collect()
 }
@@ -553,6 +570,10 @@ pub(super) fn sigterm_across_binaries(
         text_fns: HashMap::new(),
         fn_names: HashMap::new(),
         made: MadeTypes::new(sources),
+        crates: jobs
+            .iter()
+            .filter_map(|j| j.pkg.as_ref().map(|p| p.crate_name.clone()))
+            .collect(),
     };
     // the module tree below each crate root walked so far
     let mut closures: HashMap<PathBuf, Vec<PathBuf>> = HashMap::new();
@@ -676,6 +697,13 @@ pub(super) fn sigterm_across_binaries(
                 deferred.push((lib, krate));
             }
         }
+        // the path dependencies' libraries in the run (`BinFile::dep_lib`)
+        let dep_files: PathSet = files
+            .iter()
+            .map(|(f, _)| f.as_os_str())
+            .filter(|f| !own_files.contains(*f) && !lib_files.contains(*f))
+            .map(OsStr::to_owned)
+            .collect();
         let (verdict, paths) = loop {
             let mut seen_files = BTreeSet::new();
             let loaded: Vec<(PathBuf, String, &BinSource)> = files
@@ -699,6 +727,7 @@ pub(super) fn sigterm_across_binaries(
                     root: &root,
                     own_files: &own_files,
                     lib_files: &lib_files,
+                    dep_files: &dep_files,
                 },
                 termination,
                 all_dependency_signals,

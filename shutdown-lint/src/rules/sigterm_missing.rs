@@ -223,6 +223,19 @@ pub struct BinFile<'a> {
     /// A module of the library of the binary's package: a server there makes it a daemon
     /// when `main` calls down to it through paths ([`callgraph::reachable_by_path`]).
     pub package_lib: bool,
+    /// A module of a path dependency's library: a server there makes it a daemon the same
+    /// way (`server::serve(config)` into a workspace crate `server` whose `serve` runs
+    /// `axum::serve`: ensindexer-rs).
+    pub dep_lib: bool,
+}
+
+impl BinFile<'_> {
+    /// Whether the file is a module of a library linked into the binary (its package's or
+    /// a path dependency's): a server there counts when `main` calls down to it through
+    /// paths.
+    pub fn linked_lib(&self) -> bool {
+        self.package_lib || self.dep_lib
+    }
 }
 
 /// What a binary handles, counting only what `main` reaches.
@@ -232,8 +245,9 @@ pub struct Verdict {
     pub handled: BTreeSet<String>,
     /// Reached Ctrl-C sites: (index into the files, site).
     pub ctrl_c: Vec<(usize, CtrlCSite)>,
-    /// Reached servers: of the binary's own modules, or of its package's library when
-    /// `main` calls down to them through paths (index into the files, site).
+    /// Reached servers: of the binary's own modules, or of a library linked into it (its
+    /// package's, a path dependency's) when `main` calls down to them through paths (index
+    /// into the files, site).
     pub servers: Vec<(usize, ServeSite)>,
     /// Whether call chains from `main` decided it (`false`: no `main` was found among the
     /// walked functions, so every handler counted).
@@ -306,7 +320,7 @@ fn roots_of(files: &[BinFile<'_>]) -> Vec<(usize, &'static str)> {
 /// let src = "fn main() { wait(); }\nasync fn wait() { tokio::signal::ctrl_c().await; }\n\
 ///            fn unused() { tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()); }\n";
 /// let a = analyze_source("src/main.rs".as_ref(), src, &Config::default());
-/// let files = [BinFile { krate: "app", signals: &a.signals, fns: &a.fns, root: true, own: true, package_lib: false }];
+/// let files = [BinFile { krate: "app", signals: &a.signals, fns: &a.fns, root: true, own: true, package_lib: false, dep_lib: false }];
 /// let v = verdict(&files, false);
 /// assert!(!v.handles_sigterm());
 /// assert_eq!(v.ctrl_c.len(), 1);
@@ -339,7 +353,8 @@ pub(crate) struct Called<'a> {
     pub by_name: Option<foldhash::HashSet<&'a str>>,
     /// Free functions called by those `main` calls down to through paths
     /// ([`callgraph::reachable_by_path`]); `None` when no `main` is among the files, or
-    /// when no module of the package's library starts a server (the only use of that walk).
+    /// when no module of a linked library (the package's, a path dependency's) starts a
+    /// server (the only use of that walk).
     pub by_path: Option<foldhash::HashSet<&'a str>>,
 }
 
@@ -365,8 +380,8 @@ fn names_called<'a>(
 }
 
 /// [`verdict`], and what the functions `main` reaches call. The reachability walks give
-/// both; the walk along paths runs only when a module of the package's library starts a
-/// server.
+/// both; the walk along paths runs only when a module of a library linked into the binary
+/// (its package's, a path dependency's) starts a server.
 ///
 /// A handler in a method reached by name counts only when `live` says a value of the
 /// method's type may exist: `executor.run(rx)` reaches every method `run`, a server's
@@ -384,7 +399,7 @@ pub(crate) fn verdict_and_calls<'a>(
     // a library's server counts when `main` calls down to it through paths
     let lib_serves = files
         .iter()
-        .any(|f| f.package_lib && !f.signals.servers.is_empty());
+        .any(|f| f.linked_lib() && !f.signals.servers.is_empty());
     let by_path = lib_serves
         .then(|| callgraph::reached_nodes(&nodes, &roots, true))
         .flatten();
@@ -445,7 +460,7 @@ pub(crate) fn verdict_and_calls<'a>(
             let served = if f.own {
                 reached(i, &site.item)
             } else {
-                f.package_lib
+                f.linked_lib()
                     && by_path_items
                         .as_ref()
                         .is_some_and(|set| set.contains(&(i, site.item.as_str())))
