@@ -460,6 +460,94 @@ fn a_library_server_main_calls_down_to_by_path_is_a_daemon() {
 }
 
 #[test]
+fn a_path_dependency_server_main_calls_down_to_is_a_daemon() {
+    // ensindexer-rs: the server lives in a workspace crate that `main` calls into, through
+    // a path (`web::serve_public`), a name imported under another (`use web::serve_admin
+    // as listen;`) or a module imported from it; a binary that only asks the crate for
+    // its port is no daemon
+    let d = bare_workspace();
+    let root = d.path();
+    write(
+        root,
+        "crates/web/Cargo.toml",
+        "[package]\nname = \"web\"\nedition = \"2021\"\n",
+    );
+    write(
+        root,
+        "crates/web/src/lib.rs",
+        "pub mod listen;\npub use listen::*;\n",
+    );
+    write(
+        root,
+        "crates/web/src/listen.rs",
+        "pub fn port() -> u16 { 8080 }\n\
+         pub async fn serve_admin(port: u16) {\n    \
+         let l = tokio::net::TcpListener::bind((\"127.0.0.1\", port)).await.unwrap();\n    \
+         axum::serve(l, axum::Router::new()).await.unwrap();\n}\n\
+         pub async fn serve_public(port: u16) {\n    \
+         let l = tokio::net::TcpListener::bind((\"0.0.0.0\", port)).await.unwrap();\n    \
+         axum::serve(l, axum::Router::new()).await.unwrap();\n}\n",
+    );
+    package(root, "app", &["web"]);
+    // read as a syntax tree (it names `spawn`): the import's alias is resolved
+    write(
+        root,
+        "crates/app/src/bin/admin.rs",
+        "use web::serve_admin as listen;\n\
+         #[tokio::main]\nasync fn main() {\n    tokio::spawn(async {}).await.unwrap();\n    \
+         listen(web::port()).await\n}\n",
+    );
+    // a root and a module the byte scan skips: read from their text
+    write(
+        root,
+        "crates/app/src/bin/public/main.rs",
+        "mod cmd;\nfn main() {\n    tokio::runtime::Runtime::new().unwrap().block_on(cmd::start())\n}\n",
+    );
+    write(
+        root,
+        "crates/app/src/bin/public/cmd.rs",
+        "use web::{self as w, serve_public as listen};\n\
+         pub async fn start() {\n    listen(w::port()).await\n}\n",
+    );
+    write(
+        root,
+        "crates/app/src/bin/port.rs",
+        "use web::port as p;\nfn main() {\n    println!(\"{}\", p());\n}\n",
+    );
+    let mut got = described(&sigterm_findings(root, root));
+    got.sort();
+    assert_eq!(got.len(), 2, "{got:#?}");
+    assert!(
+        got[0].starts_with("crates/web/src/listen.rs:4 binary `admin` serves (axum)"),
+        "{got:#?}"
+    );
+    assert!(
+        got[1].starts_with("crates/web/src/listen.rs:8 binary `public` serves (axum)"),
+        "{got:#?}"
+    );
+}
+
+#[test]
+fn a_function_imported_under_another_name_is_called_by_its_own() {
+    // the call graph matches calls to functions by name: `listen(..)` after `use
+    // web::serve_admin as listen;` calls `serve_admin` of crate `web`
+    let src = "use web::serve_admin as listen;\n\
+               async fn main() {\n    listen(tokio::spawn(async { 8080 }).await.unwrap()).await;\n}\n";
+    let a = shutdown_lint::analysis::analyze_source(
+        "src/main.rs".as_ref(),
+        src,
+        &shutdown_lint::config::Config::default(),
+    );
+    let main = a.fns.iter().find(|n| n.item == "main").unwrap();
+    let calls: Vec<_> = main.calls.iter().map(|c| (c.name, c.krate)).collect();
+    assert!(calls.contains(&("serve_admin", Some("web"))), "{calls:?}");
+    assert!(
+        !calls.iter().any(|(name, _)| *name == "listen"),
+        "{calls:?}"
+    );
+}
+
+#[test]
 fn a_library_server_main_reaches_through_a_typed_method_is_a_daemon() {
     // sccache-dist's scheduler: `main` builds its library's `http::Scheduler` and calls its
     // `start()`, a method that runs a rouille server; the binary handles no signal

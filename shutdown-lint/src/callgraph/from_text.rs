@@ -26,11 +26,14 @@ pub fn nodes_from_text(text: &str) -> Option<Vec<FnNode>> {
     nodes_from_text_in(text, &|_| false)
 }
 
-/// [`nodes_from_text`] knowing which names are crates of the workspace (`is_crate`): a
-/// call through a path that starts with one (`server::serve(..)`, `server::http::run()`)
-/// carries that crate, as the syntax tree's resolved path does, so a walk by path follows
-/// it into that crate's functions; any other path (`http::serve_http(..)`, through a
-/// module of the caller's crate, or an external crate's `tokio::spawn(..)`) names no crate.
+/// [`nodes_from_text`] knowing which names a path can start with to name a crate
+/// (`is_crate`): a call through a path that starts with one (`server::serve(..)`,
+/// `server::http::run()`, `axum::serve(..)`) or with a name the file imports from one, or
+/// of a function imported from one (`use server::serve_admin as listen;`, then
+/// `listen(..)`: `serve_admin`), carries that crate, as the syntax tree's resolved path
+/// does, so a walk by path follows it into that crate's functions, and only those; any
+/// other path (`http::serve_http(..)`, through a module of the caller's crate) names no
+/// crate.
 ///
 /// # Examples
 ///
@@ -40,12 +43,21 @@ pub fn nodes_from_text(text: &str) -> Option<Vec<FnNode>> {
 /// let calls: Vec<_> = nodes[0].calls.iter().map(|c| (c.name, c.krate)).collect();
 /// assert!(calls.contains(&("serve", Some("server"))));
 /// assert!(calls.contains(&("serve_http", None)));
+/// // a name imported from one, under another
+/// let text = "use server::{self as srv, admin::serve_admin as listen};\n\
+///             fn start() { listen(srv::port()); }";
+/// let nodes = shutdown_lint::callgraph::nodes_from_text_in(text, &|c| c == "server").unwrap();
+/// let calls: Vec<_> = nodes[0].calls.iter().map(|c| (c.name, c.krate)).collect();
+/// assert!(calls.contains(&("serve_admin", Some("server"))));
+/// assert!(calls.contains(&("port", Some("server"))));
 /// ```
 pub fn nodes_from_text_in(text: &str, is_crate: &dyn Fn(&str) -> bool) -> Option<Vec<FnNode>> {
     let toks = lex(text)?;
+    let imports = CrateImports::of(&toks, is_crate);
     let mut out = Vec::new();
     let mut cx = TextItems {
         is_crate,
+        imports: &imports,
         out: &mut out,
     };
     items_in(&toks, (0, toks.len()), &mut Vec::new(), false, &mut cx, 0);
@@ -53,11 +65,121 @@ pub fn nodes_from_text_in(text: &str, is_crate: &dyn Fn(&str) -> bool) -> Option
 }
 
 /// What [`items_in`] fills, and what it knows of the workspace.
-struct TextItems<'c> {
+struct TextItems<'c, 'a> {
     /// Whether a name is a crate of the workspace ([`nodes_from_text_in`]).
     is_crate: &'c dyn Fn(&str) -> bool,
+    /// The names the file imports from crates of the workspace.
+    imports: &'c CrateImports<'a>,
     /// The functions read so far.
     out: &'c mut Vec<FnNode>,
+}
+
+/// The names a file's `use` declarations bring in from crates of the workspace, each with
+/// its crate and the name it has there (`run_all` → `server`, `run_all` for `use
+/// server::{run_all, http};`, `go` → `server`, `run_all` for `use server::run_all as go;`),
+/// read from the whole file whatever the module (a file's imports are seldom shadowed); a
+/// name the file also defines as a function is left out: a call of it may be the file's
+/// own.
+struct CrateImports<'a> {
+    names: HashMap<&'a str, (&'a str, &'a str)>,
+}
+
+impl<'a> CrateImports<'a> {
+    fn of(toks: &[Tok<'a>], is_crate: &dyn Fn(&str) -> bool) -> Self {
+        let mut names = HashMap::new();
+        let mut defined = Vec::new();
+        let mut i = 0;
+        while i < toks.len() {
+            match toks[i] {
+                Tok::Ident("fn") => {
+                    if let Some(Tok::Ident(name)) = toks.get(i + 1) {
+                        defined.push(*name);
+                    }
+                }
+                // `use` at the start of a path: `::` before it is part of another path
+                Tok::Ident("use") if i < 2 || toks[i - 1] != Tok::Punct(b':') => {
+                    let mut j = i + 1;
+                    // `use ::server::..` (2015)
+                    if toks.get(j) == Some(&Tok::Punct(b':'))
+                        && toks.get(j + 1) == Some(&Tok::Punct(b':'))
+                    {
+                        j += 2;
+                    }
+                    if let Some(Tok::Ident(head)) = toks.get(j)
+                        && is_crate(head)
+                    {
+                        use_tree(toks, j, head, None, &mut names, 0);
+                    }
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        for name in defined {
+            names.remove(name);
+        }
+        CrateImports { names }
+    }
+
+    /// The crate a name the file imports comes from, and its name there.
+    fn get(&self, name: &str) -> Option<(&'a str, &'a str)> {
+        self.names.get(name).copied()
+    }
+}
+
+/// Reads the use tree at `i` (a path, a `{..}` group of trees, `*`), noting each name it
+/// brings in (its last segment, or what `as` renames it to; `self` names the segment
+/// before it) as one of crate `head`, with its name there; returns the index after the
+/// tree.
+fn use_tree<'a>(
+    toks: &[Tok<'a>],
+    i: usize,
+    head: &'a str,
+    last: Option<&'a str>,
+    names: &mut HashMap<&'a str, (&'a str, &'a str)>,
+    depth: usize,
+) -> usize {
+    if depth > 32 {
+        return toks.len();
+    }
+    let colons = |k: usize| {
+        toks.get(k) == Some(&Tok::Punct(b':')) && toks.get(k + 1) == Some(&Tok::Punct(b':'))
+    };
+    match toks.get(i) {
+        Some(Tok::Ident(seg)) if colons(i + 1) => {
+            use_tree(toks, i + 3, head, Some(seg), names, depth + 1)
+        }
+        Some(Tok::Ident(seg)) => {
+            let name = if *seg == "self" { last } else { Some(*seg) };
+            if toks.get(i + 1) == Some(&Tok::Ident("as")) {
+                if let Some(Tok::Ident(alias)) = toks.get(i + 2)
+                    && *alias != "_"
+                    && let Some(name) = name
+                {
+                    names.insert(*alias, (head, name));
+                }
+                return i + 3;
+            }
+            if let Some(name) = name {
+                names.insert(name, (head, name));
+            }
+            i + 1
+        }
+        Some(Tok::Open(b'{', close)) => {
+            let close = *close;
+            let mut j = i + 1;
+            while j < close {
+                j = use_tree(toks, j, head, last, names, depth + 1);
+                if toks.get(j) == Some(&Tok::Punct(b',')) {
+                    j += 1;
+                } else if j < close {
+                    break;
+                }
+            }
+            close + 1
+        }
+        _ => i + 1,
+    }
 }
 
 /// The tokens of one group at its own level (a nested group is one token): indices into
@@ -127,12 +249,12 @@ impl<'t, 'a> Level<'t, 'a> {
     }
 }
 
-fn items_in(
-    toks: &[Tok<'_>],
+fn items_in<'a>(
+    toks: &[Tok<'a>],
     range: (usize, usize),
     path: &mut Vec<String>,
     in_impl: bool,
-    cx: &mut TextItems<'_>,
+    cx: &mut TextItems<'_, 'a>,
     depth: usize,
 ) {
     if depth > 64 {
@@ -177,6 +299,7 @@ fn items_in(
                             typed: &mut HashMap::new(),
                             bufs: &mut bufs,
                             is_crate: cx.is_crate,
+                            imports: cx.imports,
                         },
                         depth + 1,
                     );
@@ -252,6 +375,8 @@ struct BodyCalls<'b, 'a> {
     bufs: &'b mut Vec<Vec<usize>>,
     /// Whether a name is a crate of the workspace ([`nodes_from_text_in`]).
     is_crate: &'b dyn Fn(&str) -> bool,
+    /// The names the file imports from crates of the workspace.
+    imports: &'b CrateImports<'a>,
 }
 
 /// The calls in a body's tokens, into `cx`.
@@ -298,13 +423,27 @@ fn calls_in<'a>(toks: &[Tok<'a>], range: (usize, usize), cx: &mut BodyCalls<'_, 
                         },
                     };
                     // a free function through a path that starts with a crate of the
-                    // workspace: that crate's; otherwise the text does not tell
-                    let krate = (after_path && !owner_is_type)
-                        .then(|| path_head(&tts, i))
-                        .flatten()
-                        .filter(|head| (cx.is_crate)(head));
+                    // workspace or a name imported from one, or imported from one
+                    // itself: that crate's; otherwise the text does not tell
+                    // (a name imported under another is called by the one it has there)
+                    let (krate, name) = if owner_is_type || after_dot {
+                        (None, id)
+                    } else if after_path {
+                        let head = path_head(&tts, i).and_then(|head| {
+                            if (cx.is_crate)(head) {
+                                Some(head)
+                            } else {
+                                cx.imports.get(head).map(|(krate, _)| krate)
+                            }
+                        });
+                        (head, id)
+                    } else {
+                        cx.imports
+                            .get(id)
+                            .map_or((None, id), |(krate, name)| (Some(krate), name))
+                    };
                     cx.out.push(CallRef {
-                        name: id,
+                        name,
                         method: after_dot || owner_is_type,
                         krate,
                         with_args,

@@ -388,10 +388,32 @@ struct UnreadFiles {
     fn_names: HashMap<PathBuf, BTreeSet<String>>,
     /// Where the files name the types whose methods handle a signal.
     made: MadeTypes,
-    /// The crates of the run's packages (`-` as `_`): a call read from a text through a
-    /// path that starts with one (`server::serve(..)`) is that crate's
-    /// ([`crate::callgraph::nodes_from_text_in`]).
+    /// The names a path can start with to name a crate ([`crate_names`]): a call read
+    /// from a text through a path that starts with one (`server::serve(..)`) is that
+    /// crate's ([`crate::callgraph::nodes_from_text_in`]).
     crates: foldhash::HashSet<String>,
+}
+
+/// The names a path of the run's code can start with to name a crate: its packages' own
+/// (`-` as `_`), their dependencies' as the code names them, and `std`, `core`, `alloc`.
+/// A call read from a text through a path that starts with another name is one of a
+/// module of the caller's crate (`http::serve_http(..)`); one through `axum::serve(..)`
+/// names a crate outside the run, so a walk by path does not take it for the caller's
+/// own `serve`.
+fn crate_names(jobs: &[Job]) -> foldhash::HashSet<String> {
+    let mut names: foldhash::HashSet<String> = ["std", "core", "alloc"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let mut seen: foldhash::HashSet<*const Package> = foldhash::HashSet::default();
+    for pkg in jobs.iter().filter_map(|j| j.pkg.as_ref()) {
+        if !seen.insert(Arc::as_ptr(pkg)) {
+            continue;
+        }
+        names.insert(pkg.crate_name.clone());
+        names.extend(pkg.deps.iter().map(|(name, _, _)| name.replace('-', "_")));
+    }
+    names
 }
 
 /// A set of files by their paths' bytes.
@@ -570,10 +592,7 @@ pub(super) fn sigterm_across_binaries(
         text_fns: HashMap::new(),
         fn_names: HashMap::new(),
         made: MadeTypes::new(sources),
-        crates: jobs
-            .iter()
-            .filter_map(|j| j.pkg.as_ref().map(|p| p.crate_name.clone()))
-            .collect(),
+        crates: crate_names(jobs),
     };
     // the module tree below each crate root walked so far
     let mut closures: HashMap<PathBuf, Vec<PathBuf>> = HashMap::new();
@@ -773,8 +792,13 @@ pub(super) fn sigterm_across_binaries(
                 )
             })
             .collect();
+        // the first server reached that no earlier binary was reported at (the binaries of
+        // a workspace share their libraries' servers)
         if verdict.handles_no_stop_signal()
-            && let Some((fi, site)) = verdict.servers.first()
+            && let Some((fi, site)) = verdict
+                .servers
+                .iter()
+                .find(|(fi, site)| !reported.contains(&(paths[*fi].clone(), site.region.offset)))
         {
             let message = sigterm_missing::no_signal_message(site, &name, &verdict.handled);
             sites.push((
