@@ -87,36 +87,30 @@ struct CrateImports<'a> {
 impl<'a> CrateImports<'a> {
     fn of(toks: &[Tok<'a>], is_crate: &dyn Fn(&str) -> bool) -> Self {
         let mut names = HashMap::new();
-        let mut defined = Vec::new();
-        let mut i = 0;
-        while i < toks.len() {
-            match toks[i] {
-                Tok::Ident("fn") => {
-                    if let Some(Tok::Ident(name)) = toks.get(i + 1) {
-                        defined.push(*name);
-                    }
-                }
-                // `use` at the start of a path: `::` before it is part of another path
-                Tok::Ident("use") if i < 2 || toks[i - 1] != Tok::Punct(b':') => {
-                    let mut j = i + 1;
-                    // `use ::server::..` (2015)
-                    if toks.get(j) == Some(&Tok::Punct(b':'))
-                        && toks.get(j + 1) == Some(&Tok::Punct(b':'))
-                    {
-                        j += 2;
-                    }
-                    if let Some(Tok::Ident(head)) = toks.get(j)
-                        && is_crate(head)
-                    {
-                        use_tree(toks, j, head, None, &mut names, 0);
-                    }
-                }
-                _ => {}
+        for (i, t) in toks.iter().enumerate() {
+            // `use` at the start of a path: `::` before it is part of another path
+            if *t != Tok::Ident("use") || (i > 0 && toks[i - 1] == Tok::Punct(b':')) {
+                continue;
             }
-            i += 1;
+            let mut j = i + 1;
+            // `use ::server::..` (2015)
+            if toks.get(j) == Some(&Tok::Punct(b':')) && toks.get(j + 1) == Some(&Tok::Punct(b':'))
+            {
+                j += 2;
+            }
+            if let Some(Tok::Ident(head)) = toks.get(j)
+                && is_crate(head)
+            {
+                use_tree(toks, j, head, None, &mut names, 0);
+            }
         }
-        for name in defined {
-            names.remove(name);
+        // (most files import nothing from the workspace: no second pass)
+        if !names.is_empty() {
+            for w in toks.windows(2) {
+                if let [Tok::Ident("fn"), Tok::Ident(name)] = w {
+                    names.remove(name);
+                }
+            }
         }
         CrateImports { names }
     }
