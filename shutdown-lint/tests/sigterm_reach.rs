@@ -467,11 +467,7 @@ fn a_path_dependency_server_main_calls_down_to_is_a_daemon() {
     // its port is no daemon
     let d = bare_workspace();
     let root = d.path();
-    write(
-        root,
-        "crates/web/Cargo.toml",
-        "[package]\nname = \"web\"\nedition = \"2021\"\n",
-    );
+    package(root, "web", &[]);
     write(
         root,
         "crates/web/src/lib.rs",

@@ -53,51 +53,46 @@ pub fn nodes_from_text(text: &str) -> Option<Vec<FnNode>> {
 /// ```
 pub fn nodes_from_text_in(text: &str, is_crate: &dyn Fn(&str) -> bool) -> Option<Vec<FnNode>> {
     let toks = lex(text)?;
-    let imports = CrateImports::of(&toks, is_crate);
+    let crates = Crates::of(&toks, is_crate);
     let mut out = Vec::new();
     let mut cx = TextItems {
-        is_crate,
-        imports: &imports,
+        crates: &crates,
         out: &mut out,
     };
     items_in(&toks, (0, toks.len()), &mut Vec::new(), false, &mut cx, 0);
     Some(out)
 }
 
-/// What [`items_in`] fills, and what it knows of the workspace.
+/// What [`items_in`] fills, and what it knows of the crates.
 struct TextItems<'c, 'a> {
-    /// Whether a name is a crate of the workspace ([`nodes_from_text_in`]).
-    is_crate: &'c dyn Fn(&str) -> bool,
-    /// The names the file imports from crates of the workspace.
-    imports: &'c CrateImports<'a>,
+    /// The crates a call's path or name can tell.
+    crates: &'c Crates<'c, 'a>,
     /// The functions read so far.
     out: &'c mut Vec<FnNode>,
 }
 
-/// The names a file's `use` declarations bring in from crates of the workspace, each with
-/// its crate and the name it has there (`run_all` → `server`, `run_all` for `use
-/// server::{run_all, http};`, `go` → `server`, `run_all` for `use server::run_all as go;`),
-/// read from the whole file whatever the module (a file's imports are seldom shadowed); a
-/// name the file also defines as a function is left out: a call of it may be the file's
-/// own.
-struct CrateImports<'a> {
-    names: HashMap<&'a str, (&'a str, &'a str)>,
+/// What a file's text tells of the crates its calls go to: which names are crates
+/// ([`nodes_from_text_in`]'s `is_crate`), and the names its `use` declarations bring in
+/// from those, each with its crate and the name it has there (`run_all` → `server`,
+/// `run_all` for `use server::{run_all, http};`, `go` → `server`, `run_all` for `use
+/// server::run_all as go;`), read from the whole file whatever the module (a file's imports
+/// are seldom shadowed); a name the file also defines as a function is left out: a call of
+/// it may be the file's own.
+struct Crates<'c, 'a> {
+    is_crate: &'c dyn Fn(&str) -> bool,
+    imports: HashMap<&'a str, (&'a str, &'a str)>,
 }
 
-impl<'a> CrateImports<'a> {
-    fn of(toks: &[Tok<'a>], is_crate: &dyn Fn(&str) -> bool) -> Self {
+impl<'c, 'a> Crates<'c, 'a> {
+    fn of(toks: &[Tok<'a>], is_crate: &'c dyn Fn(&str) -> bool) -> Self {
         let mut names = HashMap::new();
         for (i, t) in toks.iter().enumerate() {
             // `use` at the start of a path: `::` before it is part of another path
             if *t != Tok::Ident("use") || (i > 0 && toks[i - 1] == Tok::Punct(b':')) {
                 continue;
             }
-            let mut j = i + 1;
             // `use ::server::..` (2015)
-            if toks.get(j) == Some(&Tok::Punct(b':')) && toks.get(j + 1) == Some(&Tok::Punct(b':'))
-            {
-                j += 2;
-            }
+            let j = if path_sep(toks, i + 1) { i + 3 } else { i + 1 };
             if let Some(Tok::Ident(head)) = toks.get(j)
                 && is_crate(head)
             {
@@ -112,13 +107,31 @@ impl<'a> CrateImports<'a> {
                 }
             }
         }
-        CrateImports { names }
+        Crates {
+            is_crate,
+            imports: names,
+        }
+    }
+
+    /// The crate a path that starts with `head` names: `head` itself, or the crate the
+    /// file imports it from.
+    fn of_head(&self, head: &'a str) -> Option<&'a str> {
+        if (self.is_crate)(head) {
+            Some(head)
+        } else {
+            self.imports.get(head).map(|&(krate, _)| krate)
+        }
     }
 
     /// The crate a name the file imports comes from, and its name there.
-    fn get(&self, name: &str) -> Option<(&'a str, &'a str)> {
-        self.names.get(name).copied()
+    fn imported(&self, name: &str) -> Option<(&'a str, &'a str)> {
+        self.imports.get(name).copied()
     }
+}
+
+/// Whether the tokens at `k` are `::`.
+fn path_sep(toks: &[Tok<'_>], k: usize) -> bool {
+    toks.get(k) == Some(&Tok::Punct(b':')) && toks.get(k + 1) == Some(&Tok::Punct(b':'))
 }
 
 /// Reads the use tree at `i` (a path, a `{..}` group of trees, `*`), noting each name it
@@ -136,11 +149,8 @@ fn use_tree<'a>(
     if depth > 32 {
         return toks.len();
     }
-    let colons = |k: usize| {
-        toks.get(k) == Some(&Tok::Punct(b':')) && toks.get(k + 1) == Some(&Tok::Punct(b':'))
-    };
     match toks.get(i) {
-        Some(Tok::Ident(seg)) if colons(i + 1) => {
+        Some(Tok::Ident(seg)) if path_sep(toks, i + 1) => {
             use_tree(toks, i + 3, head, Some(seg), names, depth + 1)
         }
         Some(Tok::Ident(seg)) => {
@@ -292,8 +302,7 @@ fn items_in<'a>(
                             out: &mut calls,
                             typed: &mut HashMap::new(),
                             bufs: &mut bufs,
-                            is_crate: cx.is_crate,
-                            imports: cx.imports,
+                            crates: cx.crates,
                         },
                         depth + 1,
                     );
@@ -367,10 +376,8 @@ struct BodyCalls<'b, 'a> {
     typed: &'b mut HashMap<&'a str, &'a str>,
     /// The buffers of the levels walked before, reused.
     bufs: &'b mut Vec<Vec<usize>>,
-    /// Whether a name is a crate of the workspace ([`nodes_from_text_in`]).
-    is_crate: &'b dyn Fn(&str) -> bool,
-    /// The names the file imports from crates of the workspace.
-    imports: &'b CrateImports<'a>,
+    /// The crates a call's path or name can tell.
+    crates: &'b Crates<'b, 'a>,
 }
 
 /// The calls in a body's tokens, into `cx`.
@@ -423,17 +430,13 @@ fn calls_in<'a>(toks: &[Tok<'a>], range: (usize, usize), cx: &mut BodyCalls<'_, 
                     let (krate, name) = if owner_is_type || after_dot {
                         (None, id)
                     } else if after_path {
-                        let head = path_head(&tts, i).and_then(|head| {
-                            if (cx.is_crate)(head) {
-                                Some(head)
-                            } else {
-                                cx.imports.get(head).map(|(krate, _)| krate)
-                            }
-                        });
-                        (head, id)
+                        (
+                            path_head(&tts, i).and_then(|head| cx.crates.of_head(head)),
+                            id,
+                        )
                     } else {
-                        cx.imports
-                            .get(id)
+                        cx.crates
+                            .imported(id)
                             .map_or((None, id), |(krate, name)| (Some(krate), name))
                     };
                     cx.out.push(CallRef {

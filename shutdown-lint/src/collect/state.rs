@@ -433,14 +433,22 @@ impl<'a, 'i> Collector<'a, 'i> {
             owner == "Self" || starts_upper(&owner)
         };
         let resolved = self.resolve(path, true);
-        // a function imported under another name is called by the one it has where it is
-        // defined (`use server::admin::serve_admin as listen; listen(port)`)
-        let name = match &resolved {
-            Resolution::Path(c) if !method && c.len() >= 2 => c[c.len() - 1].clone(),
-            _ => last.ident.to_string(),
-        };
+        // a free function: of its path's crate, called by the name it has there (one
+        // imported under another: `use server::admin::serve_admin as listen; listen(port)`)
+        if let Resolution::Path(c) = &resolved
+            && !method
+            && c.len() >= 2
+        {
+            self.record_call_in(
+                c[c.len() - 1].clone(),
+                false,
+                Some(c[0].clone()),
+                false,
+                None,
+            );
+            return;
+        }
         let (krate, ty) = match resolved {
-            Resolution::Path(c) if !method && c.len() >= 2 => (Some(c[0].clone()), None),
             // `http::Scheduler::start(s)`, `Self::serve(..)`: the type's methods
             Resolution::Path(c) if method && c.len() >= 3 => type_owner(&c[..c.len() - 1]),
             _ if method && n == 2 && path.segments[0].ident == "Self" => {
@@ -448,7 +456,7 @@ impl<'a, 'i> Collector<'a, 'i> {
             }
             _ => (None, None),
         };
-        self.record_call_in(name, method, krate, false, ty);
+        self.record_call_in(last.ident.to_string(), method, krate, false, ty);
     }
 
     /// The calls in a macro body that is not walked (`name(..)`, `x.name(..)`,
