@@ -607,8 +607,10 @@ impl Collector<'_, '_> {
 
     /// Whether the thread body `body` only joins another thread or waits for a child
     /// process ([`super::idle_task::is_joiner`]), only ends the process after a delay
-    /// ([`super::idle_task::is_exit_timer`]), or only looks for deadlocks
-    /// ([`super::idle_task::is_deadlock_detector`]), read as written: its statements name no
+    /// ([`super::idle_task::is_exit_timer`]), only looks for deadlocks
+    /// ([`super::idle_task::is_deadlock_detector`]), only drops what it was given
+    /// ([`super::idle_task::is_dropper`]) or only passes a flag or a cancel on
+    /// ([`super::idle_task::is_cancel_relay`]), read as written: its statements name no
     /// word a rule reads, so the pruner has blanked them (a short closure only).
     fn idles_as_written(&self, body: &syn::Expr) -> bool {
         let written = self.index.span_text(body.span());
@@ -625,12 +627,14 @@ impl Collector<'_, '_> {
         let joins_received = code <= 2048 && has(b".join()") && has(b".recv()");
         let detects = code <= 2048 && has(b"check_deadlock");
         let drops = code <= 256 && has(b"drop(");
-        (joins_or_exits || joins_received || detects || drops)
+        let relays = code <= 512 && (has(b".cancel()") || has(b".store(") || has(b".set("));
+        (joins_or_exits || joins_received || detects || drops || relays)
             && syn::parse_str::<syn::Expr>(written).is_ok_and(|e| {
                 super::idle_task::is_joiner(&e)
                     || super::idle_task::is_exit_timer(&e)
                     || super::idle_task::is_deadlock_detector(&e)
                     || super::idle_task::is_dropper(&e)
+                    || super::idle_task::is_cancel_relay(&e)
             })
     }
 

@@ -2,7 +2,8 @@
 //! `futures::future::ready(Err(..))`; threads that only join another thread or wait for a
 //! child process ([`is_joiner`]), only end the process after a delay
 //! ([`is_exit_timer`]), only look for deadlocks and log them
-//! ([`is_deadlock_detector`]), or only drop what they were given ([`is_dropper`]).
+//! ([`is_deadlock_detector`]), only drop what they were given ([`is_dropper`]), or only
+//! wait for a flag or a token and pass a cancel on ([`is_cancel_relay`]).
 //!
 //! A service spawns one as a stand-in `JoinHandle` for a part that is switched off, so the
 //! code that selects over its tasks' handles stays the same (pathfinder's node: a
@@ -196,6 +197,39 @@ pub fn is_dropper(body: &syn::Expr) -> bool {
         }
         e => drops_name(e),
     }
+}
+
+/// Whether the closure `body` a thread is started with only waits for a flag or a
+/// cancellation token and passes it on: context-engine's SIGINT watcher, `thread::spawn(move
+/// || { while !INTERRUPTED.load(Ordering::SeqCst) { thread::sleep(d); } cancel.cancel(); })`
+/// over a flag a C signal handler sets, and its token linker, `loop { if job.is_cancelled() {
+/// out.cancel(); return; } thread::sleep(d); }`. It reads flags and sets one; it holds no work,
+/// and nothing is cut when the exit ends it. Only `thread::sleep(..)` (at least one: it
+/// waits), `Duration`'s constructors, reading a flag or token (`load`, `is_cancelled`,
+/// `is_set`), setting one (`cancel`, `store`, `set`: at least one), log macros, loops, `if`,
+/// `let`, `return`, `break` and `continue`.
+///
+/// # Examples
+/// ```
+/// use shutdown_lint::collect::idle_task::is_cancel_relay;
+/// let relay = |s: &str| is_cancel_relay(&syn::parse_str(s).unwrap());
+/// assert!(relay("move || { while !INTERRUPTED.load(Ordering::SeqCst) { \
+///     std::thread::sleep(Duration::from_millis(100)); } cancel.cancel(); }"));
+/// assert!(relay("move || loop { if job.is_cancelled() || registry.is_cancelled() { out.cancel(); return; } \
+///     if out.is_cancelled() { return; } std::thread::sleep(std::time::Duration::from_millis(20)); }"));
+/// assert!(!relay("move || loop { std::thread::sleep(d); }")); // sets nothing
+/// assert!(!relay("move || { while !stop.load(Relaxed) { poll(&q); thread::sleep(d); } done.store(true, Relaxed); }"));
+/// assert!(!relay("|| {}"));
+/// ```
+pub fn is_cancel_relay(body: &syn::Expr) -> bool {
+    closure_does_only(
+        body,
+        RelaysOnly {
+            waits: 0,
+            sets: 0,
+            other: false,
+        },
+    )
 }
 
 /// A walk that counts the calls it looks for and notes whether anything else does work.
@@ -392,6 +426,53 @@ impl<'ast> syn::visit::Visit<'ast> for JoinsOnly {
         } else {
             self.other = true;
         }
+    }
+
+    fn visit_expr_for_loop(&mut self, _: &'ast syn::ExprForLoop) {
+        self.other = true;
+    }
+}
+
+/// [`is_cancel_relay`]'s walk: the sleeps and the flags set, and whether anything else does
+/// work.
+struct RelaysOnly {
+    waits: usize,
+    sets: usize,
+    other: bool,
+}
+
+impl Tally for RelaysOnly {
+    /// The flags set count only when the thread also waits.
+    fn tally(&self) -> (usize, bool) {
+        (if self.waits > 0 { self.sets } else { 0 }, self.other)
+    }
+}
+
+impl<'ast> syn::visit::Visit<'ast> for RelaysOnly {
+    fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+        match m.method.to_string().as_str() {
+            "load" | "is_cancelled" | "is_set" => {}
+            "cancel" | "store" | "set" => self.sets += 1,
+            _ => self.other = true,
+        }
+        syn::visit::visit_expr_method_call(self, m);
+    }
+
+    fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+        if calls(c, "thread", "sleep") {
+            self.waits += 1;
+        } else {
+            self.other |= !matches!(&*c.func, syn::Expr::Path(p) if is_duration_ctor(&p.path));
+        }
+        syn::visit::visit_expr_call(self, c);
+    }
+
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        self.other |= !is_log_macro(m);
+    }
+
+    fn visit_item(&mut self, _: &'ast syn::Item) {
+        self.other = true;
     }
 
     fn visit_expr_for_loop(&mut self, _: &'ast syn::ExprForLoop) {

@@ -14,7 +14,28 @@ const PARTIAL_TIMEOUTS: &[&str] = &[
     "timeout_connect",
     "timeout_read",
     "timeout_write",
+    // ureq 3's phases: one unset (the body's read, say) leaves the request unbounded
+    "timeout_resolve",
+    "timeout_send_request",
+    "timeout_await_100",
+    "timeout_send_body",
+    "timeout_recv_response",
+    "timeout_recv_body",
 ];
+
+/// The setting that bounds a whole request on the builder `ch` starts: ureq 3's
+/// `ConfigBuilder` (`Agent::config_builder()`, `Config::builder()`) has `timeout_global`
+/// where ureq 2 and reqwest have `timeout`.
+fn overall_timeout(lib: &HttpLib, ch: &Chain) -> &'static str {
+    let root = ch.root_str();
+    if lib.name == known::UREQ.name
+        && (root.ends_with("::config_builder") || root.contains("::config::"))
+    {
+        "timeout_global"
+    } else {
+        "timeout"
+    }
+}
 
 /// Metadata and documentation.
 pub const META: RuleMeta = crate::registry::HTTP_NO_TIMEOUT;
@@ -273,8 +294,9 @@ fn clients_without_timeout_in(
                     Some(true) => {}
                     Some(false) => {
                         let msg = format!(
-                            "client built by {} with `.timeout(None)` has no overall timeout",
-                            display(ch, kind)
+                            "client built by {} with `.{}(None)` has no overall timeout",
+                            display(ch, kind),
+                            overall_timeout(lib, ch)
                         );
                         found.push((region, item, msg, lib.help, None));
                     }
@@ -325,7 +347,8 @@ fn clients_without_timeout_in(
                             continue;
                         }
                         let msg = format!(
-                            "client built by {by} without `.timeout(..)` {}{extra}",
+                            "client built by {by} without `.{}(..)` {}{extra}",
+                            overall_timeout(lib, ch),
                             default_note(lib, budget)
                         );
                         found.push((region, item, msg, lib.help, flow_root(kind, ch)));
