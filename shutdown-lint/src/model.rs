@@ -455,6 +455,11 @@ pub struct FnNode {
     pub method: bool,
     /// Distinct calls, sorted.
     pub calls: Calls,
+    /// Methods of a known server's chain its body calls (`serve` of
+    /// `Server::builder().add_service(s).serve(addr)`): its library's own, not in
+    /// [`Self::calls`], and dropped from the calls read from the file's text when it was
+    /// pruned (`crate::engine`'s walk for `sigterm-missing`).
+    pub library_methods: Vec<Box<str>>,
 }
 
 /// Grace of `#[shutdown_runtime::main]` written without `grace = ".."`.

@@ -290,7 +290,7 @@ fn items_in<'a>(
                 let mut node = FnNode {
                     item: path.join("::"),
                     method: in_impl,
-                    calls: Calls::default(),
+                    ..FnNode::default()
                 };
                 if let Some(body) = body {
                     let mut calls = Vec::new();

@@ -6,7 +6,9 @@
 //! Calls are matched by name, not by type: a method call `x.name()` or `Type::name()` reaches
 //! every method called `name`, a call `name()` / `module::name()` every free function called
 //! `name`. That over-approximates (a binary is credited a little too often, never too
-//! little), which is what a rule that fails a build needs. The servers a binary starts in
+//! little), which is what a rule that fails a build needs. A method of a server chain the
+//! linter knows (`Server::builder().add_service(s).serve(addr)`) is not recorded as a call:
+//! it is its library's own, an inherent method no method of the workspace can be. The servers a binary starts in
 //! its libraries are read from the other walk, [`reachable_by_path`], which follows only
 //! free functions called through paths that name their crate: a binary is not made a
 //! daemon by a library server it only shares a method name with.
@@ -44,9 +46,9 @@ pub struct Node<'a> {
 /// use shutdown_lint::callgraph::{reachable, Node};
 /// use shutdown_lint::model::{Call, Calls, FnNode};
 /// let call = |n: &str| Call { name: n.into(), method: false, krate: None, with_args: false, ty: None };
-/// let main = FnNode { item: "main".into(), method: false, calls: Calls::new(vec![call("serve")]) };
-/// let serve = FnNode { item: "net::serve".into(), method: false, calls: Calls::default() };
-/// let unused = FnNode { item: "signals".into(), method: false, calls: Calls::default() };
+/// let main = FnNode { item: "main".into(), method: false, calls: Calls::new(vec![call("serve")]), ..FnNode::default() };
+/// let serve = FnNode { item: "net::serve".into(), method: false, ..FnNode::default() };
+/// let unused = FnNode { item: "signals".into(), method: false, ..FnNode::default() };
 /// let nodes = [
 ///     Node { file: 0, krate: "app", node: &main },
 ///     Node { file: 1, krate: "app", node: &serve },
@@ -79,10 +81,10 @@ pub fn reachable(nodes: &[Node<'_>], roots: &[(usize, &str)]) -> Option<BTreeSet
 /// use shutdown_lint::model::{Call, Calls, FnNode};
 /// let free = |n: &str, k: &str| Call { name: n.into(), method: false, krate: Some(k.into()), with_args: false, ty: None };
 /// let method = Call { name: "run".into(), method: true, krate: None, with_args: false, ty: None };
-/// let main = FnNode { item: "main".into(), method: false, calls: Calls::new(vec![free("start", "lib"), method.clone()]) };
-/// let start = FnNode { item: "process::start".into(), method: false, calls: Calls::new(vec![free("serve", "crate")]) };
-/// let serve = FnNode { item: "process::serve".into(), method: false, calls: Calls::default() };
-/// let run = FnNode { item: "Server::run".into(), method: true, calls: Calls::default() };
+/// let main = FnNode { item: "main".into(), method: false, calls: Calls::new(vec![free("start", "lib"), method.clone()]), ..FnNode::default() };
+/// let start = FnNode { item: "process::start".into(), method: false, calls: Calls::new(vec![free("serve", "crate")]), ..FnNode::default() };
+/// let serve = FnNode { item: "process::serve".into(), method: false, ..FnNode::default() };
+/// let run = FnNode { item: "Server::run".into(), method: true, ..FnNode::default() };
 /// let nodes = [
 ///     Node { file: 0, krate: "app", node: &main },
 ///     Node { file: 1, krate: "lib", node: &start },

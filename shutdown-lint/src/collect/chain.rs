@@ -67,12 +67,11 @@ impl Collector<'_, '_> {
             }
         }
         for layer in &layers {
-            if let syn::Expr::MethodCall(m) = layer {
-                self.record_method_call(m);
-                if known::SIGNAL_SENDERS.contains(&m.method.to_string().as_str()) {
-                    let args = self.region(m.paren_token.span.join());
-                    self.model.signal_sends.push(args);
-                }
+            if let syn::Expr::MethodCall(m) = layer
+                && known::SIGNAL_SENDERS.contains(&m.method.to_string().as_str())
+            {
+                let args = self.region(m.paren_token.span.join());
+                self.model.signal_sends.push(args);
             }
         }
         // a root only the workspace model can tell is worth building when a method that a
@@ -208,6 +207,27 @@ impl Collector<'_, '_> {
             }
             _ => None,
         };
+        // the methods applied, as calls for the call graph — but for a known server's own
+        // (`Server::builder().add_service(s).serve(addr)`, `warp::serve(f).run(addr)`):
+        // inherent methods of its library's type, which no method of the workspace of that
+        // name can be, so a call by name must not reach the workspace's `serve` or `run`
+        // (and be credited with the signals it handles)
+        let server = chain
+            .as_ref()
+            .and_then(|ch| known::server_api(&ch.root_str()));
+        for layer in &layers {
+            if let syn::Expr::MethodCall(m) = layer {
+                let own = server.is_some_and(|api| {
+                    let name = m.method.to_string();
+                    api.serve.contains(&name.as_str()) || api.graceful.contains(&name.as_str())
+                });
+                if own {
+                    self.record_library_method(m);
+                } else {
+                    self.record_method_call(m);
+                }
+            }
+        }
         // the steps, innermost first
         if let Some(ch) = chain.as_mut() {
             for layer in layers.iter().rev().skip(consumed) {

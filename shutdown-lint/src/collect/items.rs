@@ -32,7 +32,7 @@ impl Collector<'_, '_> {
         self.model.fns.push(crate::model::FnNode {
             item: self.item_path(),
             method,
-            calls: crate::model::Calls::default(),
+            ..crate::model::FnNode::default()
         });
         self.open_calls.push(Vec::new());
         let mut drainable = false;

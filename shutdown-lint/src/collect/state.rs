@@ -353,6 +353,18 @@ impl<'a, 'i> Collector<'a, 'i> {
         self.record_call_in(m.method.to_string(), true, krate, !m.args.is_empty(), ty);
     }
 
+    /// Notes a method of a known server's chain the function being walked calls
+    /// ([`crate::model::FnNode::library_methods`]): its library's own, not a call of the
+    /// workspace's.
+    pub(super) fn record_library_method(&mut self, m: &syn::ExprMethodCall) {
+        let Some(i) = self.cur_fn else { return };
+        let name = m.method.to_string();
+        let known = &mut self.model.fns[i].library_methods;
+        if !known.iter().any(|k| **k == *name) {
+            known.push(name.into());
+        }
+    }
+
     /// The type of a method call's receiver, when the file tells it: `self` in an `impl`, a
     /// binding of a declared workspace type, or one bound to what a type's associated
     /// function returns (`let s = http::Scheduler::new(..)?;`: a constructor's value is

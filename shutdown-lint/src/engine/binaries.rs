@@ -319,8 +319,52 @@ fn verdict_reading_calls(
         if read.is_empty() {
             return verdict;
         }
-        text_fns.extend(read);
+        for (f, nodes) in read {
+            let nodes = nodes.map(|n| without_library_methods(n, loaded, &f));
+            text_fns.insert(f, nodes);
+        }
     }
+}
+
+/// The functions read from the text of `file` without the methods its syntax tree knows
+/// to be a server library's own ([`crate::model::FnNode::library_methods`]: `.serve(addr)`
+/// on tonic's builder), where the tree saw every call of that name: a name a kept body
+/// cannot lose to the pruner (a statement naming `serve` stays). A function whose body was
+/// pruned whole has none, and a name the pruner may drop (warp's `.run(addr)`) stays.
+fn without_library_methods(
+    mut nodes: Vec<crate::model::FnNode>,
+    loaded: &[(PathBuf, String, &BinSource)],
+    file: &Path,
+) -> Vec<crate::model::FnNode> {
+    let Some((_, _, a)) = loaded.iter().find(|(f, _, _)| f == file) else {
+        return nodes;
+    };
+    let seen_whole = |name: &str| {
+        let written = format!(".{name}(");
+        crate::prune::BODY_WORDS.iter().any(|w| {
+            w.starts_with(|c: char| c.is_ascii_lowercase() || c == '.') && written.contains(w)
+        })
+    };
+    for node in &mut nodes {
+        let Some(tree) = a
+            .fns
+            .iter()
+            .find(|t| t.item == node.item && !t.library_methods.is_empty())
+        else {
+            continue;
+        };
+        let drop = |c: &crate::model::CallRef<'_>| {
+            c.method
+                && tree.library_methods.iter().any(|m| **m == *c.name)
+                && seen_whole(c.name)
+                && !tree.calls.iter().any(|t| t.method && t.name == c.name)
+        };
+        if node.calls.iter().any(|c| drop(&c)) {
+            let kept: Vec<_> = node.calls.iter().filter(|c| !drop(c)).collect();
+            node.calls = crate::model::Calls::from_refs(kept);
+        }
+    }
+    nodes
 }
 
 /// The functions of the files of `batch`, read from their texts (on all cores, each file

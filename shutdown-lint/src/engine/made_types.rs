@@ -171,7 +171,7 @@ fn handler_types(s: &BinSource) -> impl Iterator<Item = &str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Calls, FnNode};
+    use crate::model::FnNode;
 
     /// A file's source with a method `Server::run` that handles SIGTERM.
     fn handler_source() -> BinSource {
@@ -180,7 +180,7 @@ mod tests {
         s.fns.push(FnNode {
             item: "Server::run".into(),
             method: true,
-            calls: Calls::default(),
+            ..FnNode::default()
         });
         s
     }

@@ -16,7 +16,8 @@
 //!
 //! Statements are what a `;` at the block's own depth ends; a block of a kept statement
 //! (an `if`, a loop, a closure's or an `async` block, a `match` arm's block) is looked at
-//! the same way, except those of macro invocations (`select! { .. }`, whose tokens are
+//! the same way — the arms of a `match` a `let` binds stay with it (`let sb = match tls {
+//! Some(t) => sb.tls_config(t)?, None => sb };`: the value bound) —, except those of macro invocations (`select! { .. }`, whose tokens are
 //! read as written). Names are compared as text, whatever their scope, so a statement
 //! stays whenever it might matter. What goes is returned as `(open, close)` pairs whose
 //! contents are blanked, as for bodies ([`crate::compact`]); a statement that goes takes
@@ -65,6 +66,9 @@ struct Stmt<'c> {
     binds: Vec<&'c [u8]>,
     /// Names it uses (not inside a nested block that is a statement list of its own).
     uses: Vec<&'c [u8]>,
+    /// The arms of a `match` a `let` binds (`Some(t) => sb.tls_config(t)?, None => sb`):
+    /// when the `let` stays and they use a name a statement binds, they are its value.
+    arms: bool,
 }
 
 /// Which bindings tie a statement that names no word to one that stays, for
@@ -94,7 +98,7 @@ pub(super) fn blank_statements(
     out: &mut Vec<(usize, usize)>,
 ) {
     let mut stmts = Vec::new();
-    split(code, open, close, None, hits, &mut stmts);
+    split(code, open, close, None, false, hits, &mut stmts);
     if stmts.is_empty() {
         return;
     }
@@ -148,6 +152,9 @@ fn judge(stmts: &[Stmt<'_>], ties: Ties) -> Vec<bool> {
     }
     // (what a statement reading such a value binds is followed too: `let handle =
     // server.handle();` keeps `handle.stop_graceful(..)`)
+    // the names the body's statements bind: what a `let`'s `match` arms may hand on
+    let bound: foldhash::HashSet<&[u8]> =
+        stmts.iter().flat_map(|s| s.binds.iter().copied()).collect();
     for _ in 0..MAX_PASSES {
         let mut changed = false;
         for (k, s) in stmts.iter().enumerate() {
@@ -156,7 +163,12 @@ fn judge(stmts: &[Stmt<'_>], ties: Ties) -> Vec<bool> {
             }
             let feeds = ties == Ties::Both && s.binds.iter().any(|b| used.contains(b));
             let reads = s.uses.iter().any(|u| bound_by_words.contains(u));
-            if feeds || reads {
+            // `let sb = match tls { Some(t) => sb.tls_config(t)?, None => sb };` kept: its
+            // arms hand on what `sb` was bound to
+            let hands_on = s.arms
+                && s.parent.is_some_and(|p| keep[p])
+                && s.uses.iter().any(|u| bound.contains(u));
+            if feeds || reads || hands_on {
                 mark(k, stmts, &mut keep, &mut used);
                 if reads {
                     bound_by_words.extend(s.binds.iter().copied());
@@ -172,12 +184,15 @@ fn judge(stmts: &[Stmt<'_>], ties: Ties) -> Vec<bool> {
 }
 
 /// Splits the block `open..=close` into statements (pushed to `out`, children after
-/// their parent), and each statement's own blocks in turn.
+/// their parent), and each statement's own blocks in turn. `value`: the block is the arms
+/// of a `match` whose value a `let` binds, so their own text (not their arms' blocks)
+/// stays with the `let`.
 fn split<'c>(
     code: &'c [u8],
     open: usize,
     close: usize,
     parent: Option<usize>,
+    value: bool,
     hits: &[usize],
     out: &mut Vec<Stmt<'c>>,
 ) {
@@ -224,6 +239,9 @@ fn split<'c>(
         // a name alone, the value of a block inside a statement (`Ok(rt) => { log(..); rt }`
         // in `let runtime = match Builder::new_multi_thread().build() { .. }`): what the
         // statement yields, so it stays with it
+        if value && me < out.len() {
+            out[me].arms = true;
+        }
         if parent.is_some() && me < out.len() && code[first..=last].iter().all(|&b| is_ident(b)) {
             out[me].anchored = true;
         }
@@ -255,6 +273,7 @@ fn statement<'c>(
         named_word: false,
         binds: Vec::new(),
         uses: Vec::new(),
+        arms: false,
     };
     let mut own_hit = {
         let i = hits.partition_point(|&h| h < lead);
@@ -278,7 +297,10 @@ fn statement<'c>(
     // an item stays whole; other statements' blocks are split in turn
     if !item {
         for &(bo, bc) in &blocks {
-            split(code, bo, bc, Some(me), hits, out);
+            // `let sb = match tls { Some(t) => sb.tls_config(t)?, None => sb };`: the arms
+            // are the value the `let` binds, whatever they name
+            let value = binds_a_match(code, start, bo);
+            split(code, bo, bc, Some(me), value, hits, out);
         }
     }
 }
@@ -720,6 +742,14 @@ mod tests {
         assert_eq!(
             pruned(src, &["spawn"]),
             "fn f() { let n = match kind { }; rt.spawn(w(n)); }"
+        ); // arms that hand on what another statement bound (monitor-rs's collector: TLS
+        // added to a server builder in one arm): they stay, and so does that statement
+        let src = "fn f() { let sb = Server::builder(); x(); let sb = match tls { \
+                   Some(t) => sb.tls_config(t).expect(\"tls\"), None => sb }; sb.serve(addr); }";
+        assert_eq!(
+            pruned(src, &["serve"]),
+            "fn f() { let sb = Server::builder(); let sb = match tls { \
+             Some(t) => sb.tls_config(t).expect(\"tls\"), None => sb }; sb.serve(addr); }"
         );
     }
 

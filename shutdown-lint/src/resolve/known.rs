@@ -1142,8 +1142,15 @@ pub const SERVERS: &[ServerApi] = &[
         roots: &[
             "axum_server::bind",
             "axum_server::bind_rustls",
+            "axum_server::bind_openssl",
             "axum_server::from_tcp",
             "axum_server::from_tcp_rustls",
+            "axum_server::from_tcp_openssl",
+            // the same, through the TLS modules they are re-exported from
+            "axum_server::tls_rustls::bind_rustls",
+            "axum_server::tls_rustls::from_tcp_rustls",
+            "axum_server::tls_openssl::bind_openssl",
+            "axum_server::tls_openssl::from_tcp_openssl",
             // its shutdown handle (never serves by itself)
             "axum_server::Handle::new",
         ],
