@@ -344,9 +344,14 @@ fn stmt_awaits_signal(st: &syn::Stmt, streams: &[String]) -> bool {
         syn::Expr::Macro(m) => select_awaits_signals(&m.mac, streams),
         // `while let Some(signal) = signals.next().await { match signal { .. } }` over a
         // stream installed before the task (ingest-rs's signal-hook-tokio `Signals`)
-        syn::Expr::While(w) => {
-            matches!(&*w.cond, syn::Expr::Let(l) if awaited_next_signal(&l.expr, streams))
-        }
+        // or `while hup.recv().await.is_some() { reload(); }` over one installed in the task
+        syn::Expr::While(w) => match &*w.cond {
+            syn::Expr::Let(l) => awaited_next_signal(&l.expr, streams),
+            syn::Expr::MethodCall(m) if m.method == "is_some" && m.args.is_empty() => {
+                awaited_next_signal(&m.receiver, streams)
+            }
+            _ => false,
+        },
         e => awaited_signal(e) || awaited_recv_on(e, streams),
     }
 }

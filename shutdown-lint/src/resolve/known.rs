@@ -51,6 +51,12 @@ pub const FACADES: &[(&str, &str)] = &[
     ("axum::serve::serve", "axum::serve"),
     ("axum::Server", "hyper::Server"),
     ("hyper::server::Server", "hyper::Server"),
+    // tonic's `transport::Server` is its `transport::server` module's (cheetah's
+    // `tonic::transport::server::Server::builder()`)
+    (
+        "tonic::transport::server::Server",
+        "tonic::transport::Server",
+    ),
     (
         "hyper_util::rt::tokio::TokioExecutor",
         "hyper_util::rt::TokioExecutor",
@@ -80,6 +86,9 @@ pub const REEXPORT_SCAN_CRATES: &[&str] = &[
     "hyper_util",
     "isahc",
     "actix_rt",
+    // a prelude's `pub use async_std::{sync::Arc, task};` (my-iot-rs: `task::spawn` after
+    // `use crate::prelude::*`)
+    "async_std",
     "shutdown_runtime",
 ];
 
