@@ -328,10 +328,29 @@ impl Collector<'_, '_> {
                         Usage::Kept
                     };
                     self.into_task = spawn && matches!(a, syn::Expr::Path(_));
+                    let made_before = self.model.chains.len();
                     let value = self.visit_expr_value(a).or_else(|| self.bound_chain(a));
                     self.into_task = false;
                     if bounds && k == 1 {
                         self.note_bounded_request(value.as_ref());
+                        // `timeout(d, async { Client::new().get(u).send().await })`, also
+                        // through `let fut = async { .. };`: the requests made in the block
+                        let made = match a {
+                            syn::Expr::Async(_) => Some(made_before..self.model.chains.len()),
+                            syn::Expr::Path(p) => p.path.get_ident().and_then(|i| {
+                                let name = i.to_string();
+                                self.async_locals
+                                    .iter()
+                                    .rev()
+                                    .find(|(n, f, _)| *n == name && *f == self.cur_fn)
+                                    .map(|(_, _, r)| r.clone())
+                            }),
+                            _ => None,
+                        };
+                        for i in made.into_iter().flatten() {
+                            let ch = self.model.chains[i].chain.clone();
+                            self.note_bounded_request(Some(&ch));
+                        }
                     }
                     // an executor bound to a name, given to an HTTP client
                     // (`http2::handshake(executor, io)`)

@@ -565,6 +565,7 @@ impl Collector<'_, '_> {
             };
             let underscore = dropped && !matches!(pat_of(pat), syn::Pat::Wild(_));
             self.pending = if dropped { Usage::Dropped } else { Usage::Kept };
+            let made_before = self.model.chains.len();
             let chain = self.value_of_expr(init).map(|mut c| {
                 // a request made from a bound client (`let r = client.get(u)..send().await`)
                 // holds a response, not the client, and an address read from a server
@@ -581,6 +582,11 @@ impl Collector<'_, '_> {
                 }
                 c
             });
+            if let (syn::Expr::Async(_), syn::Pat::Ident(i)) = (init, pat_of(pat)) {
+                let made = made_before..self.model.chains.len();
+                self.async_locals
+                    .push((i.ident.to_string(), self.cur_fn, made));
+            }
             if underscore && let Some(i) = chain.as_ref().and_then(|c| c.origin) {
                 self.unused_bindings.insert(i);
             }

@@ -39,6 +39,10 @@ pub(super) struct Collector<'a, 'i> {
     /// binding name -> value, innermost last (shadowing = later entry wins); entries carry
     /// the block depth so they are dropped with their block.
     pub(super) values: Vec<(String, usize, Option<BindVal>)>,
+    /// Locals bound to an `async` block (`let fut = async { .. };`), innermost last, with
+    /// the function they are in ([`Self::cur_fn`]) and the chains recorded inside the
+    /// block: a `timeout(d, fut)` in that function bounds the requests made there.
+    pub(super) async_locals: Vec<(String, Option<usize>, std::ops::Range<usize>)>,
     pub(super) pending: Usage,
     pub(super) depth: usize,
     /// Numeric and duration consts of the file, by name.
@@ -304,6 +308,7 @@ impl<'a, 'i> Collector<'a, 'i> {
             self_ty: None,
             want_value: false,
             into_task: false,
+            async_locals: Vec::new(),
             unused_bindings: Default::default(),
             body_end: None,
             cur_fn: None,
