@@ -347,9 +347,13 @@ impl Collector<'_, '_> {
                             }),
                             _ => None,
                         };
-                        for i in made.into_iter().flatten() {
-                            let ch = self.model.chains[i].chain.clone();
-                            self.note_bounded_request(Some(&ch));
+                        let bounded: Vec<usize> = made
+                            .into_iter()
+                            .flatten()
+                            .filter_map(|i| request_made_here(&self.model.chains[i].chain))
+                            .collect();
+                        for o in bounded {
+                            self.mark_bounded(o);
                         }
                     }
                     // an executor bound to a name, given to an HTTP client
@@ -489,19 +493,14 @@ impl Collector<'_, '_> {
     /// its chain is marked bounded. A client bound to a name is the client flow's to judge
     /// (its other requests may not be).
     fn note_bounded_request(&mut self, future: Option<&Chain>) {
-        let Some(ch) = future.filter(|ch| !ch.via_binding && ch.pending.is_none()) else {
-            return;
-        };
-        // a request on a client made here, or a one-shot request (`reqwest::get(url)`)
-        let requests = ch
-            .steps
-            .iter()
-            .any(|s| super::flow::is_request_step(&s.name))
-            || matches!(
-                known::http_ctor(&ch.root_str()),
-                Some((known::HttpKind::OneShot, _))
-            );
-        if requests && let Some(cu) = ch.origin.and_then(|o| self.model.chains.get_mut(o)) {
+        if let Some(o) = future.and_then(request_made_here) {
+            self.mark_bounded(o);
+        }
+    }
+
+    /// Marks the chain recorded at `origin` as one whose requests are all bounded.
+    fn mark_bounded(&mut self, origin: usize) {
+        if let Some(cu) = self.model.chains.get_mut(origin) {
             cu.calls_bounded = true;
         }
     }
@@ -1070,6 +1069,23 @@ impl Collector<'_, '_> {
 
 /// A tower stack step that bounds every call through it: `.timeout(d)` or
 /// `.layer(TimeoutLayer::new(d))` (tower's or tower-http's).
+/// Where `ch`, a future a timeout bounds, was recorded, when it is a request on a client
+/// made right there (not bound to a name) or a one-shot request (`reqwest::get(url)`).
+fn request_made_here(ch: &Chain) -> Option<usize> {
+    if ch.via_binding || ch.pending.is_some() {
+        return None;
+    }
+    let requests = ch
+        .steps
+        .iter()
+        .any(|s| super::flow::is_request_step(&s.name))
+        || matches!(
+            known::http_ctor(&ch.root_str()),
+            Some((known::HttpKind::OneShot, _))
+        );
+    if requests { ch.origin } else { None }
+}
+
 fn is_timeout_layer(e: &syn::Expr) -> bool {
     let syn::Expr::MethodCall(m) = e else {
         return false;

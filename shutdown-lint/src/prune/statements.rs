@@ -16,9 +16,10 @@
 //!
 //! Statements are what a `;` at the block's own depth ends; a block of a kept statement
 //! (an `if`, a loop, a closure's or an `async` block, a `match` arm's block) is looked at
-//! the same way — the arms of a `match` a `let` binds stay with it (`let sb = match tls {
-//! Some(t) => sb.tls_config(t)?, None => sb };`: the value bound) —, except those of macro invocations (`select! { .. }`, whose tokens are
-//! read as written). Names are compared as text, whatever their scope, so a statement
+//! the same way — the arms of a `match` a `let` binds stay with it when they hand on a
+//! name a statement binds (`let sb = match tls { Some(t) => sb.tls_config(t)?, None => sb
+//! };`: the value bound) —, except those of macro invocations (`select! { .. }`, whose
+//! tokens are read as written). Names are compared as text, whatever their scope, so a statement
 //! stays whenever it might matter. What goes is returned as `(open, close)` pairs whose
 //! contents are blanked, as for bodies ([`crate::compact`]); a statement that goes takes
 //! the lines and comments since the previous one with it.
@@ -152,9 +153,13 @@ fn judge(stmts: &[Stmt<'_>], ties: Ties) -> Vec<bool> {
     }
     // (what a statement reading such a value binds is followed too: `let handle =
     // server.handle();` keeps `handle.stop_graceful(..)`)
-    // the names the body's statements bind: what a `let`'s `match` arms may hand on
-    let bound: foldhash::HashSet<&[u8]> =
-        stmts.iter().flat_map(|s| s.binds.iter().copied()).collect();
+    // the names the body's statements bind: what a `let`'s `match` arms may hand on (only
+    // gathered for a body that has such arms)
+    let bound: foldhash::HashSet<&[u8]> = if stmts.iter().any(|s| s.arms) {
+        stmts.iter().flat_map(|s| s.binds.iter().copied()).collect()
+    } else {
+        foldhash::HashSet::default()
+    };
     for _ in 0..MAX_PASSES {
         let mut changed = false;
         for (k, s) in stmts.iter().enumerate() {
@@ -185,8 +190,8 @@ fn judge(stmts: &[Stmt<'_>], ties: Ties) -> Vec<bool> {
 
 /// Splits the block `open..=close` into statements (pushed to `out`, children after
 /// their parent), and each statement's own blocks in turn. `value`: the block is the arms
-/// of a `match` whose value a `let` binds, so their own text (not their arms' blocks)
-/// stays with the `let`.
+/// of a `match` whose value a `let` binds, so their own text (not their arms' blocks) is
+/// marked [`Stmt::arms`], kept with the `let` when it hands a binding on ([`judge`]).
 fn split<'c>(
     code: &'c [u8],
     open: usize,
@@ -236,12 +241,12 @@ fn split<'c>(
             .unwrap_or(first);
         let me = out.len();
         statement(code, first, last, parent, hits, out);
-        // a name alone, the value of a block inside a statement (`Ok(rt) => { log(..); rt }`
-        // in `let runtime = match Builder::new_multi_thread().build() { .. }`): what the
-        // statement yields, so it stays with it
         if value && me < out.len() {
             out[me].arms = true;
         }
+        // a name alone, the value of a block inside a statement (`Ok(rt) => { log(..); rt }`
+        // in `let runtime = match Builder::new_multi_thread().build() { .. }`): what the
+        // statement yields, so it stays with it
         if parent.is_some() && me < out.len() && code[first..=last].iter().all(|&b| is_ident(b)) {
             out[me].anchored = true;
         }
