@@ -10,6 +10,7 @@
 mod binaries;
 mod client_pass;
 mod field_writes;
+mod ignored_targets;
 mod made_types;
 
 /// Per-file counts for the audit (defined in [`crate::analysis`]).
@@ -485,9 +486,17 @@ fn walk(
                 .or_insert((*cfg, crate::testcode::CodeKind::Normal));
             continue;
         }
-        for entry in walk_rust_files(root, |dir| prep.offer_dir(*cfg, dir)) {
+        let manifests = std::sync::Mutex::new(Vec::new());
+        let walked = walk_rust_files(root, |dir| {
+            prep.offer_dir(*cfg, dir);
+            let mut m = manifests.lock().unwrap_or_else(|e| e.into_inner());
+            m.push(dir.to_path_buf());
+        });
+        let mut here: HashSet<PathBuf> = HashSet::new();
+        for entry in walked {
             match entry {
                 Ok(p) => {
+                    here.insert(p.clone());
                     if excluded(&p) {
                         stats.files_excluded += 1;
                         continue;
@@ -500,6 +509,16 @@ fn walk(
                     walk_errors.push((path, *cfg, format!("cannot read: {err}")));
                 }
             }
+        }
+        // what cargo builds, also where a `.gitignore` pattern matched it
+        let manifests = manifests.into_inner().unwrap_or_else(|e| e.into_inner());
+        for p in ignored_targets::ignored_targets(&manifests, root, &|p| here.contains(p)) {
+            if excluded(&p) {
+                stats.files_excluded += 1;
+                continue;
+            }
+            let kind = kind_below(&p, root);
+            files.entry(p).or_insert((*cfg, kind));
         }
     }
 
@@ -1508,5 +1527,44 @@ mod tests {
             ]
         );
         assert_eq!(manifests.into_inner().unwrap(), [root.join("crates/a")]);
+    }
+
+    #[test]
+    fn a_binary_a_gitignore_pattern_matches_is_linted() {
+        // freeq's root `.gitignore` has Visual Studio's `[Bb]in/`: every `src/bin/` matched
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let write = |rel: &str, text: &str| {
+            let p = root.join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        };
+        write(".gitignore", "[Bb]in/\ngenerated.rs\n");
+        write(
+            "Cargo.toml",
+            "[package]\nname = \"chat\"\n[[bin]]\nname = \"issuer\"\npath = \"src/bin/issuer.rs\"\n",
+        );
+        write("src/lib.rs", "pub fn l() {}\n");
+        write("src/generated.rs", "fn g() { tokio::spawn(async {}); }\n");
+        write(
+            "src/bin/issuer.rs",
+            "mod routes;\n#[tokio::main]\nasync fn main() { tokio::spawn(async {}); }\n",
+        );
+        write(
+            "src/bin/issuer/routes.rs",
+            "pub fn r() { tokio::spawn(async {}); }\n",
+        );
+        let report = lint_paths(&[root.to_path_buf()], &LintOptions::default()).unwrap();
+        let mut at: Vec<String> = report
+            .findings
+            .iter()
+            .filter(|f| f.rule == "raw-spawn")
+            .map(|f| f.path.to_string_lossy().replace('\\', "/"))
+            .collect();
+        at.sort();
+        // the binary and its module are read; the generated file the pattern meant is not
+        assert_eq!(at.len(), 2, "{at:?}");
+        assert!(at[0].ends_with("src/bin/issuer.rs"), "{at:?}");
+        assert!(at[1].ends_with("src/bin/issuer/routes.rs"), "{at:?}");
     }
 }

@@ -97,7 +97,7 @@ impl Collector<'_, '_> {
                 self.field_of_value(base, &members)
             }
             syn::Expr::Call(c) => match &*c.func {
-                syn::Expr::Path(p) => match self.resolve(&p.path, true) {
+                syn::Expr::Path(p) => match self.resolve_self(&p.path) {
                     Resolution::Path(root) => {
                         drop_call = root.len() == 1 && root[0] == "drop";
                         // only calls of paths a rule knows become chains: the others
@@ -550,8 +550,11 @@ impl Collector<'_, '_> {
             };
             // the statements up to its signal wait as written: none blanked by the pruner
             let listens = match block {
-                Some(b) => super::signal_listener::signal_wait_prefix(b)
-                    .is_some_and(|n| !pruned_among(self.index, b, n)),
+                Some(b) => {
+                    super::signal_listener::signal_wait_prefix(b)
+                        .is_some_and(|n| !pruned_among(self.index, b, n))
+                        || self.waits_for_signal_as_written(b)
+                }
                 None => super::signal_listener::awaits_signal_first(fut),
             };
             if listens {
@@ -719,6 +722,23 @@ impl Collector<'_, '_> {
             {
                 cu.calls_bounded = true;
             }
+        }
+    }
+
+    /// [`Self::resolve`] of a value's path, where `Self::f` is the `impl`'s type's
+    /// (wavesexchange's `impl HttpClient { fn new() -> Self { Self::builder().build() } }`).
+    fn resolve_self(&self, path: &syn::Path) -> Resolution {
+        match (self.resolve(path, true), &self.self_ty) {
+            (Resolution::Unknown, Some(ty))
+                if path.leading_colon.is_none()
+                    && path.segments.len() > 1
+                    && path.segments[0].ident == "Self" =>
+            {
+                let mut root = ty.clone();
+                root.extend(path.segments.iter().skip(1).map(|s| s.ident.to_string()));
+                Resolution::Path(root)
+            }
+            (r, _) => r,
         }
     }
 
@@ -1281,6 +1301,23 @@ fn is_unbuilt_builder(ch: &Chain) -> bool {
 /// (`drain_queue(rx).await;`, naming no rule word, before `ctrl_c().await`): the written
 /// text before one of them, from the block's `{`, holds more than whitespace and line
 /// comments.
+impl Collector<'_, '_> {
+    /// Whether the async block `b` waits for a signal first as written
+    /// ([`super::signal_listener::signal_wait_prefix`] of its text, read again): where the
+    /// pruner blanked a statement of the wait (VoltageEMS's `match signal(SignalKind::hangup())
+    /// { Ok(mut hup) => loop { hup.recv().await; reopen_logs() }, .. }`: the arm's
+    /// statements name no word a rule reads). Only a block whose text names a signal is read.
+    fn waits_for_signal_as_written(&self, b: &syn::Block) -> bool {
+        let text = self.index.text(
+            self.region(b.brace_token.span.open()).offset
+                ..self.region(b.brace_token.span.close()).offset + 1,
+        );
+        (text.contains("signal") || text.contains("ctrl_c"))
+            && syn::parse_str::<syn::Block>(text)
+                .is_ok_and(|w| super::signal_listener::signal_wait_prefix(&w).is_some())
+    }
+}
+
 pub(super) fn pruned_among(
     index: &crate::source::LineIndex<'_>,
     block: &syn::Block,
@@ -1296,6 +1333,13 @@ pub(super) fn pruned_among(
     for st in block.stmts.iter().take(n) {
         let r = index.span_region(st.span());
         if written(from, r.offset) {
+            return true;
+        }
+        // a block of its own the wait is in (`#[cfg(unix)] { .. }`): its statements too
+        if let syn::Stmt::Expr(syn::Expr::Block(b), _) = st
+            && let Some(inner) = super::signal_listener::signal_wait_prefix(&b.block)
+            && pruned_among(index, &b.block, inner)
+        {
             return true;
         }
         from = r.offset + r.len;

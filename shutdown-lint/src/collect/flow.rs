@@ -408,6 +408,34 @@ impl ClientFlow {
         n: &str,
         body: Option<usize>,
     ) -> impl Iterator<Item = &'a Use> {
+        self.uses_at(f, n, body).map(|(_, u)| u)
+    }
+
+    /// The function and the `impl` function's body an occurrence of `n` is in, by its
+    /// index among the occurrences ([`Self::uses_at`]).
+    fn use_scope(&self, n: &str, k: usize) -> (Option<String>, Option<usize>) {
+        let f = self
+            .use_fns
+            .get(n)
+            .and_then(|fs| fs.get(k))
+            .cloned()
+            .flatten();
+        let body = self
+            .use_bodies
+            .get(n)
+            .and_then(|bs| bs.get(k))
+            .copied()
+            .flatten();
+        (f, body)
+    }
+
+    /// [`Self::uses_in`], each use with its index among the occurrences of `n`.
+    fn uses_at<'a>(
+        &'a self,
+        f: &'a Option<String>,
+        n: &str,
+        body: Option<usize>,
+    ) -> impl Iterator<Item = (usize, &'a Use)> {
         let fns = self.use_fns.get(n);
         let bodies = self.use_bodies.get(n);
         let tests = self.use_tests.get(n);
@@ -438,7 +466,6 @@ impl ClientFlow {
             .filter(move |(k, _)| {
                 (if whole_file { !of_param(*k) } else { in_f(*k) }) && !(production && test(*k))
             })
-            .map(|(_, u)| u)
     }
 
     /// Follows the names from `reach` to a fixed point.
@@ -508,7 +535,7 @@ impl ClientFlow {
             requests = 0;
             for (scope, name, body) in reach.clients.clone() {
                 self.read_name(&scope, &name, read);
-                for u in self.uses_in(&scope, &name, body) {
+                for (k, u) in self.uses_at(&scope, &name, body) {
                     match u {
                         Use::Request(true) => requests += 1,
                         Use::Execute(req) => {
@@ -524,6 +551,13 @@ impl ClientFlow {
                         Use::Store(f) => {
                             reach.fields.insert(f.clone());
                             reach.clients.insert((None, f.clone(), None));
+                        }
+                        // a local bound in a function: its uses there (a private
+                        // static's `let client = CELL.get_or_init(..);` is not the field
+                        // `self.client` other functions use)
+                        Use::Build(f) | Use::Copy(f) if scope.is_none() && body.is_none() => {
+                            let (g, b) = self.use_scope(&name, k);
+                            reach.clients.insert((g, f.clone(), b));
                         }
                         Use::Build(f) | Use::Copy(f) => {
                             reach.clients.insert((scope.clone(), f.clone(), body));
@@ -857,6 +891,11 @@ pub(super) fn summarize_file(file: &syn::File) -> ClientFlow {
             *u = Use::Request(true);
         }
     }
+    for (outer, inner) in std::mem::take(&mut p.fallbacks) {
+        if let Some(sink) = p.flow.sinks.get(&outer).cloned() {
+            p.flow.sinks.entry(inner).or_insert(sink);
+        }
+    }
     p.flow
 }
 
@@ -1131,6 +1170,11 @@ struct Pass {
     /// Outside test code, the byte offsets of the paths of calls of single names
     /// (`make_client(t)`), by name: [`ClientFlow::fn_calls`].
     calls_at: BTreeMap<String, Vec<usize>>,
+    /// A fallback made in the same chain: (the outer chain's root, the root of the chain a
+    /// closure of its `or_else` / `unwrap_or_else` gives; nexus-exchange's
+    /// `Client::builder()..build().or_else(|_| Client::builder()..build())`): it goes
+    /// where the outer chain's client goes.
+    fallbacks: Vec<(usize, usize)>,
     /// Locals of the function being walked bound to a value made with a timeout layer
     /// (`let timeout = self.timeout.map_or_else(.., |d| Either::Right(TimeoutLayer::new(d)));`).
     timeout_layers: BTreeSet<String>,
@@ -1475,6 +1519,28 @@ fn lazy_init(e: &syn::Expr) -> Option<&syn::ExprClosure> {
     }
 }
 
+/// The offset of the constructor a lazily initialised value is given as a function
+/// (`LazyLock::new(reqwest::Client::new)`): the key of its client's flow, as the chain a
+/// closure would return is keyed by its root.
+fn lazy_init_fn(e: &syn::Expr) -> Option<usize> {
+    let syn::Expr::Call(c) = strip(e) else {
+        return None;
+    };
+    let syn::Expr::Path(p) = strip(&c.func) else {
+        return None;
+    };
+    match c.args.first() {
+        Some(syn::Expr::Path(f))
+            if c.args.len() == 1
+                && f.qself.is_none()
+                && super::attrs::is_new_of(&p.path, super::attrs::LAZIES) =>
+        {
+            Some(syn::spanned::Spanned::span(&f.path).byte_range().start)
+        }
+        _ => None,
+    }
+}
+
 /// The value a closure's body ends with, if it has no `return`.
 fn closure_tail(c: &syn::ExprClosure) -> Option<&syn::Expr> {
     struct Returns(bool);
@@ -1794,10 +1860,13 @@ impl Pass {
             v => v,
         };
         let (steps, recv) = unchain(v);
-        if steps
-            .iter()
-            .all(|m| m.args.is_empty() && methods.iter().any(|k| m.method == k))
-            && let Some(b) = name_of(recv)
+        // `let client = CLIENT.get_or_init(..);` on a private static: its client
+        let cell = |i: usize, m: &syn::ExprMethodCall| {
+            i == 0 && self.is_static_cell(recv, &m.method.to_string())
+        };
+        if steps.iter().enumerate().all(|(i, m)| {
+            (m.args.is_empty() && methods.iter().any(|k| m.method == k)) || cell(i, m)
+        }) && let Some(b) = name_of(recv)
         {
             self.classified(v);
             self.done.insert(addr(strip(recv)));
@@ -1885,6 +1954,13 @@ impl Pass {
         }
     }
 
+    /// Whether `method` called on `recv` fills a private static once and hands out its
+    /// value (`CLIENT.get_or_init(..)`): the static's client.
+    fn is_static_cell(&self, recv: &syn::Expr, method: &str) -> bool {
+        matches!(method, "get_or_init" | "get_or_try_init")
+            && name_of(recv).is_some_and(|n| self.private_statics.contains(&n))
+    }
+
     /// Whether the argument of a stack's `.layer(..)` bounds every call through it: a
     /// timeout layer made there, or a local bound to one ([`Self::timeout_layers`]).
     fn bounds_calls(&self, layer: &syn::Expr) -> bool {
@@ -1895,6 +1971,18 @@ impl Pass {
     /// stack with a timeout layer, and the names its other layers are made of.
     fn method_chain(&mut self, e: &syn::Expr) {
         let (methods, recv) = unchain(e);
+        if let Some(outer) = root_offset(e) {
+            for m in methods.iter().filter(|m| {
+                matches!(m.method.to_string().as_str(), "or_else" | "unwrap_or_else")
+                    && m.args.len() == 1
+            }) {
+                if let syn::Expr::Closure(c) = strip(&m.args[0])
+                    && let Some(inner) = closure_tail(c).and_then(|t| root_offset(block_value(t)))
+                {
+                    self.fallbacks.push((outer, inner));
+                }
+            }
+        }
         let layers = methods
             .iter()
             .filter(|m| m.method == "layer" && m.args.len() == 1);
@@ -1935,6 +2023,11 @@ impl Pass {
                 Use::PassToMethod(key.clone(), i)
             });
         }
+        // `CLIENT.get_or_init(..).post(url)..`: a request on the private static's client
+        let methods = match methods.split_first() {
+            Some((cell, rest)) if self.is_static_cell(recv, &cell.method.to_string()) => rest,
+            _ => &methods[..],
+        };
         let names: Vec<String> = methods.iter().map(|m| m.method.to_string()).collect();
         if let Some(n) = name_of(recv)
             && let Some(first) = names.first()
@@ -1944,7 +2037,7 @@ impl Pass {
                     .iter()
                     .position(|m| SEND_METHODS.contains(&m.as_str()))
                     .unwrap_or(names.len());
-                let timed = timed_before(&methods, sent) || self.timed_depth > 0;
+                let timed = timed_before(methods, sent) || self.timed_depth > 0;
                 if !timed
                     && let Some(fut) = self
                         .bound_requests
@@ -1976,7 +2069,7 @@ impl Pass {
                 .position(|m| SEND_METHODS.contains(&m.as_str()))
             {
                 // a request builder bound to the name, sent
-                Use::Send(timed_before(&methods, sent) || self.timed_depth > 0)
+                Use::Send(timed_before(methods, sent) || self.timed_depth > 0)
             } else {
                 Use::Other
             };
@@ -2163,7 +2256,8 @@ fn duration_bounded_future(e: &syn::Expr) -> Option<&syn::Expr> {
     is_request_step(&request.method.to_string()).then_some(fut)
 }
 
-/// Finds `timeout(d, ..)` for one duration name `d`.
+/// Finds `timeout(d, ..)` for one duration name `d`, also where the duration is made
+/// from it (`timeout(Duration::from_millis(ms), ..)`).
 struct BoundsWith<'a> {
     duration: &'a syn::Ident,
     found: bool,
@@ -2171,12 +2265,27 @@ struct BoundsWith<'a> {
 
 impl<'ast> Visit<'ast> for BoundsWith<'_> {
     fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
-        if bounded_future(c).is_some()
-            && matches!(strip(&c.args[0]), syn::Expr::Path(p) if p.path.is_ident(self.duration))
-        {
-            self.found = true;
+        if bounded_future(c).is_some() {
+            let mut reads = Reads {
+                name: self.duration,
+                found: false,
+            };
+            reads.visit_expr(&c.args[0]);
+            self.found |= reads.found;
         }
         visit::visit_expr_call(self, c);
+    }
+}
+
+/// Finds a path that is one name (`ms` in `Duration::from_millis(ms)`).
+struct Reads<'a> {
+    name: &'a syn::Ident,
+    found: bool,
+}
+
+impl<'ast> Visit<'ast> for Reads<'_> {
+    fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
+        self.found |= p.qself.is_none() && p.path.is_ident(self.name);
     }
 }
 
@@ -2204,7 +2313,8 @@ fn is_none_pat(p: &syn::Pat) -> bool {
 }
 
 /// An optional timeout: `if let Some(d) = x { .. timeout(d, fut) .. } else { B }` or
-/// `match x { Some(d) => .. timeout(d, fut) .., None => B }`. Its `B`: the branch taken
+/// `match x { Some(d) => .. timeout(d, fut) .., None => B }`, the duration `d` itself or
+/// made from it (`Some(ms) => timeout(Duration::from_millis(ms), fut)`). Its `B`: the branch taken
 /// when no timeout is configured, whose requests count as timed (the code bounds its
 /// request whenever a timeout is set; whether one is set is the configuration's choice).
 fn optional_timeout(e: &syn::Expr) -> Option<&syn::Expr> {
@@ -2410,6 +2520,12 @@ impl<'ast> Visit<'ast> for Pass {
         {
             self.flow.sinks.insert(r, Sink::Field(st.ident.to_string()));
         }
+        // the constructor passed as a function: `LazyLock::new(reqwest::Client::new)`
+        if matches!(st.vis, syn::Visibility::Inherited)
+            && let Some(r) = lazy_init_fn(&st.expr)
+        {
+            self.flow.sinks.insert(r, Sink::Field(st.ident.to_string()));
+        }
         visit::visit_item_static(self, st);
     }
 
@@ -2574,6 +2690,20 @@ impl<'ast> Visit<'ast> for Pass {
             && let Some(n) = name_of(&m.receiver).filter(|n| self.private_statics.contains(n))
             && let Some(r) = closure_tail(init).and_then(|t| root_offset(block_value(t)))
         {
+            self.flow.sinks.insert(r, Sink::Field(n));
+        }
+        // the constructor passed as a function: `CLIENT.get_or_init(reqwest::Client::new)`
+        // (jmap-matrix-bridge's upload client, a static declared in the function)
+        if let syn::Expr::MethodCall(m) = e
+            && matches!(
+                m.method.to_string().as_str(),
+                "get_or_init" | "get_or_try_init"
+            )
+            && let [syn::Expr::Path(init)] = &m.args.iter().collect::<Vec<_>>()[..]
+            && init.qself.is_none()
+            && let Some(n) = name_of(&m.receiver).filter(|n| self.private_statics.contains(n))
+        {
+            let r = syn::spanned::Spanned::span(&init.path).byte_range().start;
             self.flow.sinks.insert(r, Sink::Field(n));
         }
         let timed = self.timed_exprs.remove(&addr(e));

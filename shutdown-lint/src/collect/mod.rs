@@ -137,11 +137,16 @@ fn walk<'a, 'i>(
 fn read_as_written(mut c: Collector<'_, '_>) -> FileModel {
     let text = c.index.text(0..usize::MAX);
     let deferred = c.deferred_worth_reading(text);
+    // (a client's constructor passed as a function too: `LazyLock::new(Client::new)`)
+    let ctor_ref =
+        |r: &crate::model::PathRef| crate::resolve::known::http_ctor(&r.path.join("::")).is_some();
     let flow = flow::may_clear(text, !c.model.mod_decls.is_empty())
-        && c.model
+        && (c
+            .model
             .chains
             .iter()
-            .any(|cu| builds_http_client(&cu.chain));
+            .any(|cu| builds_http_client(&cu.chain))
+            || c.model.refs.iter().any(ctor_ref));
     // test code is read only when it can matter: what a test does with a name counts
     // only for the test's own locals (so only when a test builds a client, or when tests
     // are linted and a test may write a timeout's value)
@@ -166,6 +171,13 @@ fn read_as_written(mut c: Collector<'_, '_>) -> FileModel {
                     && crate::resolve::known::http_ctor(&cu.chain.root_str()).is_some()
             })
             .map(|cu| cu.chain.root_region.offset)
+            .chain(
+                c.model
+                    .refs
+                    .iter()
+                    .filter(|r| ctor_ref(r))
+                    .map(|r| r.region.offset),
+            )
             .collect();
         let blank = without_tests.as_ref().map_or(&[][..], |p| &p.blanked[..]);
         c.model.client_flow = read_client_flow(written_text, blank, &roots);

@@ -244,10 +244,30 @@ pub fn signal_wait_prefix(block: &syn::Block) -> Option<usize> {
             syn::Stmt::Item(_) => {}
             syn::Stmt::Local(l) if let Some(n) = installed_stream(l) => streams.push(n),
             syn::Stmt::Local(l) if let Some(n) = signal_future(l) => streams.push(n),
+            // `let mut sigterm = sigterm;`, `let sigterm = binding.recv();` (Glonax)
+            syn::Stmt::Local(l) if let Some(n) = stream_handed_on(l, &streams) => streams.push(n),
+            // the wait inside a block of its own: `#[cfg(unix)] { .. }` (yamcs-gateway)
+            syn::Stmt::Expr(syn::Expr::Block(b), _) if b.label.is_none() => {
+                return signal_wait_prefix(&b.block).map(|_| i + 1);
+            }
             st => return stmt_awaits_signal(st, &streams).then_some(i + 1),
         }
     }
     None
+}
+
+/// The name a `let` binds to one of `streams` handed on: the stream itself (`let mut
+/// sigterm = sigterm;`) or the future of its next signal (`let sigterm = binding.recv();`).
+fn stream_handed_on(l: &syn::Local, streams: &[String]) -> Option<String> {
+    let syn::Pat::Ident(name) = &l.pat else {
+        return None;
+    };
+    let init = l.init.as_ref().filter(|i| i.diverge.is_none())?;
+    let handed = match &*init.expr {
+        syn::Expr::MethodCall(m) => recv_on(m, streams),
+        e => names_one_of(e, streams),
+    };
+    handed.then(|| name.ident.to_string())
 }
 
 /// The function of the file a task is spawned with: `tokio::spawn(wait_for_shutdown())`,
@@ -279,7 +299,8 @@ pub fn spawned_local_fn(fut: &syn::Expr) -> Option<String> {
 
 /// The function of the file an async block awaits first, read from its text as written
 /// (`body`, between its braces): `shutdown_send(announce).await;` (namada) — a statement
-/// the pruner blanks, as it names no word a rule reads. A name alone or `Self::name`,
+/// the pruner blanks, as it names no word a rule reads. A name alone or `Self::name`, or a
+/// waiter's name ([`is_waiter_name`]) after a module's path (`daemon::wait_for_signal()`),
 /// called and awaited at once, after nothing but whitespace and line comments.
 ///
 /// # Examples
@@ -291,6 +312,7 @@ pub fn spawned_local_fn(fut: &syn::Expr) -> Option<String> {
 /// assert_eq!(name(" let x = wait(rx).await; ").as_deref(), None);
 /// assert_eq!(name(" flush(rx); wait().await; ").as_deref(), None);
 /// assert_eq!(name(" client::run(a).await; ").as_deref(), None);
+/// assert_eq!(name(" daemon::wait_for_signal().await; ").as_deref(), Some("wait_for_signal"));
 /// ```
 pub fn first_awaited_local_fn(body: &str) -> Option<String> {
     use crate::lexscan::{is_ident, matching, skip_ws};
@@ -305,9 +327,16 @@ pub fn first_awaited_local_fn(body: &str) -> Option<String> {
     };
     let mut start = i;
     let mut end = ident(i)?;
-    if &b[start..end] == b"Self" && b[end..].starts_with(b"::") {
+    // `Self::name`, or a module's path to a waiter (`daemon::wait_for_signal()`, a
+    // function a `pub use` re-exports, whose statement the pruner blanks)
+    let mut owners = 0;
+    while b[end..].starts_with(b"::") {
+        owners += usize::from(&b[start..end] != b"Self");
         start = end + 2;
         end = ident(start)?;
+    }
+    if owners > 0 && !is_waiter_name(&body[start..end]) {
+        return None;
     }
     let open = skip_ws(b, end);
     if b.get(open) != Some(&b'(') {
@@ -341,6 +370,23 @@ fn stmt_awaits_signal(st: &syn::Stmt, streams: &[String]) -> bool {
             .stmts
             .first()
             .is_some_and(|st| stmt_awaits_signal(st, streams)),
+        // a stream installed by the `match` itself, waited on in its `Ok` arm, the other
+        // arm giving up (VoltageEMS's SIGHUP reload: `match signal(SignalKind::hangup()) {
+        // Ok(mut hup) => loop { hup.recv().await; reopen_logs() }, Err(e) => warn!(..) }`)
+        syn::Expr::Match(m) if is_signal_stream(&m.expr) && m.arms.len() == 2 => {
+            m.arms.iter().any(|arm| {
+                let syn::Pat::TupleStruct(ts) = &arm.pat else {
+                    return false;
+                };
+                let Some(name) = ok_binding(ts) else {
+                    return false;
+                };
+                let mut inner = streams.to_vec();
+                inner.push(name.ident.to_string());
+                let body = syn::Stmt::Expr((*arm.body).clone(), None);
+                arm.guard.is_none() && stmt_awaits_signal(&body, &inner)
+            })
+        }
         syn::Expr::Macro(m) => select_awaits_signals(&m.mac, streams),
         // `while let Some(signal) = signals.next().await { match signal { .. } }` over a
         // stream installed before the task (ingest-rs's signal-hook-tokio `Signals`)
@@ -507,7 +553,14 @@ fn select_awaits_signals(mac: &syn::Macro, streams: &[String]) -> bool {
             };
             let waits = match &fut {
                 syn::Expr::Call(c) => is_waiter_call(c),
-                syn::Expr::MethodCall(m) => recv_on(m, streams),
+                // (or on a stream installed before the task, named for its signal:
+                // `_ = sigterm.recv()`, nodexeus's worker)
+                syn::Expr::MethodCall(m) => {
+                    recv_on(m, streams)
+                        || m.method == "recv"
+                            && m.args.is_empty()
+                            && (names_signals(&m.receiver) || names_sig(&m.receiver))
+                }
                 // a future bound to a name (`_ = ctrl_c => {}`, `_ = &mut terminate => {}`)
                 syn::Expr::Path(_) | syn::Expr::Reference(_) => names_one_of(&fut, streams),
                 _ => false,

@@ -217,7 +217,10 @@ fn verdict_reading_calls(
         // no `main` among the functions because the root file was skipped or pruned and
         // not read yet (`#[tokio::main] async fn main() { app::serve().await }` names no
         // word the byte scan looks for): every handler counts then, so the binary would be
-        // credited with a SIGTERM handler its library installs for another entry point.
+        // credited with a SIGTERM handler its library installs for another entry point, or
+        // charged with a Ctrl-C wait it never reaches (usg-tftp's `webui`, credited with
+        // the worker pool's `ctrl_c()` that only the server binary reaches, its own
+        // server left unreported).
         // Its functions are read first (one file); the handlers `main` reaches decide.
         // Linting, only for a binary with Ctrl-C sites still to report (the half-migrated
         // binary: it waits for Ctrl-C while its library handles SIGTERM for another entry
@@ -228,7 +231,7 @@ fn verdict_reading_calls(
             .iter()
             .any(|f| (f.own || f.linked_lib()) && !f.signals.servers.is_empty());
         let root_unread = called.by_name.is_none()
-            && verdict.handles_sigterm()
+            && (verdict.handles_sigterm() || !verdict.ctrl_c.is_empty())
             && (complete
                 || serves
                 || verdict
@@ -283,7 +286,10 @@ fn verdict_reading_calls(
                 let makers = made.makers(loaded, &verdict.unmade);
                 let wanted = Wanted {
                     every_handler: complete || no_signal_open,
-                    servers: no_signal_open && own_servers_unreached,
+                    // (also a linked library's, which `main` may call down to through a
+                    // pruned body: cow's `pool-indexer`, `start()` → `run()` → `axum::serve`)
+                    servers: verdict.handles_no_stop_signal()
+                        && (own_servers_unreached || lib_servers_unreached),
                     unmade: &verdict.unmade,
                     makers: &makers,
                 };

@@ -46,8 +46,11 @@ pub const FACADES: &[(&str, &str)] = &[
     // (`tokio = { package = "madsim-tokio" }`, Xline)
     ("madsim_tokio", "tokio"),
     ("madsim_tonic", "tonic"),
-    // jsonrpsee's facade re-exports its server crate as a module
+    // jsonrpsee's facade re-exports its server crate as a module (before 0.16, one per
+    // transport)
     ("jsonrpsee_server", "jsonrpsee::server"),
+    ("jsonrpsee_http_server", "jsonrpsee::http_server"),
+    ("jsonrpsee_ws_server", "jsonrpsee::ws_server"),
     ("axum::serve::serve", "axum::serve"),
     ("axum::Server", "hyper::Server"),
     ("hyper::server::Server", "hyper::Server"),
@@ -106,6 +109,8 @@ pub const SERVER_CRATES: &[&str] = &[
     "actix_server",
     "jsonrpsee",
     "jsonrpsee_server",
+    "jsonrpsee_http_server",
+    "jsonrpsee_ws_server",
     "dropshot",
     "rouille",
 ];
@@ -747,6 +752,14 @@ pub const HTTP_CTORS: &[(&str, HttpKind, &HttpLib)] = &[
         &HYPER,
     ),
     ("hyper::Client::new", HttpKind::Client, &HYPER),
+    // hyperlocal's Unix-socket client: `Client::unix()` (its `UnixClientExt`), a hyper
+    // (or hyper-util legacy) client with no timeout setting
+    (
+        "hyper_util::client::legacy::Client::unix",
+        HttpKind::Client,
+        &HYPER,
+    ),
+    ("hyper::Client::unix", HttpKind::Client, &HYPER),
     // hyper 1's connection-level client: `Builder::new(exec).handshake(io)`
     (
         "hyper::client::conn::http1::Builder::new",
@@ -1047,6 +1060,30 @@ const ROUILLE: ServerApi = ServerApi {
     graceful_takes_arg: false,
 };
 
+/// jsonrpsee-server (0.16 on), also through the `jsonrpsee::server` facade.
+const JSONRPSEE: ServerApi = ServerApi {
+    name: "jsonrpsee",
+    roots: &[
+        "jsonrpsee::server::Server::builder",
+        "jsonrpsee::server::ServerBuilder::new",
+        "jsonrpsee::server::ServerBuilder::default",
+        "jsonrpsee::server::ServerBuilder::with_config",
+    ],
+    serve: &["start"],
+    graceful: &["stop"],
+    missing: Some("`stop()` on its `ServerHandle` followed by a wait for `stopped()`"),
+    help: "keep the `ServerHandle` that `.start(..)` returns; once \
+           `shutdown_runtime::wait_for_shutdown()` returns, call `handle.stop()` and then \
+           await `handle.stopped()`, which returns when its connections are done",
+    runtime_server: false,
+    drain_timeout: None,
+    drains_unless: None,
+    drain_wait: Some("stopped"),
+    serve_returns_handle: true,
+    blocking: false,
+    graceful_takes_arg: false,
+};
+
 /// actix-web's `HttpServer`: it handles SIGTERM itself unless `.disable_signals()`.
 const ACTIX_WEB: ServerApi = ServerApi {
     name: "actix-web",
@@ -1298,28 +1335,26 @@ pub const SERVERS: &[ServerApi] = &[
         ..PROMETHEUS_EXPORTER_BUILDER
     },
     PROMETHEUS_EXPORTER_BUILDER,
+    JSONRPSEE,
     ServerApi {
         name: "jsonrpsee",
-        // jsonrpsee-server, also through the `jsonrpsee::server` facade
+        // before 0.16: one server per transport (mango-v4's `service-mango-pnl`,
+        // `http_server::HttpServerBuilder::default().build(addr)?.start(module)?`); the
+        // handle's `stop()` hands back what to wait on
         roots: &[
-            "jsonrpsee::server::Server::builder",
-            "jsonrpsee::server::ServerBuilder::new",
-            "jsonrpsee::server::ServerBuilder::default",
-            "jsonrpsee::server::ServerBuilder::with_config",
+            "jsonrpsee::http_server::HttpServerBuilder::new",
+            "jsonrpsee::http_server::HttpServerBuilder::default",
+            "jsonrpsee::ws_server::WsServerBuilder::new",
+            "jsonrpsee::ws_server::WsServerBuilder::default",
         ],
         serve: &["start"],
         graceful: &["stop"],
-        missing: Some("`stop()` on its `ServerHandle` followed by a wait for `stopped()`"),
-        help: "keep the `ServerHandle` that `.start(..)` returns; once \
-               `shutdown_runtime::wait_for_shutdown()` returns, call `handle.stop()` and then \
-               await `handle.stopped()`, which returns when its connections are done",
-        runtime_server: false,
-        drain_timeout: None,
-        drains_unless: None,
-        drain_wait: Some("stopped"),
-        serve_returns_handle: true,
-        blocking: false,
-        graceful_takes_arg: false,
+        missing: Some("`stop()` on the handle `.start(..)` returns, and a wait for it"),
+        help: "keep the handle that `.start(..)` returns; once \
+               `shutdown_runtime::wait_for_shutdown()` returns, call `handle.stop()` and await \
+               what it hands back (or, from jsonrpsee 0.16, `handle.stopped()`)",
+        drain_wait: None,
+        ..JSONRPSEE
     },
     ServerApi {
         name: "dropshot",

@@ -291,6 +291,25 @@ fn clients_without_timeout_in(
                     continue;
                 }
                 match timeout_set(lib, before) {
+                    // the fallback, when the build fails, is the library's default client
+                    // (crypto-bot-rs: `..timeout(d).build().unwrap_or_default()`)
+                    Some(true)
+                        if lib.default_timeout.is_none()
+                            && !timed_per_request(model, ch)
+                            && let Some(fallback) = ch.steps[i + 1..]
+                                .iter()
+                                .find(|s| s.name == "unwrap_or_default") =>
+                    {
+                        let msg = format!(
+                            "client built by {} with `.{}(..)` falls back to the default client when the build \
+                             fails (`.unwrap_or_default()`), which has no overall timeout",
+                            display(ch, kind),
+                            overall_timeout(lib, ch)
+                        );
+                        let help = "handle the build's error (`.build()?`, `.expect(..)`), or \
+                                    fall back to a client built with a timeout too";
+                        found.push((fallback.region, item, msg, help, None));
+                    }
                     Some(true) => {}
                     Some(false) => {
                         let msg = format!(
@@ -369,6 +388,16 @@ fn clients_without_timeout_in(
                 .any(|w| w.trim_start_matches("::") == p)
                 .then_some((HttpKind::Client, &known::WRAPPER))
         });
+        // a private static's constructor whose every request sets its own timeout
+        // (`CLIENT.get_or_init(reqwest::Client::new)`, `LazyLock::new(Client::new)`)
+        if ctor.is_some_and(|(k, _)| k == HttpKind::Client)
+            && model
+                .client_flow
+                .as_ref()
+                .is_some_and(|f| f.per_request_timeouts(r.region.offset))
+        {
+            continue;
+        }
         if let Some((kind @ (HttpKind::Client | HttpKind::OneShot), lib)) = ctor {
             let what = if kind == HttpKind::OneShot {
                 "sends through a default client that"
