@@ -222,10 +222,13 @@ impl Package {
                 let local = t.and_then(|t| t.get("path")).and_then(|x| x.as_str());
                 let dep_dir = match local {
                     Some(rel) => Some(crate::paths::normalize(&dir.join(rel))),
-                    None => ws_dep.as_ref().and_then(|(root, dep)| {
-                        let path = dep.get("path")?.as_str()?;
-                        Some(crate::paths::normalize(&root.join(path)))
-                    }),
+                    None => ws_dep
+                        .as_ref()
+                        .and_then(|(root, dep)| {
+                            let path = dep.get("path")?.as_str()?;
+                            Some(crate::paths::normalize(&root.join(path)))
+                        })
+                        .or_else(|| patched_dep(ws(), real)),
                 };
                 let dep_dir = dep_dir.filter(|d| d.join("Cargo.toml").is_file());
                 if let Some(d) = &dep_dir {
@@ -351,6 +354,18 @@ fn workspace_dep(ws: Option<&WorkspaceDoc>, name: &str) -> Option<(PathBuf, toml
         .get(name)?
         .clone();
     Some((root.clone(), dep))
+}
+
+/// The directory a `[patch.<registry>]` table of the workspace's manifest points the
+/// package `real` to (cargolifter's `cargolifter-web = "0.2"` with `[patch.crates-io]
+/// cargolifter-web = { path = "web" }`): cargo builds that directory's sources, as it
+/// does a path dependency's.
+fn patched_dep(ws: Option<&WorkspaceDoc>, real: &str) -> Option<PathBuf> {
+    let (root, doc) = ws?;
+    doc.get("patch")?.as_table()?.values().find_map(|registry| {
+        let path = registry.get(real)?.get("path")?.as_str()?;
+        Some(crate::paths::normalize(&root.join(path)))
+    })
 }
 
 /// Forgets the manifests read so far ([`crate::engine::lint_paths`] calls it at the start

@@ -427,8 +427,13 @@ fn calls_in<'a>(toks: &[Tok<'a>], range: (usize, usize), cx: &mut BodyCalls<'_, 
                     // workspace or a name imported from one, or imported from one
                     // itself: that crate's; otherwise the text does not tell
                     // (a name imported under another is called by the one it has there)
+                    // (a type imported from a crate of the workspace, `use
+                    // websvc::WebService;` before `WebService::new(..)` or `web.run()` on
+                    // `let web = WebService::new(..)`: that crate's, by its name there)
+                    let imported_ty = ty.and_then(|t| cx.crates.imported(t));
+                    let ty = imported_ty.map_or(ty, |(_, t)| Some(t));
                     let (krate, name) = if owner_is_type || after_dot {
-                        (None, id)
+                        (imported_ty.map(|(k, _)| k), id)
                     } else if after_path {
                         (
                             path_head(&tts, i).and_then(|head| cx.crates.of_head(head)),

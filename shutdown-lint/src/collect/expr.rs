@@ -48,9 +48,13 @@ impl Collector<'_, '_> {
         // what is matched is what the spawn returned, not a later step's value
         // (`if let Err(payload) = handle.join()` joins it)
         let root = ch.root_str();
+        // (or a function of the workspace, which may return a thread's handle: the
+        // workspace model tells, `detached-thread` reads the usage only then; iris-chat's
+        // `if let Err(error) = spawn_core_supervisor(..) { .. }`)
         let spawned = (root == crate::resolve::known::THREAD_SPAWN_FN && ch.steps.is_empty())
             || (root == crate::resolve::known::THREAD_BUILDER_NEW
-                && ch.steps.last().is_some_and(|s| s.name == "spawn"));
+                && ch.steps.last().is_some_and(|s| s.name == "spawn"))
+            || (matches!(ch.pending, Some(crate::model::SymRoot::Call(_))) && ch.steps.is_empty());
         // no arms: the pruner blanked them (or nothing to judge)
         if !spawned || pats.is_empty() || pats.iter().any(|p| keeps_handle(p)) {
             return;
