@@ -286,10 +286,7 @@ fn verdict_reading_calls(
                 let makers = made.makers(loaded, &verdict.unmade);
                 let wanted = Wanted {
                     every_handler: complete || no_signal_open,
-                    // (also a linked library's, which `main` may call down to through a
-                    // pruned body: cow's `pool-indexer`, `start()` → `run()` → `axum::serve`)
-                    servers: verdict.handles_no_stop_signal()
-                        && (own_servers_unreached || lib_servers_unreached),
+                    servers: no_signal_open && own_servers_unreached,
                     unmade: &verdict.unmade,
                     makers: &makers,
                 };
