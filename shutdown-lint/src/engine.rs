@@ -492,17 +492,20 @@ fn walk(
             let mut m = manifests.lock().unwrap_or_else(|e| e.into_inner());
             m.push(dir.to_path_buf());
         });
+        let mut add = |p: PathBuf| {
+            if excluded(&p) {
+                stats.files_excluded += 1;
+            } else {
+                let kind = kind_below(&p, root);
+                files.entry(p).or_insert((*cfg, kind));
+            }
+        };
         let mut here: HashSet<PathBuf> = HashSet::new();
         for entry in walked {
             match entry {
                 Ok(p) => {
                     here.insert(p.clone());
-                    if excluded(&p) {
-                        stats.files_excluded += 1;
-                        continue;
-                    }
-                    let kind = kind_below(&p, root);
-                    files.entry(p).or_insert((*cfg, kind));
+                    add(p);
                 }
                 Err(err) => {
                     let path = walk_error_path(&err).unwrap_or_else(|| root.clone());
@@ -513,12 +516,7 @@ fn walk(
         // what cargo builds, also where a `.gitignore` pattern matched it
         let manifests = manifests.into_inner().unwrap_or_else(|e| e.into_inner());
         for p in ignored_targets::ignored_targets(&manifests, root, &|p| here.contains(p)) {
-            if excluded(&p) {
-                stats.files_excluded += 1;
-                continue;
-            }
-            let kind = kind_below(&p, root);
-            files.entry(p).or_insert((*cfg, kind));
+            add(p);
         }
     }
 

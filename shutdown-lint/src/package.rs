@@ -224,10 +224,7 @@ impl Package {
                     Some(rel) => Some(crate::paths::normalize(&dir.join(rel))),
                     None => ws_dep
                         .as_ref()
-                        .and_then(|(root, dep)| {
-                            let path = dep.get("path")?.as_str()?;
-                            Some(crate::paths::normalize(&root.join(path)))
-                        })
+                        .and_then(|(root, dep)| dep_path(root, dep))
                         .or_else(|| patched_dep(ws(), real)),
                 };
                 let dep_dir = dep_dir.filter(|d| d.join("Cargo.toml").is_file());
@@ -362,10 +359,16 @@ fn workspace_dep(ws: Option<&WorkspaceDoc>, name: &str) -> Option<(PathBuf, toml
 /// does a path dependency's.
 fn patched_dep(ws: Option<&WorkspaceDoc>, real: &str) -> Option<PathBuf> {
     let (root, doc) = ws?;
-    doc.get("patch")?.as_table()?.values().find_map(|registry| {
-        let path = registry.get(real)?.get("path")?.as_str()?;
-        Some(crate::paths::normalize(&root.join(path)))
-    })
+    doc.get("patch")?
+        .as_table()?
+        .values()
+        .find_map(|registry| dep_path(root, registry.get(real)?))
+}
+
+/// The directory a dependency's table in the manifest at `root` names with `path`.
+fn dep_path(root: &Path, dep: &toml::Value) -> Option<PathBuf> {
+    let path = dep.get("path")?.as_str()?;
+    Some(crate::paths::normalize(&root.join(path)))
 }
 
 /// Forgets the manifests read so far ([`crate::engine::lint_paths`] calls it at the start

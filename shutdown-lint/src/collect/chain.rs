@@ -725,6 +725,21 @@ impl Collector<'_, '_> {
         }
     }
 
+    /// Whether the async block `b` waits for a signal first as written
+    /// ([`super::signal_listener::signal_wait_prefix`] of its text, read again): where the
+    /// pruner blanked a statement of the wait (VoltageEMS's `match signal(SignalKind::hangup())
+    /// { Ok(mut hup) => loop { hup.recv().await; reopen_logs() }, .. }`: the arm's
+    /// statements name no word a rule reads). Only a block whose text names a signal is read.
+    fn waits_for_signal_as_written(&self, b: &syn::Block) -> bool {
+        let text = self.index.text(
+            self.region(b.brace_token.span.open()).offset
+                ..self.region(b.brace_token.span.close()).offset + 1,
+        );
+        (text.contains("signal") || text.contains("ctrl_c"))
+            && syn::parse_str::<syn::Block>(text)
+                .is_ok_and(|w| super::signal_listener::signal_wait_prefix(&w).is_some())
+    }
+
     /// [`Self::resolve`] of a value's path, where `Self::f` is the `impl`'s type's
     /// (wavesexchange's `impl HttpClient { fn new() -> Self { Self::builder().build() } }`).
     fn resolve_self(&self, path: &syn::Path) -> Resolution {
@@ -1087,8 +1102,6 @@ impl Collector<'_, '_> {
     }
 }
 
-/// A tower stack step that bounds every call through it: `.timeout(d)` or
-/// `.layer(TimeoutLayer::new(d))` (tower's or tower-http's).
 /// Where `ch`, a future a timeout bounds, was recorded, when it is a request on a client
 /// made right there (not bound to a name) or a one-shot request (`reqwest::get(url)`).
 fn request_made_here(ch: &Chain) -> Option<usize> {
@@ -1106,6 +1119,8 @@ fn request_made_here(ch: &Chain) -> Option<usize> {
     if requests { ch.origin } else { None }
 }
 
+/// A tower stack step that bounds every call through it: `.timeout(d)` or
+/// `.layer(TimeoutLayer::new(d))` (tower's or tower-http's).
 fn is_timeout_layer(e: &syn::Expr) -> bool {
     let syn::Expr::MethodCall(m) = e else {
         return false;
@@ -1301,23 +1316,6 @@ fn is_unbuilt_builder(ch: &Chain) -> bool {
 /// (`drain_queue(rx).await;`, naming no rule word, before `ctrl_c().await`): the written
 /// text before one of them, from the block's `{`, holds more than whitespace and line
 /// comments.
-impl Collector<'_, '_> {
-    /// Whether the async block `b` waits for a signal first as written
-    /// ([`super::signal_listener::signal_wait_prefix`] of its text, read again): where the
-    /// pruner blanked a statement of the wait (VoltageEMS's `match signal(SignalKind::hangup())
-    /// { Ok(mut hup) => loop { hup.recv().await; reopen_logs() }, .. }`: the arm's
-    /// statements name no word a rule reads). Only a block whose text names a signal is read.
-    fn waits_for_signal_as_written(&self, b: &syn::Block) -> bool {
-        let text = self.index.text(
-            self.region(b.brace_token.span.open()).offset
-                ..self.region(b.brace_token.span.close()).offset + 1,
-        );
-        (text.contains("signal") || text.contains("ctrl_c"))
-            && syn::parse_str::<syn::Block>(text)
-                .is_ok_and(|w| super::signal_listener::signal_wait_prefix(&w).is_some())
-    }
-}
-
 pub(super) fn pruned_among(
     index: &crate::source::LineIndex<'_>,
     block: &syn::Block,

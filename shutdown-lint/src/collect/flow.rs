@@ -1503,9 +1503,9 @@ fn closure_of(e: &syn::Expr) -> Option<&syn::ExprClosure> {
     }
 }
 
-/// The closure a lazily initialised value runs: `LazyLock::new(|| ..)`, once_cell's or
-/// lazy_static's `Lazy::new(|| ..)`, `LazyCell::new(|| ..)`.
-fn lazy_init(e: &syn::Expr) -> Option<&syn::ExprClosure> {
+/// What a lazily initialised value is made by: the one argument of `LazyLock::new(..)`,
+/// once_cell's or lazy_static's `Lazy::new(..)`, `LazyCell::new(..)`.
+fn lazy_init(e: &syn::Expr) -> Option<&syn::Expr> {
     let syn::Expr::Call(c) = strip(e) else {
         return None;
     };
@@ -1513,28 +1513,16 @@ fn lazy_init(e: &syn::Expr) -> Option<&syn::ExprClosure> {
         return None;
     };
     let lazy = super::attrs::is_new_of(&p.path, super::attrs::LAZIES);
-    match (lazy, c.args.first()) {
-        (true, Some(syn::Expr::Closure(cl))) if c.args.len() == 1 => Some(cl),
-        _ => None,
-    }
+    (lazy && c.args.len() == 1).then(|| &c.args[0])
 }
 
-/// The offset of the constructor a lazily initialised value is given as a function
-/// (`LazyLock::new(reqwest::Client::new)`): the key of its client's flow, as the chain a
-/// closure would return is keyed by its root.
-fn lazy_init_fn(e: &syn::Expr) -> Option<usize> {
-    let syn::Expr::Call(c) = strip(e) else {
-        return None;
-    };
-    let syn::Expr::Path(p) = strip(&c.func) else {
-        return None;
-    };
-    match c.args.first() {
-        Some(syn::Expr::Path(f))
-            if c.args.len() == 1
-                && f.qself.is_none()
-                && super::attrs::is_new_of(&p.path, super::attrs::LAZIES) =>
-        {
+/// The key of the client a lazily filled value's initializer makes (its flow's sink): the
+/// root of the chain a closure ends with (`|| Client::builder()..build()..`), or a
+/// constructor passed as a function (`reqwest::Client::new`).
+fn initializer_root(init: &syn::Expr) -> Option<usize> {
+    match init {
+        syn::Expr::Closure(c) => closure_tail(c).and_then(|t| root_offset(block_value(t))),
+        syn::Expr::Path(f) if f.qself.is_none() => {
             Some(syn::spanned::Spanned::span(&f.path).byte_range().start)
         }
         _ => None,
@@ -1911,12 +1899,7 @@ impl Pass {
         }
         let (methods, recv) = unchain(e);
         // a private static filled once (`CLIENT.get_or_init(|| ..)`): its value
-        let cell = |m: &&syn::ExprMethodCall| {
-            matches!(
-                m.method.to_string().as_str(),
-                "get_or_init" | "get_or_try_init"
-            ) && name_of(recv).is_some_and(|n| self.private_statics.contains(&n))
-        };
+        let cell = |m: &&syn::ExprMethodCall| self.is_static_cell(recv, &m.method.to_string());
         if methods
             .iter()
             .all(|m| m.method == "build" || OK_KEEPING.iter().any(|k| m.method == k) || cell(m))
@@ -2514,15 +2497,9 @@ impl<'ast> Visit<'ast> for Pass {
         // `static CLIENT: LazyLock<Client> = LazyLock::new(|| Client::builder()..build()..)`:
         // a private static is named only in this file (and its child modules' files, as a
         // private field is), so its client goes where a field's goes
+        // (also given the constructor as a function: `LazyLock::new(reqwest::Client::new)`)
         if matches!(st.vis, syn::Visibility::Inherited)
-            && let Some(tail) = lazy_init(&st.expr).and_then(closure_tail)
-            && let Some(r) = root_offset(block_value(tail))
-        {
-            self.flow.sinks.insert(r, Sink::Field(st.ident.to_string()));
-        }
-        // the constructor passed as a function: `LazyLock::new(reqwest::Client::new)`
-        if matches!(st.vis, syn::Visibility::Inherited)
-            && let Some(r) = lazy_init_fn(&st.expr)
+            && let Some(r) = lazy_init(&st.expr).and_then(initializer_root)
         {
             self.flow.sinks.insert(r, Sink::Field(st.ident.to_string()));
         }
@@ -2680,30 +2657,15 @@ impl<'ast> Visit<'ast> for Pass {
 
     fn visit_expr(&mut self, e: &'ast syn::Expr) {
         // `CLIENT.get_or_init(|| Client::builder()..build()..)` on a private static: its
-        // client goes where a private field's goes (as a `LazyLock` static's does)
+        // client goes where a private field's goes (as a `LazyLock` static's does); also
+        // `CLIENT.get_or_init(reqwest::Client::new)` (jmap-matrix-bridge's upload client, a
+        // static declared in the function)
         if let syn::Expr::MethodCall(m) = e
-            && matches!(
-                m.method.to_string().as_str(),
-                "get_or_init" | "get_or_try_init"
-            )
-            && let [syn::Expr::Closure(init)] = &m.args.iter().collect::<Vec<_>>()[..]
-            && let Some(n) = name_of(&m.receiver).filter(|n| self.private_statics.contains(n))
-            && let Some(r) = closure_tail(init).and_then(|t| root_offset(block_value(t)))
+            && self.is_static_cell(&m.receiver, &m.method.to_string())
+            && let [init] = &m.args.iter().collect::<Vec<_>>()[..]
+            && let Some(r) = initializer_root(init)
+            && let Some(n) = name_of(&m.receiver)
         {
-            self.flow.sinks.insert(r, Sink::Field(n));
-        }
-        // the constructor passed as a function: `CLIENT.get_or_init(reqwest::Client::new)`
-        // (jmap-matrix-bridge's upload client, a static declared in the function)
-        if let syn::Expr::MethodCall(m) = e
-            && matches!(
-                m.method.to_string().as_str(),
-                "get_or_init" | "get_or_try_init"
-            )
-            && let [syn::Expr::Path(init)] = &m.args.iter().collect::<Vec<_>>()[..]
-            && init.qself.is_none()
-            && let Some(n) = name_of(&m.receiver).filter(|n| self.private_statics.contains(n))
-        {
-            let r = syn::spanned::Spanned::span(&init.path).byte_range().start;
             self.flow.sinks.insert(r, Sink::Field(n));
         }
         let timed = self.timed_exprs.remove(&addr(e));
