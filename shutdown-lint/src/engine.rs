@@ -1471,15 +1471,19 @@ fn analyze_job(
 mod tests {
     use super::*;
 
+    /// Writes `text` to `rel` below `root`, making the directories on the way (also for
+    /// the tests of this module's own modules).
+    pub(super) fn write_file(root: &Path, rel: &str, text: &str) {
+        let p = root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+
     #[test]
     fn the_walk_honours_gitignore_and_skips_hidden_build_template_and_vendored_directories() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
-        let write = |rel: &str, text: &str| {
-            let p = root.join(rel);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(p, text).unwrap();
-        };
+        let write = |rel: &str, text: &str| write_file(root, rel, text);
         write("src/main.rs", "fn main() {}\n");
         write("src/notes.txt", "not rust\n");
         write(".gitignore", "generated.rs\n");
@@ -1532,11 +1536,7 @@ mod tests {
         // freeq's root `.gitignore` has Visual Studio's `[Bb]in/`: every `src/bin/` matched
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
-        let write = |rel: &str, text: &str| {
-            let p = root.join(rel);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(p, text).unwrap();
-        };
+        let write = |rel: &str, text: &str| write_file(root, rel, text);
         write(".gitignore", "[Bb]in/\ngenerated.rs\n");
         write(
             "Cargo.toml",

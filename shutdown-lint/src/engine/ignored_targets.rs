@@ -71,11 +71,7 @@ mod tests {
     fn a_binary_a_gitignore_pattern_matches_is_found_with_its_modules() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
-        let write = |p: &str, s: &str| {
-            let p = root.join(p);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(p, s).unwrap();
-        };
+        let write = |rel: &str, text: &str| crate::engine::tests::write_file(root, rel, text);
         write(
             "Cargo.toml",
             "[package]\nname = \"app\"\n[[bin]]\nname = \"issuer\"\npath = \"./src/bin/issuer/main.rs\"\n",
