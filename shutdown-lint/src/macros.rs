@@ -88,14 +88,7 @@ pub fn parse_body(name: &str, tokens: TokenStream) -> Option<MacroBody> {
         return Some(MacroBody::Exprs(vec![a, b]));
     }
     if name == "lazy_static" {
-        // `static ref NAME: T = expr;` is a static item once `ref` is dropped
-        let tokens: TokenStream = tokens
-            .into_iter()
-            .filter(|t| !matches!(t, proc_macro2::TokenTree::Ident(i) if i == "ref"))
-            .collect();
-        return syn::parse2::<syn::File>(tokens)
-            .ok()
-            .map(|f| MacroBody::Items(f.items));
+        return lazy_static_items(tokens).map(MacroBody::Items);
     }
     if name == "matches" {
         return (|input: ParseStream<'_>| {
@@ -122,6 +115,41 @@ pub fn parse_body(name: &str, tokens: TokenStream) -> Option<MacroBody> {
         return Some(MacroBody::Items(file.items));
     }
     recovered_stmts(tokens)
+}
+
+/// The items of a `lazy_static! { .. }` body: `static ref NAME: T = expr;` is a static item
+/// once `ref` is dropped (`None` when it does not parse).
+///
+/// # Examples
+/// ```
+/// use shutdown_lint::macros::lazy_static_items;
+/// let tokens = quote::quote!(static ref RT: tokio::runtime::Runtime = make(););
+/// let items = lazy_static_items(tokens).unwrap();
+/// assert!(matches!(&items[0], syn::Item::Static(s) if s.ident == "RT"));
+/// ```
+pub fn lazy_static_items(tokens: TokenStream) -> Option<Vec<syn::Item>> {
+    let tokens: TokenStream = tokens
+        .into_iter()
+        .filter(|t| !matches!(t, proc_macro2::TokenTree::Ident(i) if i == "ref"))
+        .collect();
+    syn::parse2::<syn::File>(tokens).ok().map(|f| f.items)
+}
+
+/// Whether `name!{ body }` is a `lazy_static!` holding a runtime or its handle (`static ref
+/// RUNTIME: Runtime = ..;`): spawns are asked of its statics (`RUNTIME.spawn(..)`), so it is
+/// read even where it names no word a rule looks for.
+///
+/// # Examples
+/// ```
+/// use shutdown_lint::macros::is_runtime_lazy_static;
+/// assert!(is_runtime_lazy_static("lazy_static", b"{ static ref RT: tokio::runtime::Runtime = make(); }"));
+/// assert!(!is_runtime_lazy_static("lazy_static", b"{ static ref RE: Regex = make(); }"));
+/// ```
+pub fn is_runtime_lazy_static(name: &str, body: &[u8]) -> bool {
+    name.ends_with("lazy_static")
+        && [&b"Runtime"[..], b"Handle"]
+            .iter()
+            .any(|w| memchr::memmem::find(body, w).is_some())
 }
 
 /// A body that is not Rust as a whole: each statement that parses on its own — split at

@@ -139,6 +139,12 @@ pub struct ClientFlow {
     /// (`#[cfg(test)]`, `#[test]`). A test's request is not made in a deploy: it counts
     /// only for a local of that test, not for a field or a name of the whole file.
     pub use_tests: BTreeMap<String, Vec<bool>>,
+    /// For each entry of [`Self::uses`], at the same index: whether it is written as a
+    /// field (`self.client`, `x.client`). A function's local or parameter is never one: a
+    /// method's `let client = CELL.get_or_init(..)` is not the `self.client` beside it
+    /// (jmap-matrix-bridge's upload sending on its own client, timed, and reading its
+    /// struct's field `client` for the timeout).
+    pub use_fields: BTreeMap<String, Vec<bool>>,
     /// Sinks by the byte offset of the chain's root path.
     pub sinks: BTreeMap<usize, Sink>,
     /// Names of struct fields declared with any `pub` visibility.
@@ -447,6 +453,8 @@ impl ClientFlow {
             (None, None) => true,
         };
         let test = move |k: usize| tests.and_then(|t| t.get(k)).is_some_and(|t| *t);
+        let fields = self.use_fields.get(n);
+        let field = move |k: usize| fields.and_then(|t| t.get(k)).is_some_and(|t| *t);
         let len = self.uses.get(n).map_or(0, Vec::len);
         let whole_file = f.is_none() && body.is_none();
         // a function with a use outside test code is not a test
@@ -464,7 +472,11 @@ impl ClientFlow {
             .flatten()
             .enumerate()
             .filter(move |(k, _)| {
-                (if whole_file { !of_param(*k) } else { in_f(*k) }) && !(production && test(*k))
+                (if whole_file {
+                    !of_param(*k)
+                } else {
+                    in_f(*k) && !field(*k)
+                }) && !(production && test(*k))
             })
     }
 
@@ -537,7 +549,9 @@ impl ClientFlow {
                 self.read_name(&scope, &name, read);
                 for (k, u) in self.uses_at(&scope, &name, body) {
                     match u {
-                        Use::Request(true) => requests += 1,
+                        // a request sent from where it was bound (`let rb =
+                        // Client::new().post(u).json(&b); timeout(d, rb.send())`)
+                        Use::Request(true) | Use::Send(true) => requests += 1,
                         Use::Execute(req) => {
                             read(NameRead::Anywhere(req));
                             // every binding of that name is a request with its own timeout
@@ -1247,6 +1261,11 @@ fn name_of(e: &syn::Expr) -> Option<String> {
     }
 }
 
+/// Whether `e` is written as a field (`self.client`): [`ClientFlow::use_fields`].
+fn is_field(e: &syn::Expr) -> bool {
+    matches!(strip(e), syn::Expr::Field(_))
+}
+
 /// An argument without the borrow it is passed with (`&client`).
 fn passed_value(a: &syn::Expr) -> &syn::Expr {
     match strip(a) {
@@ -1460,6 +1479,20 @@ fn root_offset(e: &syn::Expr) -> Option<usize> {
             })
             .map(|m| syn::spanned::Spanned::span(&m.method).byte_range().start),
     }
+}
+
+/// The root offset of a client made for the one request a chain builds and leaves unsent
+/// (ForestBot's `let request = reqwest::Client::new().post(url).json(&body);`): the client
+/// goes where that request goes, and is bounded when each send of it is.
+fn one_shot_request_root(e: &syn::Expr) -> Option<usize> {
+    let (methods, inner) = unchain(e);
+    let first = methods.first()?;
+    let sends = methods
+        .iter()
+        .any(|m| SEND_METHODS.iter().any(|s| m.method == s));
+    (REQUEST_METHODS.iter().any(|r| first.method == r) && !sends)
+        .then(|| root_offset(inner))
+        .flatten()
 }
 
 /// The root offsets of the clients a chain falls back to when its build fails, which go
@@ -1702,7 +1735,14 @@ impl Pass {
             .cloned()
     }
 
-    fn note(&mut self, name: String, u: Use) {
+    /// Records the use `u` of `name`, written as a field when `field` (`x.client`,
+    /// [`ClientFlow::use_fields`]), with where it is.
+    fn note(&mut self, field: bool, name: String, u: Use) {
+        self.flow
+            .use_fields
+            .entry(name.clone())
+            .or_default()
+            .push(field);
         self.flow
             .use_fns
             .entry(name.clone())
@@ -1754,6 +1794,7 @@ impl Pass {
         // .. }`), and the one a failed build falls back to
         roots.extend(branch_values(init).into_iter().filter_map(root_offset));
         roots.extend(fallback_roots(init));
+        roots.extend(one_shot_request_root(init));
         for r in roots {
             self.flow.sinks.insert(
                 r,
@@ -1799,7 +1840,7 @@ impl Pass {
                 // `let client = builder.build()?;`
                 self.classified(init);
                 self.done.insert(addr(strip(recv)));
-                self.note(b, Use::Build(n.to_string()));
+                self.note(is_field(recv), b, Use::Build(n.to_string()));
             } else if b == n
                 && !names.is_empty()
                 && !names.iter().any(|m| is_request_step(m) || m == "clone")
@@ -1808,7 +1849,7 @@ impl Pass {
                 // `rb = rb.header(..);` assigns it back
                 self.classified(init);
                 self.done.insert(addr(strip(recv)));
-                self.note(b, Use::Rebind);
+                self.note(is_field(recv), b, Use::Rebind);
             }
         }
         // `let c = self.client.clone();`, or arms of a `match` / `if` that each give a name
@@ -1835,7 +1876,7 @@ impl Pass {
             && let Some(k) = name_of(&c.func)
         {
             self.done.insert(addr(strip(&c.func)));
-            self.note(k, Use::CallInto(n.to_string()));
+            self.note(is_field(&c.func), k, Use::CallInto(n.to_string()));
         }
     }
 
@@ -1858,7 +1899,7 @@ impl Pass {
         {
             self.classified(v);
             self.done.insert(addr(strip(recv)));
-            self.note(b, Use::Copy(n.to_string()));
+            self.note(is_field(recv), b, Use::Copy(n.to_string()));
         }
     }
 
@@ -1907,7 +1948,7 @@ impl Pass {
         {
             self.classified(e);
             self.done.insert(addr(strip(recv)));
-            self.note(n, Use::Return);
+            self.note(is_field(recv), n, Use::Return);
         }
     }
 
@@ -1932,7 +1973,7 @@ impl Pass {
             };
             if let Some(n) = name_of(a) {
                 self.done.insert(addr(strip(a)));
-                self.note(n, use_of(i));
+                self.note(is_field(a), n, use_of(i));
             }
         }
     }
@@ -1974,7 +2015,7 @@ impl Pass {
                 if let Some(a) = wrapped_name(&m.args[0]) {
                     self.done.insert(addr(a));
                     if let Some(n) = name_of(a) {
-                        self.note(n, Use::Layered);
+                        self.note(is_field(a), n, Use::Layered);
                     }
                 }
             }
@@ -1993,7 +2034,7 @@ impl Pass {
         {
             self.done.insert(addr(a));
             if let Some(n) = name_of(a) {
-                self.note(n, Use::Layered);
+                self.note(is_field(a), n, Use::Layered);
             }
         }
         // a name passed to a method of the file: `self.service(client)`, or on a parameter
@@ -2057,7 +2098,7 @@ impl Pass {
                 Use::Other
             };
             self.done.insert(addr(strip(recv)));
-            self.note(n, u);
+            self.note(is_field(recv), n, u);
         }
         if names.iter().any(|m| m == "debug_struct") {
             for m in methods.iter().filter(|m| m.method == "field") {
@@ -2068,7 +2109,7 @@ impl Pass {
                     };
                     if let Some(n) = name_of(v) {
                         self.done.insert(addr(strip(v)));
-                        self.note(n, Use::Debug);
+                        self.note(is_field(v), n, Use::Debug);
                     }
                 }
             }
@@ -2404,7 +2445,7 @@ impl<'ast> Visit<'ast> for Pass {
                 self.classified(&a.right);
                 self.done.insert(addr(strip(&a.left)));
                 self.done.insert(addr(strip(recv)));
-                self.note(n, Use::Rebind);
+                self.note(is_field(&a.left), n, Use::Rebind);
             }
         }
         // `self.client = Some(Arc::new(client));`: stored into the field, as in a struct
@@ -2420,7 +2461,7 @@ impl<'ast> Visit<'ast> for Pass {
             }
             if let Some(n) = name_of(value) {
                 self.done.insert(addr(strip(value)));
-                self.note(n, Use::Store(field));
+                self.note(is_field(value), n, Use::Store(field));
             }
         }
         visit::visit_expr_assign(self, a);
@@ -2581,7 +2622,7 @@ impl<'ast> Visit<'ast> for Pass {
                     && let Some(b) = name_of(first)
                 {
                     self.done.insert(addr(strip(first)));
-                    self.note(b, Use::Copy(n.clone()));
+                    self.note(is_field(first), b, Use::Copy(n.clone()));
                 }
             }
         }
@@ -2634,7 +2675,7 @@ impl<'ast> Visit<'ast> for Pass {
             };
             if let Some(n) = name_of(value) {
                 self.done.insert(addr(strip(value)));
-                self.note(n, Use::Store(field));
+                self.note(is_field(value), n, Use::Store(field));
             }
         }
         visit::visit_expr_struct(self, s);
@@ -2649,7 +2690,7 @@ impl<'ast> Visit<'ast> for Pass {
                 syn::Pat::Wild(_) => {}
                 // `S { client }` binds a local of the same name
                 syn::Pat::Ident(i) if i.ident == *field && i.subpat.is_none() => {}
-                _ => self.note(field.to_string(), Use::Other),
+                _ => self.note(false, field.to_string(), Use::Other),
             }
         }
         visit::visit_pat_struct(self, p);
@@ -2689,7 +2730,7 @@ impl<'ast> Visit<'ast> for Pass {
             && !self.done.contains(&addr(e))
             && let Some(n) = name_of(e)
         {
-            self.note(n, Use::Other);
+            self.note(is_field(e), n, Use::Other);
         }
         if let syn::Expr::Path(p) = e
             && !self.in_test
@@ -2742,7 +2783,7 @@ impl<'ast> Visit<'ast> for Pass {
         let mut names = Vec::new();
         idents(m.tokens.clone(), &mut names);
         for n in names {
-            self.note(n, Use::Other);
+            self.note(false, n, Use::Other);
         }
     }
 }

@@ -301,7 +301,7 @@ fn is_duration_ctor(p: &syn::Path) -> bool {
 }
 
 /// A logging macro (`info!`, `log::warn!`, `println!`, ..).
-fn is_log_macro(m: &syn::Macro) -> bool {
+pub(super) fn is_log_macro(m: &syn::Macro) -> bool {
     m.path.segments.last().is_some_and(|s| {
         matches!(
             s.ident.to_string().as_str(),

@@ -441,6 +441,7 @@ impl Collector<'_, '_> {
             && !MACRO_BODY_WORDS
                 .iter()
                 .any(|w| memchr::memmem::find(body.as_bytes(), w.as_bytes()).is_some())
+            && !macros::is_runtime_lazy_static(&name, body.as_bytes())
         {
             self.record_calls_in_tokens(mac.tokens.clone());
             return None;

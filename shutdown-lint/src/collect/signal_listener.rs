@@ -234,21 +234,39 @@ pub fn awaits_signal_first(fut: &syn::Expr) -> bool {
 ///     server_handle.stop(true).await;
 /// }").unwrap();
 /// assert_eq!(signal_wait_prefix(&block), Some(3));
+/// // a log line first, and a stream installed by a `match` and waited on in its arm
+/// let block: syn::Block = syn::parse_str("{
+///     debug!(\"waiting for SIGTERM\");
+///     match signal(SignalKind::terminate()) {
+///         Ok(mut s) => { s.recv().await; }
+///         Err(e) => error!(\"{e}\"),
+///     }
+///     stop.notify_waiters();
+/// }").unwrap();
+/// assert_eq!(signal_wait_prefix(&block), Some(2));
 /// let block: syn::Block = syn::parse_str("{ flush().await; ctrl_c().await.ok(); }").unwrap();
 /// assert_eq!(signal_wait_prefix(&block), None);
 /// ```
 pub fn signal_wait_prefix(block: &syn::Block) -> Option<usize> {
-    let mut streams = Vec::new();
+    wait_prefix_on(block, Vec::new())
+}
+
+/// [`signal_wait_prefix`], with `streams` installed before the block (a `match` arm's
+/// `Ok(mut s)`).
+fn wait_prefix_on(block: &syn::Block, mut streams: Vec<String>) -> Option<usize> {
     for (i, st) in block.stmts.iter().enumerate() {
         match st {
             syn::Stmt::Item(_) => {}
+            // a log line first (thermostat-pi's `debug!("starting sig handler");`)
+            syn::Stmt::Macro(m) if super::idle_task::is_log_macro(&m.mac) => {}
+            syn::Stmt::Expr(syn::Expr::Macro(m), _) if super::idle_task::is_log_macro(&m.mac) => {}
             syn::Stmt::Local(l) if let Some(n) = installed_stream(l) => streams.push(n),
             syn::Stmt::Local(l) if let Some(n) = signal_future(l) => streams.push(n),
             // `let mut sigterm = sigterm;`, `let sigterm = binding.recv();` (Glonax)
             syn::Stmt::Local(l) if let Some(n) = stream_handed_on(l, &streams) => streams.push(n),
             // the wait inside a block of its own: `#[cfg(unix)] { .. }` (yamcs-gateway)
             syn::Stmt::Expr(syn::Expr::Block(b), _) if b.label.is_none() => {
-                return signal_wait_prefix(&b.block).map(|_| i + 1);
+                return wait_prefix_on(&b.block, streams).map(|_| i + 1);
             }
             st => return stmt_awaits_signal(st, &streams).then_some(i + 1),
         }
@@ -370,6 +388,10 @@ fn stmt_awaits_signal(st: &syn::Stmt, streams: &[String]) -> bool {
             .stmts
             .first()
             .is_some_and(|st| stmt_awaits_signal(st, streams)),
+        // an arm's block (osubot's `Ok(mut s) => { s.recv().await; }`)
+        syn::Expr::Block(b) if b.label.is_none() => {
+            wait_prefix_on(&b.block, streams.to_vec()).is_some()
+        }
         // a stream installed by the `match` itself, waited on in its `Ok` arm, the other
         // arm giving up (VoltageEMS's SIGHUP reload: `match signal(SignalKind::hangup()) {
         // Ok(mut hup) => loop { hup.recv().await; reopen_logs() }, Err(e) => warn!(..) }`)

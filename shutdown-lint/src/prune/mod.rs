@@ -544,7 +544,12 @@ impl Automata {
                 // a spawn the definition writes is reported there (`crate::macro_definition`)
                 memchr::memmem::find(&code[inv.open..close], b"spawn").is_some()
             } else {
-                self.code_mentions(&code[inv.open..close], file_words)
+                // a runtime a `lazy_static!` holds is a receiver spawns are asked of
+                // (`static ref RUNTIME: Runtime = ..;`, then `RUNTIME.spawn(..)`)
+                let body = &code[inv.open..close];
+                self.code_mentions(body, file_words)
+                    || std::str::from_utf8(&code[inv.path_start..bang])
+                        .is_ok_and(|name| crate::macros::is_runtime_lazy_static(name, body))
             };
             if !keep {
                 blank.push((inv.open, close));

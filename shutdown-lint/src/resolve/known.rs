@@ -221,6 +221,21 @@ pub const TYPE_CTORS: &[(&str, &str)] = &[
         "tonic::transport::Server",
         "tonic::transport::Server::builder",
     ),
+    // salvo's and axum-server's servers a helper returns (xanderjakeq.page's
+    // `get_server(addr).await.serve(router)` over `fn get_server(..) -> Server<TcpAcceptor>`)
+    ("salvo::Server", "salvo::Server::new"),
+    ("salvo::server::Server", "salvo::server::Server::new"),
+    ("salvo::prelude::Server", "salvo::prelude::Server::new"),
+    ("salvo_core::Server", "salvo_core::Server::new"),
+    (
+        "salvo_core::server::Server",
+        "salvo_core::server::Server::new",
+    ),
+    (
+        "salvo_core::prelude::Server",
+        "salvo_core::prelude::Server::new",
+    ),
+    ("axum_server::Server", "axum_server::bind"),
     // a tonic endpoint a helper returns: its `.timeout(..)` is checked against the budget
     (
         "tonic::transport::Endpoint",
@@ -1111,6 +1126,30 @@ const ACTIX_WEB: ServerApi = ServerApi {
     graceful_takes_arg: false,
 };
 
+/// The [`ServerApi::graceful`] methods that serve by themselves, the shutdown future one of
+/// their arguments (tonic's `serve_with_shutdown(addr, signal)`, warp 0.3's
+/// `bind_with_graceful_shutdown(addr, signal)`, poem's `run_with_graceful_shutdown(app,
+/// signal, timeout)`): a chain that calls one serves, as with a [`ServerApi::serve`] method
+/// (`sigterm-missing`: a graceful server whose signal is the program's own channel serves
+/// all the same).
+///
+/// # Examples
+/// ```
+/// use shutdown_lint::resolve::known::GRACEFUL_SERVING;
+/// assert!(GRACEFUL_SERVING.contains(&"serve_with_shutdown"));
+/// assert!(!GRACEFUL_SERVING.contains(&"with_graceful_shutdown"));
+/// ```
+pub const GRACEFUL_SERVING: &[&str] = &[
+    "serve_with_shutdown",
+    "serve_with_incoming_shutdown",
+    "bind_with_graceful_shutdown",
+    "try_bind_with_graceful_shutdown",
+    "serve_incoming_with_graceful_shutdown",
+    "run_with_graceful_shutdown",
+    "serve_with_graceful_shutdown",
+    "try_serve_with_graceful_shutdown",
+];
+
 /// The server APIs `server-no-graceful-shutdown` knows.
 pub const SERVERS: &[ServerApi] = &[
     ServerApi {
@@ -1192,6 +1231,8 @@ pub const SERVERS: &[ServerApi] = &[
             "axum_server::from_tcp",
             "axum_server::from_tcp_rustls",
             "axum_server::from_tcp_openssl",
+            // a std `UnixListener` (unix only)
+            "axum_server::from_unix",
             // the same, through the TLS modules they are re-exported from
             "axum_server::tls_rustls::bind_rustls",
             "axum_server::tls_rustls::from_tcp_rustls",

@@ -282,12 +282,23 @@ impl Sink<'_> {
             syn::Item::Trait(t) => t.ident.to_string(),
             syn::Item::TraitAlias(t) => t.ident.to_string(),
             syn::Item::Macro(m) => {
-                // item-producing macros (`cfg_rt! { .. }`): their items when they parse
-                if m.ident.is_none()
-                    && !m.mac.path.is_ident("macro_rules")
-                    && let Ok(file) = syn::parse2::<syn::File>(m.mac.tokens.clone())
-                {
-                    for it in &file.items {
+                // item-producing macros (`cfg_rt! { .. }`): their items when they parse;
+                // `lazy_static! { static ref RT: Runtime = ..; }`'s statics
+                if m.ident.is_none() && !m.mac.path.is_ident("macro_rules") {
+                    let lazy = m
+                        .mac
+                        .path
+                        .segments
+                        .last()
+                        .is_some_and(|s| s.ident == "lazy_static");
+                    let items = if lazy {
+                        crate::macros::lazy_static_items(m.mac.tokens.clone())
+                    } else {
+                        syn::parse2::<syn::File>(m.mac.tokens.clone())
+                            .ok()
+                            .map(|f| f.items)
+                    };
+                    for it in items.iter().flatten() {
                         self.item(it, None);
                     }
                 }

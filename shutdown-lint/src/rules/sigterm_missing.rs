@@ -147,11 +147,11 @@ fn serve_sites(model: &FileModel) -> Vec<ServeSite> {
             continue;
         }
         let serves = api.serve.is_empty()
-            || cu
-                .chain
-                .steps
-                .iter()
-                .any(|s| api.serve.contains(&s.name.as_str()));
+            || cu.chain.steps.iter().any(|s| {
+                let m = s.name.as_str();
+                api.serve.contains(&m)
+                    || (api.graceful.contains(&m) && known::GRACEFUL_SERVING.contains(&m))
+            });
         if serves
             && !out
                 .iter()

@@ -420,6 +420,15 @@ impl WorkspaceModel {
                 continue;
             }
             let f = self.method(Some(&ty), &step.name, need)?;
+            // a thread's handle only from a method of the receiver's own type, not one of
+            // the same name another type declares (`self.executor.spawn(task)` on an
+            // executor that queues futures, beside a capture source's `fn spawn(self) ->
+            // JoinHandle<()>`)
+            if known::type_ctor(&f.ret) == Some(known::THREAD_SPAWN_FN)
+                && f.owner.as_ref().and_then(|o| o.last()) != ty.last()
+            {
+                return None;
+            }
             ty = f.ret.clone();
             made_by = Some(f);
         }
