@@ -33,6 +33,28 @@ pub(super) fn is_windows_only(attrs: &[syn::Attribute]) -> bool {
         .any(|a| cfg_text(a).is_some_and(|t| is_windows_cfg_text(&t)))
 }
 
+/// Whether an item derives `Default` (`#[derive(Debug, Clone, Default)]`).
+pub(super) fn derives_default(attrs: &[syn::Attribute]) -> bool {
+    use syn::punctuated::Punctuated;
+    attrs
+        .iter()
+        .filter(|a| a.path().is_ident("derive"))
+        .any(|a| {
+            a.parse_args_with(Punctuated::<syn::Path, syn::Token![,]>::parse_terminated)
+                .is_ok_and(|paths| {
+                    paths
+                        .iter()
+                        .any(|p| p.segments.last().is_some_and(|s| s.ident == "Default"))
+                })
+        })
+}
+
+/// The byte offset where a struct field's type starts: where a client its derived
+/// `Default` makes is said to be made.
+pub(super) fn field_type_offset(f: &syn::Field) -> usize {
+    syn::spanned::Spanned::span(&f.ty).byte_range().start
+}
+
 /// Shared pointers whose `new(x)` hands `x`'s methods on (`Arc::new(rt)`).
 pub(super) const POINTERS: &[&str] = &["Arc", "Rc", "Box"];
 

@@ -846,6 +846,9 @@ pub(super) fn summarize_file(file: &syn::File) -> ClientFlow {
         .collect();
     p.imports = items.imports;
     p.private_statics = std::mem::take(&mut items.private_statics);
+    for (at, field) in std::mem::take(&mut items.derived_fields) {
+        p.flow.sinks.insert(at, Sink::Field(field));
+    }
     p.visit_file(file);
     // a private function that production code only calls inside `timeout(d, ..)`
     // (iroh's `time::timeout(CAPTIVE_PORTAL_TIMEOUT, check_captive_portal(..))`): every
@@ -996,6 +999,9 @@ struct Items {
     /// The functions of inherent `impl`s by `Type::name` (the last segment of the
     /// `impl`'s type), the same way ([`ClientFlow::owned_method_params`]).
     owned_methods: BTreeMap<String, Option<ImplFnParams>>,
+    /// The named fields of `#[derive(Default)]` structs, by the offset of their type:
+    /// a client the derived `default()` makes there goes to the field.
+    derived_fields: Vec<(usize, String)>,
 }
 
 /// Records the names a `use` tree imports, each with the tree's first segment (a module
@@ -1058,6 +1064,15 @@ impl<'ast> Visit<'ast> for Items {
     }
     fn visit_item_struct(&mut self, s: &'ast syn::ItemStruct) {
         self.structs.insert(s.ident.to_string());
+        // a client the derived `Default` makes goes to its field
+        if super::attrs::derives_default(&s.attrs) {
+            for f in &s.fields {
+                if let Some(id) = &f.ident {
+                    self.derived_fields
+                        .push((super::attrs::field_type_offset(f), id.to_string()));
+                }
+            }
+        }
     }
     fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
         let params = f

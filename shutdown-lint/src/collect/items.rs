@@ -5,7 +5,7 @@ use super::attrs::{expr_attrs, is_test_attrs, is_windows_cfg_text, is_windows_on
 use super::eval::duration_of_chain;
 use super::state::{BindVal, Collector};
 use crate::macros::{self, MacroBody};
-use crate::model::{Chain, FnDecl, ModDecl, Usage};
+use crate::model::{Chain, ChainUse, FnDecl, ModDecl, Usage};
 use crate::resolve::known;
 use crate::resolve::{Canon, Resolution};
 use syn::spanned::Spanned;
@@ -555,6 +555,15 @@ impl Collector<'_, '_> {
         {
             return self.bind_pat(pat, Some(BindVal::Tuple(vals)));
         }
+        // `let (req, mem) = if let Some(p) = proxy { (req.proxy(p.clone()), mem.proxy(p)) }
+        // else { (req, mem) };` (live777's two client builders): each name bound to its
+        // element of the first branch that values it
+        if let (syn::Pat::Tuple(t), Some(syn::Expr::If(i)), None) = (pat_of(pat), init, diverge)
+            && if_tuple_arity(i) == Some(t.elems.len())
+        {
+            let vals = self.if_tuple_values(i, t.elems.len());
+            return self.bind_pat(pat, Some(BindVal::Tuple(vals)));
+        }
         let mut val = None;
         if let Some(init) = init {
             // `let _ = ..` drops at once; `let _name = ..` says "unused": the
@@ -692,6 +701,30 @@ impl Collector<'_, '_> {
         self.resolver_blocks -= 1;
         self.pop_scope_raw();
         Some(vals)
+    }
+
+    /// The elements of the tuples an `if`'s branches end in ([`if_tuple_arity`]), each the
+    /// first branch's that values it; visits the condition and the branches.
+    fn if_tuple_values(&mut self, i: &syn::ExprIf, arity: usize) -> Vec<Option<BindVal>> {
+        self.enter_scope_empty();
+        self.visit_expr(&i.cond);
+        let mut vals = self
+            .block_tuple_values(&i.then_branch, arity)
+            .unwrap_or_default();
+        self.leave_scope_empty();
+        let els = match i.else_branch.as_ref().map(|(_, e)| &**e) {
+            Some(syn::Expr::Block(b)) => self.block_tuple_values(&b.block, arity),
+            Some(syn::Expr::If(inner)) => Some(self.if_tuple_values(inner, arity)),
+            _ => None,
+        };
+        for (k, v) in els.into_iter().flatten().enumerate() {
+            match vals.get_mut(k) {
+                Some(slot @ None) => *slot = v,
+                Some(Some(_)) => {}
+                None => vals.push(v),
+            }
+        }
+        vals
     }
 
     /// The tuple, or value of a workspace type, a binding holds, also through `&x`, `*x`,
@@ -1056,7 +1089,49 @@ impl Collector<'_, '_> {
         owner.push(st.ident.to_string());
         let saved = self.self_ty.replace(owner.clone());
         self.record_fields_of(&owner, &st.fields);
+        self.record_derived_default_clients(st);
         self.self_ty = saved;
+    }
+
+    /// The HTTP clients a `#[derive(Default)]` struct's derived `default()` makes in its
+    /// fields, with their library's defaults (musicflow's `#[derive(Default)] struct
+    /// MetaClient { client: reqwest::Client }` made by `Self::default()`): a client made at
+    /// the field's type, when the file calls `Type::default()` or `Self::default()` (a
+    /// struct that only derives it is not known to be made so).
+    fn record_derived_default_clients(&mut self, st: &syn::ItemStruct) {
+        if !super::attrs::derives_default(&st.attrs) || self.ctx.test_code {
+            return;
+        }
+        if !made_by_default(self.index.text(0..usize::MAX), &st.ident.to_string()) {
+            return;
+        }
+        for f in &st.fields {
+            let Some(ty) = self.type_canon(&f.ty) else {
+                continue;
+            };
+            let Some(ctor) = known::type_ctor(&ty) else {
+                continue;
+            };
+            let default = format!("{}::default", ctor.trim_end_matches("::new"));
+            if !matches!(
+                known::http_ctor(&default),
+                Some((known::HttpKind::Client, _))
+            ) {
+                continue;
+            }
+            let at = super::attrs::field_type_offset(f);
+            let region = self.region(f.ty.span());
+            debug_assert_eq!(region.offset, at);
+            let mut chain = Chain::at(crate::resolve::split_path(&default), region);
+            chain.written = Some(format!("{}::default", st.ident));
+            self.model.chains.push(ChainUse {
+                chain,
+                usage: Usage::Kept,
+                ctx: self.ctx.clone(),
+                escapes: false,
+                calls_bounded: false,
+            });
+        }
     }
 
     /// The fields of each variant of an enum, as a struct's of the variant's path
@@ -1105,6 +1180,93 @@ fn path_attr(attrs: &[syn::Attribute]) -> Option<String> {
             _ => None,
         }
     })
+}
+
+/// Whether `text` (a file as written: a pruned body's calls too) makes a `name` by its
+/// `Default`: `name::default()`, or `Self::default()` in an `impl` of `name` (the nearest
+/// `impl` header before it names that type, after `for` when it has one).
+/// Test code (an item under `#[cfg(test)]`, `#[test]`, `#[tokio::test]`) does not count,
+/// nor comments and literals (rustfs's `BucketTargetSys::default()` only in its tests).
+fn made_by_default(text: &str, name: &str) -> bool {
+    let code = crate::lexscan::code_only(text);
+    let tests = test_item_ranges(&code);
+    let production = |at: usize| !tests.iter().any(|r| r.contains(&at));
+    if memchr::memmem::find_iter(&code, format!("{name}::default()").as_bytes()).any(production) {
+        return true;
+    }
+    memchr::memmem::find_iter(&code, b"Self::default()").any(|at| {
+        production(at)
+            && memchr::memmem::rfind(&code[..at], b"impl")
+                .is_some_and(|h| impl_header_type(&text[h + 4..at]) == Some(name))
+    })
+}
+
+/// The byte ranges of the items a test attribute marks, in `code` (a
+/// [`crate::lexscan::code_only`] text): from the attribute to the end of the body of the
+/// `mod` or `fn` it is on (an attribute on an item without a body, `#[cfg(test)] use ..;`
+/// or a field, marks none).
+fn test_item_ranges(code: &[u8]) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::new();
+    for marker in [&b"#[cfg(test)]"[..], b"#[test]", b"#[tokio::test"] {
+        for at in memchr::memmem::find_iter(code, marker) {
+            let Some(open) = memchr::memchr(b'{', &code[at..]).map(|k| at + k) else {
+                continue;
+            };
+            // `#[cfg(test)] use ..;` or `#[cfg(test)] field: T,` beside a later body is not
+            // that body's (a function's parameters have commas)
+            let between = &code[at..open];
+            let is_fn = between.windows(3).any(|w| w == b"fn ");
+            if between.iter().any(|c| matches!(c, b';' | b'}'))
+                || (!is_fn && between.contains(&b','))
+            {
+                continue;
+            }
+            if let Some(close) = crate::lexscan::matching(code, open, b'{', b'}') {
+                out.push(at..close);
+            }
+        }
+    }
+    out
+}
+
+/// The name of the type an `impl` header is for (`<T> Meta<T> {`, `Default for Meta {`:
+/// `Meta`); `after` is the text after `impl`.
+fn impl_header_type(after: &str) -> Option<&str> {
+    let header = &after[..after.find('{')?];
+    let mut ty = header.rsplit(" for ").next()?.trim_start();
+    // `impl<T>`: its generics come first
+    if ty.starts_with('<') {
+        let mut depth = 0usize;
+        let end = ty.char_indices().find_map(|(i, c)| {
+            match c {
+                '<' => depth += 1,
+                '>' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+            (depth == 0).then_some(i + 1)
+        })?;
+        ty = ty[end..].trim_start();
+    }
+    let path = ty
+        .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
+        .next()?;
+    path.rsplit("::").next().filter(|n| !n.is_empty())
+}
+
+/// The arity of the tuples every branch of an `if` with an `else` ends in, when they agree
+/// (`if c { (a.x(), 1) } else if d { (a, 2) } else { (a, 0) }`: 2).
+fn if_tuple_arity(i: &syn::ExprIf) -> Option<usize> {
+    let tail = |b: &syn::Block| match b.stmts.last() {
+        Some(syn::Stmt::Expr(syn::Expr::Tuple(t), None)) => Some(t.elems.len()),
+        _ => None,
+    };
+    let then = tail(&i.then_branch)?;
+    let els = match &*i.else_branch.as_ref()?.1 {
+        syn::Expr::Block(b) => tail(&b.block)?,
+        syn::Expr::If(inner) => if_tuple_arity(inner)?,
+        _ => return None,
+    };
+    (then == els).then_some(then)
 }
 
 /// The pairs of `let (a, b) = (x, y);` (parentheses around the tuple allowed): a pattern
@@ -1264,5 +1426,35 @@ fn is_borrowed(ty: &syn::Type) -> bool {
                 if a.args.first().is_some_and(|g| matches!(g, syn::GenericArgument::Type(t) if is_borrowed(t))))
         }),
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_struct_is_made_by_default_by_its_own_name_or_in_its_own_impl() {
+        let own = "impl Meta { fn new() -> Self { Self::default() } }";
+        assert!(made_by_default(own, "Meta"));
+        assert!(!made_by_default(own, "Other"));
+        assert!(made_by_default(
+            "fn f() -> Meta { Meta::default() }",
+            "Meta"
+        ));
+        let generic =
+            "impl<T: Clone> crate::meta::Meta<T> {\n fn new() -> Self { Self::default() } }";
+        assert!(made_by_default(generic, "Meta"));
+        let traited = "impl From<u8> for Meta { fn from(_: u8) -> Self { Self::default() } }";
+        assert!(made_by_default(traited, "Meta"));
+        assert!(!made_by_default("struct Meta; fn f() {}", "Meta"));
+        // only tests (or a comment) make it so
+        let tests = "struct Meta { #[cfg(test)] probe: u8, c: C }\n\
+                     impl Meta { fn new() -> Self { Meta { c: C::new() } } }\n\
+                     // Meta::default() in a comment\n\
+                     #[cfg(test)]\nmod tests { fn t() { let m = Meta::default(); } }";
+        assert!(!made_by_default(tests, "Meta"));
+        let unit = "#[test]\nfn made(a: u8, b: u8) { Meta::default(); }";
+        assert!(!made_by_default(unit, "Meta"));
     }
 }
