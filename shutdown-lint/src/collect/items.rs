@@ -1102,23 +1102,26 @@ impl Collector<'_, '_> {
         if !super::attrs::derives_default(&st.attrs) || self.ctx.test_code {
             return;
         }
-        if !made_by_default(self.index.text(0..usize::MAX), &st.ident.to_string()) {
+        let clients: Vec<(&syn::Field, String)> = st
+            .fields
+            .iter()
+            .filter_map(|f| {
+                let ctor = known::type_ctor(&self.type_canon(defaulted_type(&f.ty)?)?)?;
+                let default = format!("{}::default", ctor.trim_end_matches("::new"));
+                matches!(
+                    known::http_ctor(&default),
+                    Some((known::HttpKind::Client, _))
+                )
+                .then_some((f, default))
+            })
+            .collect();
+        // (the file's text is read only for a struct holding a client)
+        if clients.is_empty()
+            || !made_by_default(self.index.text(0..usize::MAX), &st.ident.to_string())
+        {
             return;
         }
-        for f in &st.fields {
-            let Some(ty) = self.type_canon(&f.ty) else {
-                continue;
-            };
-            let Some(ctor) = known::type_ctor(&ty) else {
-                continue;
-            };
-            let default = format!("{}::default", ctor.trim_end_matches("::new"));
-            if !matches!(
-                known::http_ctor(&default),
-                Some((known::HttpKind::Client, _))
-            ) {
-                continue;
-            }
+        for (f, default) in clients {
             let at = super::attrs::field_type_offset(f);
             let region = self.region(f.ty.span());
             debug_assert_eq!(region.offset, at);
@@ -1180,6 +1183,31 @@ fn path_attr(attrs: &[syn::Attribute]) -> Option<String> {
             _ => None,
         }
     })
+}
+
+/// The type whose own `default()` a field's derived `Default` calls: through `Arc`, `Rc`,
+/// `Box`, `Mutex`, `RwLock` (each defaults to its content's default); `None` for any other
+/// generic type (an `Option<Client>` defaults to `None`, making no client).
+fn defaulted_type(ty: &syn::Type) -> Option<&syn::Type> {
+    let syn::Type::Path(p) = ty else {
+        return None;
+    };
+    let last = p.path.segments.last()?;
+    match &last.arguments {
+        syn::PathArguments::None => Some(ty),
+        syn::PathArguments::AngleBracketed(a)
+            if matches!(
+                last.ident.to_string().as_str(),
+                "Arc" | "Rc" | "Box" | "Mutex" | "RwLock"
+            ) =>
+        {
+            match a.args.first()? {
+                syn::GenericArgument::Type(inner) => defaulted_type(inner),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
 }
 
 /// Whether `text` (a file as written: a pruned body's calls too) makes a `name` by its
