@@ -521,13 +521,12 @@ fn walk(
     }
 
     let mut pkg_cache: HashMap<PathBuf, Option<Arc<Package>>> = HashMap::new();
-    let pkgs: Vec<(PathBuf, Option<Arc<Package>>)> = files
+    let pkgs: Vec<Option<Arc<Package>>> = files
         .keys()
-        .map(|abs| (abs.clone(), find_package(abs, &mut pkg_cache)))
+        .map(|abs| find_package(abs, &mut pkg_cache))
         .collect();
-    let pkgs = linked_natively(pkgs);
     let mut jobs: Vec<Job> = Vec::new();
-    for ((abs, (cfg, under)), (_, pkg)) in files.into_iter().zip(pkgs) {
+    for ((abs, (cfg, under)), pkg) in files.into_iter().zip(linked_natively(pkgs)) {
         prep.offer_package(cfg, pkg.as_ref());
         jobs.push(Job {
             display: display_path(&abs, cwd),
@@ -1297,25 +1296,19 @@ fn walk_error_path(err: &ignore::Error) -> Option<PathBuf> {
 /// with a binary links as a path dependency made a native one: its library runs in that
 /// binary (flagfile's `cdylib` + `rlib` SDK, whose `remote` feature's blocking client and
 /// thread its CLI's server uses).
-fn linked_natively(
-    pkgs: Vec<(PathBuf, Option<Arc<Package>>)>,
-) -> Vec<(PathBuf, Option<Arc<Package>>)> {
-    if !pkgs
-        .iter()
-        .any(|(_, p)| p.as_ref().is_some_and(|p| p.browser))
-    {
+fn linked_natively(pkgs: Vec<Option<Arc<Package>>>) -> Vec<Option<Arc<Package>>> {
+    if !pkgs.iter().flatten().any(|p| p.browser) {
         return pkgs;
     }
     let linked: HashSet<&PathBuf> = pkgs
         .iter()
-        .filter_map(|(_, p)| p.as_ref())
+        .flatten()
         .filter(|p| !p.browser && !p.bins.is_empty())
         .flat_map(|p| &p.path_deps)
         .collect();
     let mut native: HashMap<PathBuf, Arc<Package>> = HashMap::new();
-    let out: Vec<Option<Arc<Package>>> = pkgs
-        .iter()
-        .map(|(_, p)| match p {
+    pkgs.iter()
+        .map(|p| match p {
             Some(p) if p.browser && linked.contains(&p.dir) => Some(
                 native
                     .entry(p.dir.clone())
@@ -1329,8 +1322,7 @@ fn linked_natively(
             ),
             p => p.clone(),
         })
-        .collect();
-    pkgs.into_iter().map(|(f, _)| f).zip(out).collect()
+        .collect()
 }
 
 fn find_package(
