@@ -135,6 +135,30 @@ pub fn lazy_static_items(tokens: TokenStream) -> Option<Vec<syn::Item>> {
     syn::parse2::<syn::File>(tokens).ok().map(|f| f.items)
 }
 
+/// Whether a macro's path (or its last segment) names `lazy_static!`.
+fn is_lazy_static(name: &str) -> bool {
+    name.ends_with("lazy_static")
+}
+
+/// The items an item-level macro invocation holds when its body parses as items
+/// (`cfg_rt! { .. }`; a `lazy_static!`'s statics, [`lazy_static_items`]); `name` is its
+/// path or the path's last segment.
+///
+/// # Examples
+/// ```
+/// use shutdown_lint::macros::item_macro_items;
+/// let rt = quote::quote!(static ref RT: tokio::runtime::Runtime = make(););
+/// assert_eq!(item_macro_items("lazy_static", rt).map(|i| i.len()), Some(1));
+/// assert_eq!(item_macro_items("cfg_rt", quote::quote!(fn f() {})).map(|i| i.len()), Some(1));
+/// ```
+pub fn item_macro_items(name: &str, tokens: TokenStream) -> Option<Vec<syn::Item>> {
+    if is_lazy_static(name) {
+        lazy_static_items(tokens)
+    } else {
+        syn::parse2::<syn::File>(tokens).ok().map(|f| f.items)
+    }
+}
+
 /// Whether `name!{ body }` is a `lazy_static!` holding a runtime or its handle (`static ref
 /// RUNTIME: Runtime = ..;`): spawns are asked of its statics (`RUNTIME.spawn(..)`), so it is
 /// read even where it names no word a rule looks for.
@@ -146,7 +170,7 @@ pub fn lazy_static_items(tokens: TokenStream) -> Option<Vec<syn::Item>> {
 /// assert!(!is_runtime_lazy_static("lazy_static", b"{ static ref RE: Regex = make(); }"));
 /// ```
 pub fn is_runtime_lazy_static(name: &str, body: &[u8]) -> bool {
-    name.ends_with("lazy_static")
+    is_lazy_static(name)
         && [&b"Runtime"[..], b"Handle"]
             .iter()
             .any(|w| memchr::memmem::find(body, w).is_some())

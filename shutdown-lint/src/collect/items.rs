@@ -1212,48 +1212,20 @@ fn defaulted_type(ty: &syn::Type) -> Option<&syn::Type> {
 /// Whether `text` (a file as written: a pruned body's calls too) makes a `name` by its
 /// `Default`: `name::default()`, or `Self::default()` in an `impl` of `name` (the nearest
 /// `impl` header before it names that type, after `for` when it has one).
-/// Test code (an item under `#[cfg(test)]`, `#[test]`, `#[tokio::test]`) does not count,
-/// nor comments and literals (rustfs's `BucketTargetSys::default()` only in its tests).
+/// Test code ([`crate::prune::without_test_code`]: the bodies of `#[cfg(test)]` modules and
+/// test functions) does not count, nor comments and literals (rustfs's
+/// `BucketTargetSys::default()` only in its tests).
 fn made_by_default(text: &str, name: &str) -> bool {
+    let pruned = crate::prune::without_test_code(text);
+    let text = pruned.as_ref().map_or(text, |p| p.text.as_str());
     let code = crate::lexscan::code_only(text);
-    let tests = test_item_ranges(&code);
-    let production = |at: usize| !tests.iter().any(|r| r.contains(&at));
-    if memchr::memmem::find_iter(&code, format!("{name}::default()").as_bytes()).any(production) {
+    if memchr::memmem::find(&code, format!("{name}::default()").as_bytes()).is_some() {
         return true;
     }
     memchr::memmem::find_iter(&code, b"Self::default()").any(|at| {
-        production(at)
-            && memchr::memmem::rfind(&code[..at], b"impl")
-                .is_some_and(|h| impl_header_type(&text[h + 4..at]) == Some(name))
+        memchr::memmem::rfind(&code[..at], b"impl")
+            .is_some_and(|h| impl_header_type(&text[h + 4..at]) == Some(name))
     })
-}
-
-/// The byte ranges of the items a test attribute marks, in `code` (a
-/// [`crate::lexscan::code_only`] text): from the attribute to the end of the body of the
-/// `mod` or `fn` it is on (an attribute on an item without a body, `#[cfg(test)] use ..;`
-/// or a field, marks none).
-fn test_item_ranges(code: &[u8]) -> Vec<std::ops::Range<usize>> {
-    let mut out = Vec::new();
-    for marker in [&b"#[cfg(test)]"[..], b"#[test]", b"#[tokio::test"] {
-        for at in memchr::memmem::find_iter(code, marker) {
-            let Some(open) = memchr::memchr(b'{', &code[at..]).map(|k| at + k) else {
-                continue;
-            };
-            // `#[cfg(test)] use ..;` or `#[cfg(test)] field: T,` beside a later body is not
-            // that body's (a function's parameters have commas)
-            let between = &code[at..open];
-            let is_fn = between.windows(3).any(|w| w == b"fn ");
-            if between.iter().any(|c| matches!(c, b';' | b'}'))
-                || (!is_fn && between.contains(&b','))
-            {
-                continue;
-            }
-            if let Some(close) = crate::lexscan::matching(code, open, b'{', b'}') {
-                out.push(at..close);
-            }
-        }
-    }
-    out
 }
 
 /// The name of the type an `impl` header is for (`<T> Meta<T> {`, `Default for Meta {`:

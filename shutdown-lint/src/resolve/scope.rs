@@ -284,20 +284,12 @@ impl Sink<'_> {
             syn::Item::Macro(m) => {
                 // item-producing macros (`cfg_rt! { .. }`): their items when they parse;
                 // `lazy_static! { static ref RT: Runtime = ..; }`'s statics
-                if m.ident.is_none() && !m.mac.path.is_ident("macro_rules") {
-                    let lazy = m
-                        .mac
-                        .path
-                        .segments
-                        .last()
-                        .is_some_and(|s| s.ident == "lazy_static");
-                    let items = if lazy {
-                        crate::macros::lazy_static_items(m.mac.tokens.clone())
-                    } else {
-                        syn::parse2::<syn::File>(m.mac.tokens.clone())
-                            .ok()
-                            .map(|f| f.items)
-                    };
+                if m.ident.is_none()
+                    && !m.mac.path.is_ident("macro_rules")
+                    && let Some(last) = m.mac.path.segments.last()
+                {
+                    let name = last.ident.to_string();
+                    let items = crate::macros::item_macro_items(&name, m.mac.tokens.clone());
                     for it in items.iter().flatten() {
                         self.item(it, None);
                     }
