@@ -23,7 +23,7 @@ static READ: Mutex<Option<HashMap<PathBuf, PackageCell>>> = Mutex::new(None);
 pub struct Package {
     /// Directory holding `Cargo.toml`.
     pub dir: PathBuf,
-    /// Crate name with `-` replaced by `_`.
+    /// The library's crate name (`[lib] name`, else the package's), `-` replaced by `_`.
     pub crate_name: String,
     /// Library root, when there is one.
     pub lib: Option<PathBuf>,
@@ -159,12 +159,23 @@ impl Package {
     /// let p = shutdown_lint::package::Package::read(dir.path()).unwrap();
     /// assert_eq!(p.crate_name, "my_app");
     /// assert_eq!(p.bins[0].0, "my-app");
+    /// // a library named apart from its package is used by that name
+    /// let toml = "[package]\nname = \"my-app\"\n[lib]\nname = \"app_lib\"\npath = \"src/main.rs\"\n";
+    /// std::fs::write(dir.path().join("Cargo.toml"), toml).unwrap();
+    /// let p = shutdown_lint::package::Package::read(dir.path()).unwrap();
+    /// assert_eq!(p.crate_name, "app_lib");
     /// ```
     pub fn read(dir: &Path) -> Option<Package> {
         // read once per package and run: not kept in the manifest cache
         let doc = crate::manifest::parse(&dir.join("Cargo.toml")).ok()?;
         let targets = crate::manifest::targets::Targets::read(dir, &doc)?;
         let link = crate::manifest::WorkspaceLink::of(&doc);
+        // the library's crate is named by `[lib] name` when given (`home_server_lib`)
+        let lib_name = doc
+            .get("lib")
+            .and_then(|l| l.get("name"))
+            .and_then(toml::Value::as_str)
+            .map(|n| n.replace('-', "_"));
         // the workspace's manifest, found once per package (each inherited dependency asks)
         let ws_doc = std::cell::OnceCell::new();
         let ws = || ws_doc.get_or_init(|| link.doc(dir)).as_ref();
@@ -172,7 +183,7 @@ impl Package {
         let pkg = m.package?;
         let mut p = Package {
             dir: dir.to_path_buf(),
-            crate_name: pkg.name.replace('-', "_"),
+            crate_name: lib_name.unwrap_or_else(|| pkg.name.replace('-', "_")),
             ..Package::default()
         };
         p.edition = match &pkg.edition {

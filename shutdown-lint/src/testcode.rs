@@ -134,6 +134,7 @@ fn has_word(name: &str, words: &[&str]) -> bool {
 /// assert!(is_test_package("hook0-smoke", "smoke".as_ref()));
 /// assert!(is_test_package("spacetimedb-smoketests", "crates/smoketests".as_ref()));
 /// assert!(!is_test_package("zebra_network", "zebra-network".as_ref()));
+/// assert!(is_test_package("integrationtests", "integrationtests".as_ref()));
 /// assert!(!is_test_package("testnet_faucet", "testnet-faucet".as_ref()));
 /// ```
 pub fn is_test_package(crate_name: &str, dir: &Path) -> bool {
@@ -150,7 +151,7 @@ pub fn is_test_package(crate_name: &str, dir: &Path) -> bool {
 /// elsewhere: `slatedb-dst`, `quickwit-dst`, paradedb's `dst`), `stress` (a
 /// stress-test load generator: `walrus-stress`), `smoke` / `smoketests` (a smoke-test
 /// driver: hook0's `smoke`, which runs each generated client against a deployment;
-/// SpacetimeDB's `smoketests`), a benchmark's ([`is_bench_name`]), or
+/// SpacetimeDB's `smoketests`), `integrationtests` as one word (moksha's), a benchmark's ([`is_bench_name`]), or
 /// `xtask` (the cargo-xtask convention: a workspace's build and release automation, run
 /// by `cargo xtask ..` on a developer's machine or in CI, never deployed — biome's code
 /// generators, AppFlowy's local dev servers).
@@ -167,6 +168,8 @@ fn is_test_support_name(name: &str) -> bool {
                 "smoke",
                 "smoketest",
                 "smoketests",
+                "integrationtest",
+                "integrationtests",
             ],
         )
         || is_bench_name(name)

@@ -145,6 +145,10 @@ pub struct ClientFlow {
     /// (jmap-matrix-bridge's upload sending on its own client, timed, and reading its
     /// struct's field `client` for the timeout).
     pub use_fields: BTreeMap<String, Vec<bool>>,
+    /// For each entry of [`Self::uses`], at the same index: whether the name is a
+    /// parameter of the function or method whose body holds it (`async fn run(client:
+    /// Callback)` beside a struct's field `client`): never a use of the field of that name.
+    pub use_params: BTreeMap<String, Vec<bool>>,
     /// Sinks by the byte offset of the chain's root path.
     pub sinks: BTreeMap<usize, Sink>,
     /// Names of struct fields declared with any `pub` visibility.
@@ -201,6 +205,11 @@ pub struct ClientFlow {
     /// Whether a method is bounded depends on every mention of it, which a partial read
     /// keeps only when asked to: it is asked only for these.
     pub timeable_methods: Option<BTreeSet<String>>,
+    /// For each private free function and boundable method mentioned outside
+    /// `timeout(d, ..)`, the functions and methods whose bodies mention it: whether it is
+    /// bounded may depend on whether they are ([`Self::bounded_fns`]), so their mentions
+    /// are read too.
+    pub callers: BTreeMap<String, BTreeSet<String>>,
 }
 
 /// A function of an `impl`: whether it takes `self`, and the names of its other
@@ -374,12 +383,34 @@ impl ClientFlow {
             }
         }
         let methods = self.use_methods.get(name).into_iter().flatten();
+        let mut held: Vec<&str> = Vec::new();
         for (u, m) in self.uses.get(name).into_iter().flatten().zip(methods) {
             if let Some(m) = m
                 && (*u == Use::Request(false) || self.bounded_methods.contains(m))
                 && self.timeable_methods.as_ref().is_none_or(|t| t.contains(m))
             {
                 read(NameRead::OutsideTests(m));
+                held.push(m);
+            }
+        }
+        let fns = self.use_fns.get(name).into_iter().flatten();
+        held.extend(
+            fns.flatten()
+                .filter(|f| self.boundable_fns.contains(*f))
+                .map(String::as_str),
+        );
+        // and the mentions of the functions those are called from, caller after caller:
+        // a request two calls below a `timeout(d, ..)` is bounded by it
+        let mut seen: BTreeSet<&str> = held.iter().copied().collect();
+        while let Some(callee) = held.pop() {
+            for c in self.callers.get(callee).into_iter().flatten() {
+                let boundable = self.boundable_fns.contains(c)
+                    || (self.boundable_methods.contains(c)
+                        && self.timeable_methods.as_ref().is_none_or(|t| t.contains(c)));
+                if boundable && seen.insert(c) {
+                    read(NameRead::OutsideTests(c));
+                    held.push(c);
+                }
             }
         }
         for fut in self.futures.get(name).into_iter().flatten() {
@@ -414,7 +445,7 @@ impl ClientFlow {
         n: &str,
         body: Option<usize>,
     ) -> impl Iterator<Item = &'a Use> {
-        self.uses_at(f, n, body).map(|(_, u)| u)
+        self.uses_at(f, n, body, false).map(|(_, u)| u)
     }
 
     /// The function and the `impl` function's body an occurrence of `n` is in, by its
@@ -435,12 +466,14 @@ impl ClientFlow {
         (f, body)
     }
 
-    /// [`Self::uses_in`], each use with its index among the occurrences of `n`.
+    /// [`Self::uses_in`], each use with its index among the occurrences of `n`; `as_field`:
+    /// `n` is a field's name, never a parameter a function or method takes ([`Self::use_params`]).
     fn uses_at<'a>(
         &'a self,
         f: &'a Option<String>,
         n: &str,
         body: Option<usize>,
+        as_field: bool,
     ) -> impl Iterator<Item = (usize, &'a Use)> {
         let fns = self.use_fns.get(n);
         let bodies = self.use_bodies.get(n);
@@ -459,12 +492,15 @@ impl ClientFlow {
         let whole_file = f.is_none() && body.is_none();
         // a function with a use outside test code is not a test
         let production = whole_file || (0..len).any(|k| in_f(k) && !test(k));
+        let params = self.use_params.get(n).filter(|_| as_field);
         let of_param = move |k: usize| {
-            fns.and_then(|fs| fs.get(k))
-                .and_then(Option::as_ref)
-                .and_then(|g| self.fn_params.get(g))
-                .and_then(Option::as_ref)
-                .is_some_and(|params| params.iter().any(|p| p.as_deref() == Some(n)))
+            params.and_then(|p| p.get(k)).is_some_and(|p| *p)
+                || fns
+                    .and_then(|fs| fs.get(k))
+                    .and_then(Option::as_ref)
+                    .and_then(|g| self.fn_params.get(g))
+                    .and_then(Option::as_ref)
+                    .is_some_and(|params| params.iter().any(|p| p.as_deref() == Some(n)))
         };
         self.uses
             .get(n)
@@ -503,8 +539,9 @@ impl ClientFlow {
     /// let names = flow.names_read(&[src.find("reqwest").unwrap()]);
     /// // the locals of `run` and `go` count in their bodies
     /// assert_eq!(names.fns.into_iter().collect::<Vec<_>>(), ["go", "run"]);
-    /// // `go` makes an untimed request on `h`: whether it is bounded depends on its callers
-    /// assert_eq!(names.outside_tests.into_iter().collect::<Vec<_>>(), ["go"]);
+    /// // `go` makes an untimed request on `h`: whether it is bounded depends on its callers,
+    /// // and whether `run`, which calls it, is bounded on `run`'s
+    /// assert_eq!(names.outside_tests.into_iter().collect::<Vec<_>>(), ["go", "run"]);
     /// assert!(names.anywhere.is_empty());
     /// ```
     pub fn names_read(&self, roots: &[usize]) -> FlowNames {
@@ -547,7 +584,9 @@ impl ClientFlow {
             requests = 0;
             for (scope, name, body) in reach.clients.clone() {
                 self.read_name(&scope, &name, read);
-                for (k, u) in self.uses_at(&scope, &name, body) {
+                // a field's name: not where a method's parameter of that name is used
+                let field = reach.fields.contains(&name) && !reach.params.contains(&name);
+                for (k, u) in self.uses_at(&scope, &name, body, field) {
                     match u {
                         // a request sent from where it was bound (`let rb =
                         // Client::new().post(u).json(&b); timeout(d, rb.send())`)
@@ -586,7 +625,9 @@ impl ClientFlow {
                                 .get(f)
                                 .or_else(|| self.owned_method_params.get(f))?
                                 .as_ref()?;
-                            reach.clients.insert((None, params.get(*i)?.clone()?, None));
+                            let param = params.get(*i)?.clone()?;
+                            reach.params.insert(param.clone());
+                            reach.clients.insert((None, param, None));
                         }
                         Use::PassOut(f, i, krate) => {
                             outs.insert((f.clone(), *i, krate.clone()));
@@ -719,6 +760,8 @@ struct Reach {
     /// Names holding the client: where their uses count (a free function's body, the
     /// whole file, or with a method's index only that method's body), and the name.
     clients: BTreeSet<(Option<String>, String, Option<usize>)>,
+    /// The parameters of methods it is passed to (read over the whole file).
+    params: BTreeSet<String>,
     makers: BTreeSet<String>,
     /// The fields holding it (code in a child module's file may use them).
     fields: BTreeSet<String>,
@@ -859,21 +902,29 @@ pub(super) fn summarize_file(file: &syn::File) -> ClientFlow {
         .filter(|f| matches!(p.flow.fn_params.get(*f), Some(Some(_))))
         .cloned()
         .collect();
-    let bounded_fns: BTreeSet<String> = p
+    // `let fut = check(..); .. timeout(d, fut)` (lnurl-server's invoice notifier)
+    for (f, fut, at) in std::mem::take(&mut p.fn_futures) {
+        if p.timed_futures.contains(&fut) && p.flow.boundable_fns.contains(&f) {
+            *p.bounded_calls.entry(f.clone()).or_default() += 1;
+            p.timed_mention(&Caller::Fn(f), at);
+        }
+    }
+    let mut bounded_fns: BTreeSet<String> = p
         .bounded_calls
         .iter()
-        .filter(|(f, n)| {
-            items.private_fns.contains(*f)
-                && matches!(p.flow.fn_params.get(*f), Some(Some(_)))
-                && p.mentions.get(*f) == Some(*n)
-        })
+        .filter(|(f, n)| p.flow.boundable_fns.contains(*f) && p.mentions.get(*f) == Some(*n))
         .map(|(f, _)| f.clone())
         .collect();
-    time_requests_in(&mut p.flow.uses, &p.flow.use_fns, &bounded_fns);
-    p.flow.bounded_fns = bounded_fns;
     // the same for a private method of an inherent `impl` (cnosdb's meta client:
     // `timeout(ttl, self.do_send_rpc_to_leader(uri, req))`)
-    bound_methods(&mut p);
+    let mut bounded_methods = bound_methods(&mut p);
+    // and for one called only from such functions (xgent's executor: `timeout(d,
+    // self.run_submit_poll(..))`, whose body calls `self.send_request(..)`)
+    bound_through_callers(&p, &mut bounded_fns, &mut bounded_methods);
+    time_requests_in(&mut p.flow.uses, &p.flow.use_fns, &bounded_fns);
+    time_requests_in(&mut p.flow.uses, &p.flow.use_methods, &bounded_methods);
+    p.flow.bounded_fns = bounded_fns;
+    p.flow.bounded_methods = bounded_methods;
     // the calls of a private function declared once, when it is named nowhere else
     p.flow.fn_calls = std::mem::take(&mut p.calls_at)
         .into_iter()
@@ -908,6 +959,16 @@ pub(super) fn summarize_file(file: &syn::File) -> ClientFlow {
             *u = Use::Request(true);
         }
     }
+    p.flow.callers = std::mem::take(&mut p.untimed_mentions)
+        .into_iter()
+        .map(|(callee, mentions)| {
+            let callers = mentions
+                .into_iter()
+                .filter_map(|(_, c)| c.map(Caller::name))
+                .collect();
+            (callee.name(), callers)
+        })
+        .collect();
     for (outer, inner) in std::mem::take(&mut p.fallbacks) {
         if let Some(sink) = p.flow.sinks.get(&outer).cloned() {
             p.flow.sinks.entry(inner).or_insert(sink);
@@ -938,10 +999,9 @@ fn time_requests_in(
     }
 }
 
-/// Fills [`ClientFlow::boundable_methods`] and [`ClientFlow::bounded_methods`], keeps in
-/// [`ClientFlow::use_methods`] only the boundable ones, and times the requests made in a
-/// bounded one.
-fn bound_methods(p: &mut Pass) {
+/// Fills [`ClientFlow::boundable_methods`], keeps in [`ClientFlow::use_methods`] only the
+/// boundable ones, and gives those production code only calls inside `timeout(d, ..)`.
+fn bound_methods(p: &mut Pass) -> BTreeSet<String> {
     let boundable: BTreeSet<String> = if p.flow.child_files {
         BTreeSet::new()
     } else {
@@ -949,9 +1009,10 @@ fn bound_methods(p: &mut Pass) {
             .into_iter()
             .collect()
     };
-    for (m, fut) in std::mem::take(&mut p.method_futures) {
+    for (m, fut, at) in std::mem::take(&mut p.method_futures) {
         if p.timed_futures.contains(&fut) {
-            *p.bounded_method_calls.entry(m).or_default() += 1;
+            *p.bounded_method_calls.entry(m.clone()).or_default() += 1;
+            p.timed_mention(&Caller::Method(m), at);
         }
     }
     let bounded: BTreeSet<String> = boundable
@@ -970,9 +1031,70 @@ fn bound_methods(p: &mut Pass) {
             }
         }
     }
-    time_requests_in(&mut p.flow.uses, &p.flow.use_methods, &bounded);
     p.flow.boundable_methods = boundable;
-    p.flow.bounded_methods = bounded;
+    bounded
+}
+
+/// A private function or method called from somewhere else: by name.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum Caller {
+    Fn(String),
+    Method(String),
+}
+
+impl Caller {
+    fn name(self) -> String {
+        match self {
+            Caller::Fn(n) | Caller::Method(n) => n,
+        }
+    }
+}
+
+/// Adds to `fns` and `methods` (the private functions and methods production code only
+/// calls inside `timeout(d, ..)`) those whose every other mention is made in the body of
+/// one of them (not in a closure or async block there, which may run apart), round by
+/// round: a request two calls below the timeout is bounded by it as one call below is.
+fn bound_through_callers(p: &Pass, fns: &mut BTreeSet<String>, methods: &mut BTreeSet<String>) {
+    loop {
+        let bounded = |c: &Caller| match c {
+            Caller::Fn(f) => fns.contains(f),
+            Caller::Method(m) => methods.contains(m),
+        };
+        let count = |map: &BTreeMap<String, usize>, n: &str| map.get(n).copied().unwrap_or(0);
+        let grown: Vec<Caller> = p
+            .untimed_mentions
+            .iter()
+            .filter(|(callee, mentions)| {
+                let (boundable, timed, all) = match callee {
+                    Caller::Fn(f) => (
+                        p.flow.boundable_fns.contains(f),
+                        count(&p.bounded_calls, f),
+                        count(&p.mentions, f),
+                    ),
+                    Caller::Method(m) => (
+                        p.flow.boundable_methods.contains(m),
+                        count(&p.bounded_method_calls, m),
+                        count(&p.method_mentions, m),
+                    ),
+                };
+                let through = mentions
+                    .iter()
+                    .filter(|(_, c)| c.as_ref().is_some_and(|c| c != *callee && bounded(c)))
+                    .count();
+                boundable && !bounded(callee) && all > 0 && timed + through == all
+            })
+            .map(|(callee, _)| callee.clone())
+            .collect();
+        if grown.is_empty() {
+            return;
+        }
+        for c in grown {
+            match c {
+                Caller::Fn(f) => fns.insert(f),
+                Caller::Method(m) => methods.insert(m),
+            };
+        }
+    }
 }
 
 /// The file's struct names, known before their literals are met, its free functions'
@@ -1166,6 +1288,9 @@ struct Pass {
     async_let: Option<(usize, String)>,
     /// The free function whose body the visit is in.
     cur_fn: Option<String>,
+    /// The plain names of the parameters of the function or method whose body the visit
+    /// is in ([`ClientFlow::use_params`]).
+    cur_params: Vec<String>,
     /// The function of an `impl` whose body the visit is in, by its order in the file
     /// ([`ClientFlow::use_bodies`]), and how many the visit has entered.
     cur_body: Option<usize>,
@@ -1183,8 +1308,18 @@ struct Pass {
     /// takes ([`Self::method_futures`]): [`ClientFlow::bounded_methods`].
     method_mentions: BTreeMap<String, usize>,
     bounded_method_calls: BTreeMap<String, usize>,
-    /// Outside test code, `let fut = self.m(..);`: the method and the name.
-    method_futures: Vec<(String, String)>,
+    /// Outside test code, `let fut = self.m(..);`: the method, the name, and where the
+    /// method is named ([`Self::untimed_mentions`]).
+    method_futures: Vec<(String, String, usize)>,
+    /// Outside test code, `let fut = f(..);` of a private free function: the function, the
+    /// name, and where the function is named.
+    fn_futures: Vec<(String, String, usize)>,
+    /// Outside test code, each mention of a private free function or of one of
+    /// [`Self::method_candidates`] not inside `timeout(d, ..)`, by callee: where it is
+    /// named, and the function whose body makes it ([`Caller`]; `None` inside a closure
+    /// or an async block, which may run apart from that body): a mention made in a
+    /// function that is itself bounded is bounded too ([`bound_through_callers`]).
+    untimed_mentions: BTreeMap<Caller, Vec<(usize, Option<Caller>)>>,
     /// The parameters of the function being walked declared of one of
     /// [`Self::owned_types`], with the last segment of that type (`request:
     /// Request<Body>`: `Request`).
@@ -1251,6 +1386,20 @@ fn called_method(e: &syn::Expr) -> Option<&syn::Ident> {
         },
         _ => None,
     }
+}
+
+/// The plain names a signature's parameters bind (`client` of `client: Callback`).
+fn param_names(sig: &syn::Signature) -> Vec<String> {
+    sig.inputs
+        .iter()
+        .filter_map(|a| match a {
+            syn::FnArg::Typed(t) => match &*t.pat {
+                syn::Pat::Ident(i) => Some(i.ident.to_string()),
+                _ => None,
+            },
+            syn::FnArg::Receiver(_) => None,
+        })
+        .collect()
 }
 
 fn addr(e: &syn::Expr) -> usize {
@@ -1738,8 +1887,36 @@ impl Pass {
         // `Self::m(..)` is the path's parent, counted above)
         if self.timed_depth > 0 && matches!(e, syn::Expr::MethodCall(_)) {
             *self.bounded_method_calls.entry(m.clone()).or_default() += 1;
+        } else if self.timed_depth == 0 {
+            self.note_untimed(Caller::Method(m.clone()), id.span().byte_range().start);
         }
         *self.method_mentions.entry(m).or_default() += 1;
+    }
+
+    /// Records a mention of `callee` at `at` outside `timeout(d, ..)`, with the function
+    /// whose body makes it ([`Self::untimed_mentions`]).
+    fn note_untimed(&mut self, callee: Caller, at: usize) {
+        let caller = if self.async_lets.is_empty() {
+            match (&self.cur_fn, &self.cur_method) {
+                (Some(f), _) => Some(Caller::Fn(f.clone())),
+                (None, Some(m)) => Some(Caller::Method(m.clone())),
+                (None, None) => None,
+            }
+        } else {
+            None
+        };
+        self.untimed_mentions
+            .entry(callee)
+            .or_default()
+            .push((at, caller));
+    }
+
+    /// Takes the mention of `callee` at `at` out of [`Self::untimed_mentions`]: a future
+    /// bound to a name that `timeout(d, ..)` takes after all.
+    fn timed_mention(&mut self, callee: &Caller, at: usize) {
+        if let Some(ms) = self.untimed_mentions.get_mut(callee) {
+            ms.retain(|(offset, _)| *offset != at);
+        }
     }
 
     /// The one of [`Self::method_candidates`] named `id`.
@@ -1758,6 +1935,12 @@ impl Pass {
             .entry(name.clone())
             .or_default()
             .push(field);
+        let param = !field && self.cur_params.contains(&name);
+        self.flow
+            .use_params
+            .entry(name.clone())
+            .or_default()
+            .push(param);
         self.flow
             .use_fns
             .entry(name.clone())
@@ -2504,12 +2687,14 @@ impl<'ast> Visit<'ast> for Pass {
             param_types(&f.sig, &self.owned_types),
         );
         let layers = std::mem::take(&mut self.timeout_layers);
+        let outer_names = std::mem::replace(&mut self.cur_params, param_names(&f.sig));
         let was_test = self.enter_test(&f.attrs);
         if let Some(syn::Stmt::Expr(tail, None)) = f.block.stmts.last() {
             self.returned(&f.sig.ident.to_string(), tail);
         }
         visit::visit_item_fn(self, f);
         self.in_test = was_test;
+        self.cur_params = outer_names;
         self.cur_fn = outer;
         self.cur_method = outer_method;
         self.cur_body = outer_body;
@@ -2528,9 +2713,11 @@ impl<'ast> Visit<'ast> for Pass {
             param_types(&f.sig, &self.owned_types),
         );
         let layers = std::mem::take(&mut self.timeout_layers);
+        let outer_names = std::mem::replace(&mut self.cur_params, param_names(&f.sig));
         let was_test = self.enter_test(&f.attrs);
         visit::visit_impl_item_fn(self, f);
         self.in_test = was_test;
+        self.cur_params = outer_names;
         self.cur_fn = outer;
         self.cur_method = outer_method;
         self.cur_body = outer_body;
@@ -2617,9 +2804,21 @@ impl<'ast> Visit<'ast> for Pass {
             // `let inner_fut = self.into_future_without_timeout(..);` (mullvad's REST
             // client, then `timeout(d, inner_fut)`)
             if !self.in_test
-                && let Some(m) = called_method(&init.expr).and_then(|m| self.candidate(m))
+                && let Some(id) = called_method(&init.expr)
+                && let Some(m) = self.candidate(id)
             {
-                self.method_futures.push((m, i.ident.to_string()));
+                let at = id.span().byte_range().start;
+                self.method_futures.push((m, i.ident.to_string(), at));
+            }
+            // `let fut = notify(client, url);` then `timeout(d, fut)` (lnurl-server)
+            if !self.in_test
+                && let syn::Expr::Call(c) = strip(&init.expr)
+                && let syn::Expr::Path(f) = strip(&c.func)
+                && let Some(f) = f.path.get_ident()
+            {
+                let at = f.span().byte_range().start;
+                self.fn_futures
+                    .push((f.to_string(), i.ident.to_string(), at));
             }
         }
         // `let (sender, conn) = http2::handshake(exec, io).await?;`: hyper's connection
@@ -2752,6 +2951,10 @@ impl<'ast> Visit<'ast> for Pass {
             && let Some(f) = p.path.get_ident()
         {
             *self.mentions.entry(f.to_string()).or_default() += 1;
+            if self.timed_depth == 0 {
+                let at = f.span().byte_range().start;
+                self.note_untimed(Caller::Fn(f.to_string()), at);
+            }
         }
         if let syn::Expr::Call(c) = e
             && self.timed_depth > 0

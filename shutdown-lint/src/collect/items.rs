@@ -533,7 +533,14 @@ impl Collector<'_, '_> {
         let mut at = 0;
         while let Some(found) = crate::lexscan::find_word(text, name.as_bytes(), at) {
             at = found + name.len();
-            if !text[at..].trim_ascii_start().starts_with(b".thread()") {
+            let (before, after) = (
+                text[..found].trim_ascii_end(),
+                text[at..].trim_ascii_start(),
+            );
+            // dropped by name (`drop(worker);`, `std::mem::drop(worker)`): detached there,
+            // as at the end of its block (CodSpeed's memtrack IPC thread)
+            let dropped = before.ends_with(b"drop(") && after.starts_with(b")");
+            if !after.starts_with(b".thread()") && !dropped {
                 return true;
             }
         }

@@ -273,11 +273,17 @@ fn client_flow_counting_parses(
         if !flow.boundable_methods.is_empty() {
             let timeable = timeable.get_or_insert_with(|| {
                 let code = crate::lexscan::code_only(text);
-                flow.boundable_methods
+                let mut timed: std::collections::BTreeSet<String> = flow
+                    .boundable_methods
                     .iter()
                     .filter(|m| flow::may_be_timed_call(&code, m))
                     .cloned()
-                    .collect()
+                    .collect();
+                // and those only such a method calls, through as many calls as it takes
+                if !timed.is_empty() {
+                    bodies.called_from(&mut timed, &flow.boundable_methods);
+                }
+                timed
             });
             flow.timeable_methods = Some(timeable.clone());
         }

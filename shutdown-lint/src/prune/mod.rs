@@ -98,6 +98,7 @@ pub const FILE_ONLY_NEEDLES: &[&str] = &[
     "terminate",
     "interrupt",
     "object_store",
+    ".serve(",
 ];
 
 /// Whether the identifier around `bytes[start..end]` (a `spawn` needle) is a spawn's

@@ -81,6 +81,55 @@ impl FnBodies {
         &self.docs
     }
 
+    /// Adds to `timed` (methods the text may call inside `timeout(d, ..)`,
+    /// [`crate::collect::flow::may_be_timed_call`]) each of `candidates` called (`.m(`,
+    /// `::m(`) in the body of a function of `timed` outside test code, round by round: a
+    /// method called only from one its callers bound is bounded too, so its mentions are
+    /// worth reading.
+    ///
+    /// # Examples
+    /// ```
+    /// use shutdown_lint::prune::FnBodies;
+    /// use std::collections::BTreeSet;
+    /// let src = "impl E { fn run(&self) { self.poll(); } fn poll(&self) { self.send(); }\n\
+    ///            fn send(&self) {} fn idle(&self) { self.other(); } }";
+    /// let mut timed = BTreeSet::from(["run".to_string()]);
+    /// let candidates = ["poll", "send", "other"].map(String::from).into();
+    /// FnBodies::of(src).called_from(&mut timed, &candidates);
+    /// assert_eq!(timed, ["poll", "run", "send"].map(String::from).into());
+    /// ```
+    pub fn called_from(&self, timed: &mut BTreeSet<String>, candidates: &BTreeSet<String>) {
+        let code = &self.code[..];
+        loop {
+            let before = timed.len();
+            for m in candidates {
+                if timed.contains(m) {
+                    continue;
+                }
+                let mut from = 0;
+                while let Some(at) = find_word(code, m.as_bytes(), from) {
+                    from = at + m.len();
+                    let before = code[..at].trim_ascii_end().last();
+                    let after = code[from..].trim_ascii_start().first();
+                    if !matches!(before, Some(b'.' | b':')) || after != Some(&b'(') {
+                        continue;
+                    }
+                    let caller = self
+                        .bodies
+                        .iter()
+                        .find(|b| !b.test && b.open < at && at < b.close);
+                    if caller.is_some_and(|b| timed.contains(fn_name(code, b.at))) {
+                        timed.insert(m.clone());
+                        break;
+                    }
+                }
+            }
+            if timed.len() == before {
+                return;
+            }
+        }
+    }
+
     /// What the flow's read may drop: the braces (`{`, `}` offsets) of every body that
     /// holds none of the offsets `keep` and no occurrence `names` says counts — it names
     /// (as whole words of code, outside comments and strings) none of

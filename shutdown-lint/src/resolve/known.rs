@@ -170,6 +170,12 @@ pub const RAW_SPAWN_RECEIVERS: &[&str] = &[
     // actix's runtime (a tokio runtime with a local set: `Runtime::spawn` is a
     // `spawn_local` on it; feldera's `runtime.spawn(..)` on `&actix_web::rt::Runtime`)
     "actix_rt::Runtime::new",
+    // async-std's named-task builder (`task::Builder::new().name(n).spawn(fut)?`: mailcatcher's
+    // notifier loops)
+    "async_std::task::Builder::new",
+    // a `LocalSet`'s own `spawn_local` (`local.spawn_local(fut); local.await`), as the free
+    // `tokio::task::spawn_local` (flux-mail's old-mail purge loop)
+    "tokio::task::LocalSet::new",
 ];
 
 /// Types whose values the rules know, and the constructor a value of the type stands for
@@ -1233,6 +1239,9 @@ pub const SERVERS: &[ServerApi] = &[
             "axum_server::from_tcp_openssl",
             // a std `UnixListener` (unix only)
             "axum_server::from_unix",
+            // the same through `Server`'s associated functions (mcgill.wtf, ord)
+            "axum_server::Server::bind",
+            "axum_server::Server::from_tcp",
             // the same, through the TLS modules they are re-exported from
             "axum_server::tls_rustls::bind_rustls",
             "axum_server::tls_rustls::from_tcp_rustls",
@@ -1266,6 +1275,7 @@ pub const SERVERS: &[ServerApi] = &[
             "bind",
             "try_bind",
             "bind_ephemeral",
+            "try_bind_ephemeral",
             "run_incoming",
             "serve_incoming",
         ],
@@ -1615,6 +1625,9 @@ pub const NEEDLES: &[&str] = &[
     "TokioExecutor",
     "object_store",
     "shutdown-lint",
+    // a server a function of another file returns, served here
+    // (xanderjakeq.page's `main.rs`: `get_server(address).await.serve(router).await`)
+    ".serve(",
 ];
 
 /// Every path any rule matches (glob imports are only followed to these).

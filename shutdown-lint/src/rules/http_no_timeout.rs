@@ -292,19 +292,21 @@ fn clients_without_timeout_in(
                 }
                 match timeout_set(lib, before) {
                     // the fallback, when the build fails, is the library's default client
-                    // (crypto-bot-rs: `..timeout(d).build().unwrap_or_default()`)
+                    // (crypto-bot-rs: `..timeout(d).build().unwrap_or_default()`); for
+                    // `reqwest::blocking` one with its implicit 30 s, reported as
+                    // `blocking::Client::new()` is (jmapsmtp)
                     Some(true)
-                        if lib.default_timeout.is_none()
-                            && !timed_per_request(model, ch)
+                        if !timed_per_request(model, ch)
                             && let Some(fallback) = ch.steps[i + 1..]
                                 .iter()
                                 .find(|s| s.name == "unwrap_or_default") =>
                     {
                         let msg = format!(
                             "client built by {} with `.{}(..)` falls back to the default client when the build \
-                             fails (`.unwrap_or_default()`), which has no overall timeout",
+                             fails (`.unwrap_or_default()`), which {}",
                             display(ch, kind),
-                            overall_timeout(lib, ch)
+                            overall_timeout(lib, ch),
+                            default_note(lib, budget)
                         );
                         let help = "handle the build's error (`.build()?`, `.expect(..)`), or \
                                     fall back to a client built with a timeout too";

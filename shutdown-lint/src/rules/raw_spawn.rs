@@ -104,6 +104,7 @@ fn receiver_type(root: &str, before: &[crate::model::Step]) -> &'static str {
         // tokio's task builder (`tokio::task::Builder::new().name(..).spawn(..)`)
         Some("Builder") => "task::Builder",
         Some("Runtime") => "Runtime",
+        Some("LocalSet") => "LocalSet",
         _ => "Handle",
     }
 }

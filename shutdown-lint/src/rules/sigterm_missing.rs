@@ -264,14 +264,17 @@ impl Verdict {
     }
 
     /// Whether the binary handles no signal that stops it: no Ctrl-C site reached, and no
-    /// handler of SIGTERM, SIGINT or SIGQUIT — a handler of SIGUSR1 alone (api-daemon's
-    /// state dump) or SIGHUP alone (a reload) leaves SIGTERM ending it at once.
+    /// handler of SIGTERM or SIGINT — a handler of SIGUSR1 alone (api-daemon's state
+    /// dump), SIGHUP alone (a reload) or SIGQUIT alone (kld's API server, stopped by
+    /// systemd's SIGTERM) leaves SIGTERM ending it at once.
     ///
     /// # Examples
     /// ```
     /// use shutdown_lint::rules::sigterm_missing::Verdict;
     /// let mut v = Verdict::default();
     /// v.handled.insert("SIGUSR1".into());
+    /// assert!(v.handles_no_stop_signal());
+    /// v.handled.insert("SIGQUIT".into());
     /// assert!(v.handles_no_stop_signal());
     /// v.handled.insert("SIGINT".into());
     /// assert!(!v.handles_no_stop_signal());
@@ -281,7 +284,7 @@ impl Verdict {
             && !self
                 .handled
                 .iter()
-                .any(|s| matches!(s.as_str(), "SIGTERM" | "SIGINT" | "SIGQUIT"))
+                .any(|s| matches!(s.as_str(), "SIGTERM" | "SIGINT"))
     }
 }
 
