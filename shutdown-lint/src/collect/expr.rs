@@ -306,7 +306,13 @@ impl Collector<'_, '_> {
                         self.visit_expr(g);
                     }
                     self.want_value = want;
-                    let v = self.visit_expr_value(&arm.body);
+                    let mut v = self.visit_expr_value(&arm.body);
+                    // a runtime the arm binds, shared (`Ok(runtime) => Arc::new(runtime)`)
+                    if v.as_ref().is_none_or(|c| c.pending.is_some())
+                        && let Some(BindVal::Chain(c)) = self.alias_value(&arm.body)
+                    {
+                        v = Some(*c);
+                    }
                     out = out.or(v);
                     self.leave_scope_empty();
                     self.ctx = saved;

@@ -205,6 +205,9 @@ pub struct ClientFlow {
     /// Whether a method is bounded depends on every mention of it, which a partial read
     /// keeps only when asked to: it is asked only for these.
     pub timeable_methods: Option<BTreeSet<String>>,
+    /// The same for [`Self::boundable_fns`] ([`may_be_timed_fn_call`]): the callers whose
+    /// mentions are read for a function a request is made in ([`Self::callers`]).
+    pub timeable_fns: Option<BTreeSet<String>>,
     /// For each private free function and boundable method mentioned outside
     /// `timeout(d, ..)`, the functions and methods whose bodies mention it: whether it is
     /// bounded may depend on whether they are ([`Self::bounded_fns`]), so their mentions
@@ -404,7 +407,8 @@ impl ClientFlow {
         let mut seen: BTreeSet<&str> = held.iter().copied().collect();
         while let Some(callee) = held.pop() {
             for c in self.callers.get(callee).into_iter().flatten() {
-                let boundable = self.boundable_fns.contains(c)
+                let boundable = (self.boundable_fns.contains(c)
+                    && self.timeable_fns.as_ref().is_none_or(|t| t.contains(c)))
                     || (self.boundable_methods.contains(c)
                         && self.timeable_methods.as_ref().is_none_or(|t| t.contains(c)));
                 if boundable && seen.insert(c) {
@@ -809,13 +813,36 @@ impl Reach {
 /// assert!(may_be_timed_call(code, "send"));
 /// ```
 pub fn may_be_timed_call(code: &[u8], method: &str) -> bool {
+    may_be_timed(code, method, true)
+}
+
+/// [`may_be_timed_call`] for a free function, called by its name alone (`notify(..)`,
+/// not `x.notify(..)`).
+///
+/// # Examples
+/// ```
+/// use shutdown_lint::collect::flow::may_be_timed_fn_call;
+/// assert!(may_be_timed_fn_call(b"fn a() { timeout(d, run(x)).await; }", "run"));
+/// assert!(!may_be_timed_fn_call(b"fn a() { run(x).await; }", "run"));
+/// ```
+pub fn may_be_timed_fn_call(code: &[u8], f: &str) -> bool {
+    may_be_timed(code, f, false)
+}
+
+fn may_be_timed(code: &[u8], method: &str, as_method: bool) -> bool {
     let mut from = 0;
     while let Some(at) = crate::lexscan::find_word(code, method.as_bytes(), from) {
         from = at + method.len();
-        // a call of it (`.m(`, `Self::m(`, `.m::<T>(`), not a local of that name
+        // a call of it (`.m(`, `Self::m(`, `.m::<T>(`; a function's `f(`), not a local of
+        // that name
         let before = code[..at].trim_ascii_end().last();
         let after = code[from..].trim_ascii_start().first();
-        if !matches!(before, Some(b'.' | b':')) || !matches!(after, Some(b'(' | b':')) {
+        let called = if as_method {
+            matches!(before, Some(b'.' | b':')) && matches!(after, Some(b'(' | b':'))
+        } else {
+            before != Some(&b'.') && matches!(after, Some(b'(' | b':'))
+        };
+        if !called {
             continue;
         }
         let stmt_start = memchr::memrchr(b';', &code[..at]).map_or(0, |i| i + 1);
@@ -892,16 +919,17 @@ pub(super) fn summarize_file(file: &syn::File) -> ClientFlow {
     for (at, field) in std::mem::take(&mut items.derived_fields) {
         p.flow.sinks.insert(at, Sink::Field(field));
     }
-    p.visit_file(file);
-    // a private function that production code only calls inside `timeout(d, ..)`
-    // (iroh's `time::timeout(CAPTIVE_PORTAL_TIMEOUT, check_captive_portal(..))`): every
-    // request it makes is bounded
-    p.flow.boundable_fns = items
+    p.fn_candidates = items
         .private_fns
         .iter()
         .filter(|f| matches!(p.flow.fn_params.get(*f), Some(Some(_))))
         .cloned()
         .collect();
+    p.visit_file(file);
+    // a private function that production code only calls inside `timeout(d, ..)`
+    // (iroh's `time::timeout(CAPTIVE_PORTAL_TIMEOUT, check_captive_portal(..))`): every
+    // request it makes is bounded
+    p.flow.boundable_fns = std::mem::take(&mut p.fn_candidates);
     // `let fut = check(..); .. timeout(d, fut)` (lnurl-server's invoice notifier)
     for (f, fut, at) in std::mem::take(&mut p.fn_futures) {
         if p.timed_futures.contains(&fut) && p.flow.boundable_fns.contains(&f) {
@@ -1302,6 +1330,9 @@ struct Pass {
     /// The private functions of the file's inherent `impl`s declared once: the only
     /// methods whose mentions are counted (a file names most methods of other types).
     method_candidates: Vec<String>,
+    /// The private free functions declared once ([`ClientFlow::boundable_fns`]): the only
+    /// names whose mentions outside `timeout(d, ..)` are noted by caller.
+    fn_candidates: BTreeSet<String>,
     /// Outside test code: how often each name is called as a method (`x.m(..)`) or
     /// written as the last segment of a longer path (`Self::m`), and how often it is
     /// called inside `timeout(d, ..)` — or bound by a `let` whose name `timeout(d, ..)`
@@ -2815,6 +2846,7 @@ impl<'ast> Visit<'ast> for Pass {
                 && let syn::Expr::Call(c) = strip(&init.expr)
                 && let syn::Expr::Path(f) = strip(&c.func)
                 && let Some(f) = f.path.get_ident()
+                && self.fn_candidates.contains(&f.to_string())
             {
                 let at = f.span().byte_range().start;
                 self.fn_futures
@@ -2950,11 +2982,12 @@ impl<'ast> Visit<'ast> for Pass {
             && !self.in_test
             && let Some(f) = p.path.get_ident()
         {
-            *self.mentions.entry(f.to_string()).or_default() += 1;
-            if self.timed_depth == 0 {
+            let name = f.to_string();
+            if self.timed_depth == 0 && self.fn_candidates.contains(&name) {
                 let at = f.span().byte_range().start;
-                self.note_untimed(Caller::Fn(f.to_string()), at);
+                self.note_untimed(Caller::Fn(name.clone()), at);
             }
+            *self.mentions.entry(name).or_default() += 1;
         }
         if let syn::Expr::Call(c) = e
             && self.timed_depth > 0

@@ -738,7 +738,7 @@ impl Collector<'_, '_> {
     /// `x.as_ref()`, `x.clone()`, `x.deref()`, `x.borrow()` (`let dispatcher =
     /// dispatcher.clone();` of a `dispatcher: &Dispatcher`); or the managed state an app
     /// hands out ([`Self::managed_state`]).
-    fn alias_value(&self, e: &syn::Expr) -> Option<BindVal> {
+    pub(super) fn alias_value(&self, e: &syn::Expr) -> Option<BindVal> {
         if let Some(v) = self.managed_state(e) {
             return Some(v);
         }
@@ -763,6 +763,32 @@ impl Collector<'_, '_> {
                     .then(|| self.binding_val(&name))??
                 {
                     t @ (BindVal::Tuple(_) | BindVal::Typed(_)) => Some(t.clone()),
+                    _ => None,
+                }
+            }
+            // a runtime or handle bound first, then shared (vss-server: `Ok(runtime) =>
+            // Arc::new(runtime)` of its builder's `Result`): what the name holds
+            syn::Expr::Call(c)
+                if c.args.len() == 1
+                    && matches!(&*c.func, syn::Expr::Path(f)
+                        if super::attrs::is_new_of(&f.path, super::attrs::POINTERS)) =>
+            {
+                let syn::Expr::Path(p) = c.args.first()? else {
+                    return None;
+                };
+                let name = p.path.get_ident()?.to_string();
+                match self
+                    .resolver
+                    .is_binding(&name)
+                    .then(|| self.binding_val(&name))??
+                {
+                    BindVal::Chain(ch)
+                        if known::RAW_SPAWN_RECEIVERS.contains(&ch.root_str().as_str()) =>
+                    {
+                        Some(BindVal::Chain(Box::new(
+                            ch.as_ref().clone().through_binding(),
+                        )))
+                    }
                     _ => None,
                 }
             }

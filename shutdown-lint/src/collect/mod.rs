@@ -244,6 +244,7 @@ fn client_flow_counting_parses(
     );
     let mut words = flow::FlowNames::default();
     let mut timeable: Option<std::collections::BTreeSet<String>> = None;
+    let mut timeable_fns: Option<std::collections::BTreeSet<String>> = None;
     // the last round's dropped bodies and its flow
     let mut last: Option<(Vec<(usize, usize)>, flow::ClientFlow)> = None;
     for _ in 0..FLOW_ROUNDS {
@@ -286,6 +287,17 @@ fn client_flow_counting_parses(
                 timed
             });
             flow.timeable_methods = Some(timeable.clone());
+        }
+        if !flow.boundable_fns.is_empty() {
+            let timeable = timeable_fns.get_or_insert_with(|| {
+                let code = crate::lexscan::code_only(text);
+                flow.boundable_fns
+                    .iter()
+                    .filter(|f| flow::may_be_timed_fn_call(&code, f))
+                    .cloned()
+                    .collect()
+            });
+            flow.timeable_fns = Some(timeable.clone());
         }
         let names = flow.names_read(roots);
         if names.within(&words) {
