@@ -736,8 +736,9 @@ impl Collector<'_, '_> {
 
     /// The tuple, or value of a workspace type, a binding holds, also through `&x`, `*x`,
     /// `x.as_ref()`, `x.clone()`, `x.deref()`, `x.borrow()` (`let dispatcher =
-    /// dispatcher.clone();` of a `dispatcher: &Dispatcher`); or the managed state an app
-    /// hands out ([`Self::managed_state`]).
+    /// dispatcher.clone();` of a `dispatcher: &Dispatcher`); the runtime or handle a binding
+    /// holds, shared (`Arc::new(runtime)`); or the managed state an app hands out
+    /// ([`Self::managed_state`]).
     pub(super) fn alias_value(&self, e: &syn::Expr) -> Option<BindVal> {
         if let Some(v) = self.managed_state(e) {
             return Some(v);
@@ -755,17 +756,10 @@ impl Collector<'_, '_> {
             {
                 self.alias_value(&m.receiver)
             }
-            syn::Expr::Path(p) => {
-                let name = p.path.get_ident()?.to_string();
-                match self
-                    .resolver
-                    .is_binding(&name)
-                    .then(|| self.binding_val(&name))??
-                {
-                    t @ (BindVal::Tuple(_) | BindVal::Typed(_)) => Some(t.clone()),
-                    _ => None,
-                }
-            }
+            syn::Expr::Path(p) => match self.bound_to(p)? {
+                t @ (BindVal::Tuple(_) | BindVal::Typed(_)) => Some(t.clone()),
+                _ => None,
+            },
             // a runtime or handle bound first, then shared (vss-server: `Ok(runtime) =>
             // Arc::new(runtime)` of its builder's `Result`): what the name holds
             syn::Expr::Call(c)
@@ -776,12 +770,7 @@ impl Collector<'_, '_> {
                 let syn::Expr::Path(p) = c.args.first()? else {
                     return None;
                 };
-                let name = p.path.get_ident()?.to_string();
-                match self
-                    .resolver
-                    .is_binding(&name)
-                    .then(|| self.binding_val(&name))??
-                {
+                match self.bound_to(p)? {
                     BindVal::Chain(ch)
                         if known::RAW_SPAWN_RECEIVERS.contains(&ch.root_str().as_str()) =>
                     {
@@ -794,6 +783,14 @@ impl Collector<'_, '_> {
             }
             _ => None,
         }
+    }
+
+    /// What the local binding a plain name `p` reads holds.
+    fn bound_to(&self, p: &syn::ExprPath) -> Option<&BindVal> {
+        let name = p.path.get_ident()?.to_string();
+        self.resolver
+            .is_binding(&name)
+            .then(|| self.binding_val(&name))?
     }
 
     /// The value an application manages for its handlers, asked for by type with a
